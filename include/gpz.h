@@ -1,0 +1,188 @@
+/*
+ * gpz.h - the public interface of libgpz, a GPU-native DEFLATE-style compressor.
+ *
+ * This release provides the Huffman-only codec: order-0 canonical Huffman coding of 1-, 2- or
+ * 4-byte little-endian symbols (quantization codes from lossy scientific compressors, or plain
+ * bytes), packaged in the framed .gpz container described in docs/FORMAT.md.
+ *
+ * Conventions:
+ *  - Every function that can fail returns a gpz_result; gpz_result_string() names it.
+ *  - The library never prints and never exits.
+ *  - Output bytes depend only on the input and the gpz_params, never on the backend, the thread
+ *    count or the machine.
+ *  - A gpz_ctx may be used by one thread at a time; use one context per calling thread.
+ */
+#ifndef GPZ_H
+#define GPZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPZ_VERSION_MAJOR 0
+#define GPZ_VERSION_MINOR 1
+#define GPZ_VERSION_PATCH 0
+#define GPZ_VERSION_STRING "0.1.0"
+
+typedef enum gpz_result {
+	GPZ_OK = 0,
+	GPZ_ERR_PARAM,        /* an argument or parameter is out of range */
+	GPZ_ERR_NOMEM,        /* host memory allocation failed */
+	GPZ_ERR_DST_TOO_SMALL,/* the destination buffer cannot hold the output */
+	GPZ_ERR_SIZE_ALIGN,   /* input size is not a multiple of the symbol width */
+	GPZ_ERR_ALPHABET,     /* a symbol value exceeds the largest supported alphabet */
+	GPZ_ERR_FORMAT,       /* not a gpz stream (bad magic) or unsupported version/feature */
+	GPZ_ERR_CORRUPT,      /* the stream is malformed: a length, count, table or code is invalid */
+	GPZ_ERR_TRUNCATED,    /* the stream ends before it is complete */
+	GPZ_ERR_CHECKSUM,     /* decoded data does not match the stored checksum */
+	GPZ_ERR_NO_GPU,       /* the GPU backend was requested but no usable GPU is present */
+	GPZ_ERR_GPU,          /* a CUDA call or kernel failed */
+	GPZ_ERR_THREAD        /* a worker thread could not be started */
+} gpz_result;
+
+/* A static English description of a result code; never NULL. */
+const char *gpz_result_string(gpz_result r);
+
+/* The library's version string, e.g. "0.1.0". */
+const char *gpz_version(void);
+
+typedef enum gpz_backend {
+	GPZ_BACKEND_AUTO = 0, /* the GPU when one is usable, else the CPU */
+	GPZ_BACKEND_CPU = 1,
+	GPZ_BACKEND_GPU = 2   /* fails with GPZ_ERR_NO_GPU when no GPU is usable */
+} gpz_backend;
+
+/* Is a usable GPU backend compiled in and a device present? */
+int gpz_gpu_available(void);
+
+typedef struct gpz_ctx gpz_ctx;
+
+/*
+ * Create a context. nthreads is the number of CPU worker threads (0 = one per online CPU).
+ * An explicit GPZ_BACKEND_GPU fails with GPZ_ERR_NO_GPU when no GPU is usable; AUTO falls back
+ * to the CPU.
+ */
+gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads);
+void gpz_ctx_free(gpz_ctx *ctx);
+/* The backend the context actually uses (never AUTO). */
+gpz_backend gpz_ctx_backend(const gpz_ctx *ctx);
+int gpz_ctx_threads(const gpz_ctx *ctx);
+
+typedef enum gpz_mode {
+	GPZ_MODE_HUFFMAN = 1 /* Huffman-only coding of fixed-width symbols */
+} gpz_mode;
+
+/* Limits of the Huffman-only mode. */
+#define GPZ_MAX_CODE_LEN 24          /* longest codeword, bits */
+#define GPZ_MAX_ALPHABET (1u << 20)  /* symbol values must be below this (4-byte symbols) */
+#define GPZ_MIN_CHUNK_LOG 8
+#define GPZ_MAX_CHUNK_LOG 24
+#define GPZ_DEFAULT_CHUNK_LOG 14
+#define GPZ_MAX_FRAME_BYTES (1u << 30)
+#define GPZ_DEFAULT_FRAME_BYTES (1u << 26)
+
+typedef struct gpz_params {
+	gpz_mode mode;       /* GPZ_MODE_HUFFMAN */
+	int symbol_bytes;    /* 1, 2 or 4 (little-endian unsigned symbols) */
+	int chunk_log;       /* chunks of 2^chunk_log symbols decode independently */
+	size_t frame_bytes;  /* input bytes per frame, a multiple of symbol_bytes, <= 1 GiB */
+} gpz_params;
+
+/* Fill *p with the defaults: Huffman mode, 1-byte symbols, chunk_log 14, 64 MiB frames. */
+void gpz_params_default(gpz_params *p);
+/* GPZ_OK when *p is a valid parameter set. */
+gpz_result gpz_params_check(const gpz_params *p);
+
+/* The largest compressed size of src_size input bytes; 0 when p is invalid. */
+size_t gpz_compress_bound(size_t src_size, const gpz_params *p);
+
+/* One-shot compression of a host buffer into a complete .gpz stream. */
+gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size_t src_size,
+                        void *dst, size_t dst_cap, size_t *dst_size);
+
+/*
+ * One-shot decompression of a complete .gpz stream (or several concatenated ones).
+ * *dst_size receives the number of bytes written.
+ */
+gpz_result gpz_decompress(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
+                          size_t dst_cap, size_t *dst_size);
+
+/*
+ * The total uncompressed size recorded in a complete .gpz stream (read from its trailer and
+ * validated against the frame headers; no data is decoded).
+ */
+gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint64_t *size);
+
+/* ---- Framed streaming interface (what the gpz tool uses to keep memory bounded) ----
+ *
+ * A stream is: header, frames, trailer (docs/FORMAT.md). To write one: gpz_write_header, then
+ * gpz_compress_frame for each piece of input (at most frame_bytes each), then gpz_write_trailer
+ * with the totals. To read one: gpz_read_header, then gpz_parse_block on the bytes that follow to
+ * learn the next block's kind and size, then gpz_decompress_frame or gpz_read_trailer.
+ */
+#define GPZ_HEADER_SIZE 8
+#define GPZ_TRAILER_SIZE 20
+#define GPZ_FRAME_HEADER_SIZE 32
+/* gpz_parse_block needs this many bytes (or the rest of the stream, if shorter). */
+#define GPZ_BLOCK_PEEK_SIZE GPZ_FRAME_HEADER_SIZE
+
+gpz_result gpz_write_header(void *dst, size_t dst_cap, size_t *written);
+gpz_result gpz_read_header(const void *src, size_t src_size);
+
+/* Compress one frame of input (src_size <= p->frame_bytes). */
+size_t gpz_frame_bound(size_t src_size, const gpz_params *p);
+gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
+                              size_t src_size, void *dst, size_t dst_cap, size_t *written);
+
+typedef enum gpz_block_kind {
+	GPZ_BLOCK_FRAME = 1,
+	GPZ_BLOCK_TRAILER = 2
+} gpz_block_kind;
+
+typedef enum gpz_frame_type {
+	GPZ_FRAME_HUFFMAN = 1,  /* canonical Huffman codes, chunked */
+	GPZ_FRAME_STORED = 2,   /* raw symbols (Huffman would not shrink them) */
+	GPZ_FRAME_CONSTANT = 3  /* every symbol has the same value */
+} gpz_frame_type;
+
+typedef struct gpz_block_info {
+	gpz_block_kind kind;
+	uint64_t block_bytes;       /* compressed size of the whole frame or trailer */
+	/* frames: */
+	gpz_frame_type frame_type;
+	int symbol_bytes;
+	int chunk_log;
+	int max_code_len;
+	uint32_t alphabet;          /* Huffman: code lengths stored; constant: the symbol */
+	uint64_t content_bytes;     /* uncompressed bytes of the frame */
+	/* trailer: */
+	uint64_t total_bytes;       /* uncompressed bytes of the whole stream */
+	uint32_t frame_count;
+} gpz_block_info;
+
+/* Parse the header of the next frame or trailer at src (src_size bytes available). */
+gpz_result gpz_parse_block(const void *src, size_t src_size, gpz_block_info *info);
+
+/*
+ * Decompress one whole frame (src_size >= its block_bytes) into dst, verifying its checksum.
+ * If checksum is not NULL it receives the frame's stored content checksum.
+ */
+gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
+                                size_t dst_cap, size_t *written, uint64_t *checksum);
+
+gpz_result gpz_write_trailer(uint64_t total_bytes, uint32_t frame_count, void *dst,
+                             size_t dst_cap, size_t *written);
+/* Validate the trailer at src against the totals the reader counted. */
+gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_bytes,
+                            uint32_t frame_count);
+
+/* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
+uint64_t gpz_content_checksum(const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPZ_H */

@@ -1,0 +1,79 @@
+/* bits.h - byte-order helpers shared by every stage. The formats are little-endian except the
+ * Huffman bitstream, which is MSB-first so that canonical codes compare as integers. */
+#ifndef GPZ_BITS_H
+#define GPZ_BITS_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint16_t gpz_load_le16(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	return (uint16_t)(b[0] | (b[1] << 8));
+}
+
+static inline uint32_t gpz_load_le32(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
+	       ((uint32_t)b[3] << 24);
+}
+
+static inline uint64_t gpz_load_le64(const void *p)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	return (uint64_t)gpz_load_le32(b) | ((uint64_t)gpz_load_le32(b + 4) << 32);
+}
+
+static inline void gpz_store_le16(void *p, uint16_t v)
+{
+	uint8_t *b = (uint8_t *)p;
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+}
+
+static inline void gpz_store_le32(void *p, uint32_t v)
+{
+	uint8_t *b = (uint8_t *)p;
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)(v >> 16);
+	b[3] = (uint8_t)(v >> 24);
+}
+
+static inline void gpz_store_le64(void *p, uint64_t v)
+{
+	gpz_store_le32(p, (uint32_t)v);
+	gpz_store_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));
+}
+
+/* Big-endian 64-bit load (the compiler turns this into one load and a bswap). */
+static inline uint64_t gpz_load_be64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline void gpz_store_be64(void *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
+/* Read symbol i of a little-endian array of width w (1, 2 or 4 bytes). */
+static inline uint32_t gpz_load_symbol(const uint8_t *src, size_t i, int w)
+{
+	if (w == 1)
+		return src[i];
+	if (w == 2)
+		return gpz_load_le16(src + 2 * i);
+	return gpz_load_le32(src + 4 * i);
+}
+
+#endif

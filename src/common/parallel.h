@@ -1,0 +1,17 @@
+/* parallel.h - the one threading primitive the CPU backend uses. */
+#ifndef GPZ_PARALLEL_H
+#define GPZ_PARALLEL_H
+
+#include <stddef.h>
+#include "gpz.h"
+
+/* Calls fn(ctx, i) once for every i in [0, ntasks) on up to nthreads threads (the caller's among
+ * them). Workers take tasks in order from a shared counter, so tasks must be independent. */
+typedef void (*gpz_task_fn)(void *ctx, size_t task);
+
+void gpz_parallel_for(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx);
+
+/* Number of online CPUs (at least 1). */
+int gpz_cpu_count(void);
+
+#endif

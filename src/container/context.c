@@ -1,0 +1,44 @@
+/* context.c - creating contexts and choosing the backend. */
+#include "container/context.h"
+#include "common/parallel.h"
+
+#include <stdlib.h>
+
+int gpz_gpu_available(void)
+{
+	return 0; /* no GPU backend is compiled into this build yet */
+}
+
+gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
+{
+	gpz_ctx *ctx;
+
+	if (!out || nthreads < 0 || backend < GPZ_BACKEND_AUTO || backend > GPZ_BACKEND_GPU)
+		return GPZ_ERR_PARAM;
+	*out = NULL;
+	if (backend == GPZ_BACKEND_GPU && !gpz_gpu_available())
+		return GPZ_ERR_NO_GPU;
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx)
+		return GPZ_ERR_NOMEM;
+	ctx->backend = backend == GPZ_BACKEND_AUTO && !gpz_gpu_available() ? GPZ_BACKEND_CPU
+	             : backend == GPZ_BACKEND_AUTO ? GPZ_BACKEND_GPU : backend;
+	ctx->nthreads = nthreads ? nthreads : gpz_cpu_count();
+	*out = ctx;
+	return GPZ_OK;
+}
+
+void gpz_ctx_free(gpz_ctx *ctx)
+{
+	free(ctx);
+}
+
+gpz_backend gpz_ctx_backend(const gpz_ctx *ctx)
+{
+	return ctx->backend;
+}
+
+int gpz_ctx_threads(const gpz_ctx *ctx)
+{
+	return ctx->nthreads;
+}

@@ -1,0 +1,209 @@
+/* frame_read.c - parse and decompress frames and trailers. Every field read from the stream is
+ * range-checked before it is used (docs/FORMAT.md lists the rules). */
+#include "container/context.h"
+#include "container/frame.h"
+#include "common/bits.h"
+#include "common/checksum.h"
+#include "huffman/huffman.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static gpz_result parse_trailer(const uint8_t *s, size_t size, gpz_block_info *info)
+{
+	if (size < GPZ_TRAILER_SIZE)
+		return GPZ_ERR_TRUNCATED;
+	if (s[1] || s[2] || s[3] || gpz_load_le32(s + 16) != gpz_header_check(s, 16))
+		return GPZ_ERR_CORRUPT;
+	info->kind = GPZ_BLOCK_TRAILER;
+	info->block_bytes = GPZ_TRAILER_SIZE;
+	info->frame_count = gpz_load_le32(s + 4);
+	info->total_bytes = gpz_load_le64(s + 8);
+	return GPZ_OK;
+}
+
+/* Type-specific field rules; sets the payload size the header must state. */
+static gpz_result check_frame_fields(const gpz_block_info *in, uint32_t cb_bytes,
+                                     uint64_t n, uint64_t payload)
+{
+	uint64_t bytes = n * (uint64_t)in->symbol_bytes;
+
+	switch (in->frame_type) {
+	case GPZ_FRAME_HUFFMAN:
+		if (in->chunk_log < GPZ_MIN_CHUNK_LOG || in->chunk_log > GPZ_MAX_CHUNK_LOG ||
+		    in->max_code_len < 1 || in->max_code_len > GPZ_MAX_CODE_LEN ||
+		    in->alphabet < 2 || in->alphabet > gpz_alphabet_limit(in->symbol_bytes) ||
+		    cb_bytes == 0 || cb_bytes > gpz_lengths_bound(in->alphabet) ||
+		    payload < (n + 7) / 8 || payload > (n * (uint64_t)in->max_code_len + 7) / 8)
+			return GPZ_ERR_CORRUPT;
+		return GPZ_OK;
+	case GPZ_FRAME_STORED:
+		return in->chunk_log || in->max_code_len || in->alphabet || cb_bytes ||
+		       payload != bytes ? GPZ_ERR_CORRUPT : GPZ_OK;
+	case GPZ_FRAME_CONSTANT:
+		return in->chunk_log || in->max_code_len || cb_bytes || payload ||
+		       (in->symbol_bytes < 4 && in->alphabet >> (8 * in->symbol_bytes))
+		       ? GPZ_ERR_CORRUPT : GPZ_OK;
+	}
+	return GPZ_ERR_CORRUPT;
+}
+
+static gpz_result parse_frame(const uint8_t *s, size_t size, gpz_block_info *info)
+{
+	uint32_t cb_bytes;
+	uint64_t n, payload, index = 0;
+	gpz_result r;
+
+	if (size < GPZ_FRAME_HEADER_SIZE)
+		return GPZ_ERR_TRUNCATED;
+	info->kind = GPZ_BLOCK_FRAME;
+	info->frame_type = (gpz_frame_type)s[0];
+	info->symbol_bytes = s[1];
+	info->chunk_log = s[2];
+	info->max_code_len = s[3];
+	info->alphabet = gpz_load_le32(s + 4);
+	n = gpz_load_le64(s + 8);
+	cb_bytes = gpz_load_le32(s + 16);
+	payload = gpz_load_le64(s + 24);
+	if (info->symbol_bytes != 1 && info->symbol_bytes != 2 && info->symbol_bytes != 4)
+		return GPZ_ERR_CORRUPT;
+	if (gpz_load_le32(s + 20) || n == 0 || n > GPZ_MAX_FRAME_BYTES / (unsigned)info->symbol_bytes)
+		return GPZ_ERR_CORRUPT;
+	r = check_frame_fields(info, cb_bytes, n, payload);
+	if (r != GPZ_OK)
+		return r;
+	if (info->frame_type == GPZ_FRAME_HUFFMAN)
+		index = 4 * gpz_frame_chunks(n, info->chunk_log);
+	info->content_bytes = n * (uint64_t)info->symbol_bytes;
+	info->block_bytes = GPZ_FRAME_HEADER_SIZE + cb_bytes + index + GPZ_CHECK_SIZE + payload +
+	                    GPZ_CONTENT_SIZE;
+	return GPZ_OK;
+}
+
+gpz_result gpz_parse_block(const void *src, size_t src_size, gpz_block_info *info)
+{
+	const uint8_t *s = src;
+
+	if (!src || !info)
+		return GPZ_ERR_PARAM;
+	memset(info, 0, sizeof(*info));
+	if (src_size == 0)
+		return GPZ_ERR_TRUNCATED;
+	if (s[0] == GPZ_TRAILER_TYPE)
+		return parse_trailer(s, src_size, info);
+	return parse_frame(s, src_size, info);
+}
+
+/* Chunk start offsets from the stored chunk lengths, checked against the chunk sizes and the
+ * payload size. starts[] has nchunks + 1 entries. */
+static gpz_result chunk_starts(const uint8_t *index, const gpz_block_info *in, uint64_t payload,
+                               uint64_t *starts)
+{
+	uint64_t n = in->content_bytes / (uint64_t)in->symbol_bytes;
+	uint64_t nchunks = gpz_frame_chunks(n, in->chunk_log);
+	uint64_t cs = (uint64_t)1 << in->chunk_log;
+
+	starts[0] = 0;
+	for (uint64_t c = 0; c < nchunks; c++) {
+		uint64_t m = n - c * cs < cs ? n - c * cs : cs;
+		uint64_t bits = gpz_load_le32(index + 4 * c);
+		if (bits < m || bits > m * (uint64_t)in->max_code_len)
+			return GPZ_ERR_CORRUPT;
+		starts[c + 1] = starts[c] + bits;
+	}
+	return (starts[nchunks] + 7) / 8 == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
+}
+
+static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
+                                 uint8_t *dst)
+{
+	uint32_t cb_bytes = gpz_load_le32(s + 16);
+	uint64_t payload = gpz_load_le64(s + 24);
+	uint64_t n = in->content_bytes / (uint64_t)in->symbol_bytes;
+	uint64_t nchunks = gpz_frame_chunks(n, in->chunk_log);
+	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE + cb_bytes;
+	const uint8_t *data = index + 4 * nchunks + GPZ_CHECK_SIZE;
+	uint8_t *len = malloc(in->alphabet);
+	uint64_t *starts = malloc((size_t)(nchunks + 1) * sizeof(*starts));
+	gpz_decoder dec = { 0 };
+	size_t used = 0;
+	gpz_result r = GPZ_ERR_NOMEM;
+
+	if (!len || !starts)
+		goto out;
+	r = gpz_lengths_read(s + GPZ_FRAME_HEADER_SIZE, cb_bytes, in->alphabet, len, &used);
+	if (r == GPZ_OK && used != cb_bytes)
+		r = GPZ_ERR_CORRUPT;
+	if (r == GPZ_OK)
+		r = gpz_decoder_init(&dec, len, in->alphabet);
+	if (r == GPZ_OK && dec.max_len != in->max_code_len)
+		r = GPZ_ERR_CORRUPT;
+	if (r == GPZ_OK)
+		r = chunk_starts(index, in, payload, starts);
+	if (r == GPZ_OK)
+		r = gpz_huff_decode(&dec, data, (size_t)payload, starts, (size_t)n, in->symbol_bytes,
+		                    in->chunk_log, ctx->nthreads, dst);
+out:
+	gpz_decoder_free(&dec);
+	free(len);
+	free(starts);
+	return r;
+}
+
+static void fill_constant(uint8_t *dst, uint64_t n, int w, uint32_t v)
+{
+	if (w == 1) {
+		memset(dst, (int)v, (size_t)n);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (w == 2)
+			gpz_store_le16(dst + 2 * i, (uint16_t)v);
+		else
+			gpz_store_le32(dst + 4 * i, v);
+	}
+}
+
+gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
+                                size_t dst_cap, size_t *written, uint64_t *checksum)
+{
+	const uint8_t *s = src;
+	gpz_block_info in;
+	size_t head, check_at;
+	uint64_t stored_sum;
+	gpz_result r;
+
+	if (!ctx || !written || (!dst && dst_cap))
+		return GPZ_ERR_PARAM;
+	*written = 0;
+	r = gpz_parse_block(src, src_size, &in);
+	if (r != GPZ_OK)
+		return r;
+	if (in.kind != GPZ_BLOCK_FRAME)
+		return GPZ_ERR_PARAM;
+	if (in.block_bytes > src_size)
+		return GPZ_ERR_TRUNCATED;
+	if (in.content_bytes > dst_cap)
+		return GPZ_ERR_DST_TOO_SMALL;
+	head = (size_t)in.block_bytes - GPZ_CONTENT_SIZE - (size_t)gpz_load_le64(s + 24) -
+	       GPZ_CHECK_SIZE;
+	if (gpz_load_le32(s + head) != gpz_header_check(s, head))
+		return GPZ_ERR_CORRUPT;
+	if (in.frame_type == GPZ_FRAME_HUFFMAN)
+		r = decode_huffman(ctx, s, &in, dst);
+	else if (in.frame_type == GPZ_FRAME_STORED)
+		memcpy(dst, s + head + GPZ_CHECK_SIZE, (size_t)in.content_bytes);
+	else
+		fill_constant(dst, in.content_bytes / (uint64_t)in.symbol_bytes, in.symbol_bytes,
+		              in.alphabet);
+	if (r != GPZ_OK)
+		return r;
+	check_at = (size_t)in.block_bytes - GPZ_CONTENT_SIZE;
+	stored_sum = gpz_load_le64(s + check_at);
+	if (checksum)
+		*checksum = stored_sum;
+	if (gpz_checksum_threads(dst, (size_t)in.content_bytes, ctx->nthreads) != stored_sum)
+		return GPZ_ERR_CHECKSUM;
+	*written = (size_t)in.content_bytes;
+	return GPZ_OK;
+}

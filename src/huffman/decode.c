@@ -1,0 +1,225 @@
+/* decode.c - table-driven Huffman decoding of chunked MSB-first bitstreams, CPU backend.
+ *
+ * A first-level table indexed by the next GPZ_DECODE_TABLE_BITS bits resolves every code up to
+ * that length in one lookup; longer codes (rare by construction) fall back to a canonical search
+ * over the per-length limits. Codes are complete (checked before decoding), so every bit pattern
+ * decodes to some symbol; a corrupt stream shows up as a chunk that does not end exactly where
+ * the chunk index says, and the frame checksum catches the rest. */
+#include "huffman/huffman.h"
+#include "common/bits.h"
+#include "common/parallel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TB GPZ_DECODE_TABLE_BITS
+#define PEEK 24 /* bits compared in the canonical search: the longest code */
+
+gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet)
+{
+	uint32_t count[GPZ_MAX_CODE_LEN + 1] = { 0 };
+	uint32_t offset[GPZ_MAX_CODE_LEN + 2], pos[GPZ_MAX_CODE_LEN + 2];
+	uint32_t first[GPZ_MAX_CODE_LEN + 1];
+	uint32_t code = 0, nused = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (gpz_lengths_check(len, alphabet) != GPZ_OK)
+		return GPZ_ERR_CORRUPT;
+	for (uint32_t s = 0; s < alphabet; s++)
+		count[len[s]]++;
+	count[0] = 0;
+	offset[1] = 0;
+	for (int l = 1; l <= GPZ_MAX_CODE_LEN; l++) {
+		code = (code + count[l - 1]) << 1;
+		first[l] = code;
+		offset[l + 1] = offset[l] + count[l];
+		if (count[l])
+			d->max_len = l;
+	}
+	nused = offset[GPZ_MAX_CODE_LEN + 1];
+	d->sorted = malloc(nused * sizeof(*d->sorted));
+	if (!d->sorted)
+		return GPZ_ERR_NOMEM;
+	for (int l = 1; l <= GPZ_MAX_CODE_LEN; l++) {
+		d->limit[l] = (first[l] + count[l]) << (PEEK - l);
+		d->base[l] = (int32_t)offset[l] - (int32_t)first[l];
+	}
+	/* A sentinel past the longest length: no 24-bit value reaches it. */
+	d->limit[GPZ_MAX_CODE_LEN + 1] = 1u << PEEK;
+	memcpy(pos, offset, sizeof(pos));
+	for (uint32_t s = 0; s < alphabet; s++)
+		if (len[s])
+			d->sorted[pos[len[s]]++] = s;
+	/* First-level table: codes of length l <= TB fill 2^(TB - l) consecutive entries. */
+	for (int l = 1; l <= TB && l <= GPZ_MAX_CODE_LEN; l++) {
+		for (uint32_t k = 0; k < count[l]; k++) {
+			uint32_t sym = d->sorted[offset[l] + k];
+			uint32_t lo = (first[l] + k) << (TB - l);
+			for (uint32_t e = 0; e < (1u << (TB - l)); e++)
+				d->table[lo + e] = (sym << 5) | (uint32_t)l;
+		}
+	}
+	return GPZ_OK;
+}
+
+void gpz_decoder_free(gpz_decoder *d)
+{
+	free(d->sorted);
+	d->sorted = NULL;
+}
+
+struct bit_reader {
+	uint64_t buf;          /* next bits, left-aligned */
+	unsigned nb;           /* valid bits in buf */
+	const uint8_t *p;      /* next byte to load (may run past end: zeros are read there) */
+	const uint8_t *start, *end;
+};
+
+/* Make at least 56 bits available. Past the end of the payload the stream reads as zeros;
+ * the chunk-end check rejects a chunk that consumed them. */
+static inline void refill(struct bit_reader *br)
+{
+	if (br->p + 8 <= br->end) {
+		br->buf |= gpz_load_be64(br->p) >> br->nb;
+		br->p += (63 - br->nb) >> 3;
+		br->nb |= 56;
+		return;
+	}
+	while (br->nb <= 56) {
+		uint64_t byte = br->p < br->end ? *br->p : 0;
+		br->buf |= byte << (56 - br->nb);
+		br->p++;
+		br->nb += 8;
+	}
+}
+
+static inline uint64_t reader_pos(const struct bit_reader *br)
+{
+	return (uint64_t)(br->p - br->start) * 8 - br->nb;
+}
+
+static void reader_init(struct bit_reader *br, const uint8_t *payload, size_t size, uint64_t bit)
+{
+	br->start = payload;
+	br->end = payload + size;
+	br->p = payload + bit / 8;
+	br->buf = 0;
+	br->nb = 0;
+	refill(br);
+	br->buf <<= bit % 8;
+	br->nb -= (unsigned)(bit % 8);
+}
+
+static inline uint32_t decode_one(const gpz_decoder *d, struct bit_reader *br)
+{
+	uint32_t e = d->table[br->buf >> (64 - TB)];
+	uint32_t len = e & 31, sym = e >> 5;
+
+	if (len == 0) {
+		uint32_t top = (uint32_t)(br->buf >> (64 - PEEK));
+		len = TB + 1;
+		while (top >= d->limit[len])
+			len++;
+		sym = d->sorted[d->base[len] + (int32_t)(top >> (PEEK - len))];
+	}
+	br->buf <<= len;
+	br->nb -= len;
+	return sym;
+}
+
+static inline void store_symbol(uint8_t *dst, size_t i, int w, uint32_t v)
+{
+	if (w == 1)
+		dst[i] = (uint8_t)v;
+	else if (w == 2)
+		gpz_store_le16(dst + 2 * i, (uint16_t)v);
+	else
+		gpz_store_le32(dst + 4 * i, v);
+}
+
+/* Decode n symbols of width w (a constant at each call site). After a refill at least 56 bits
+ * are buffered, enough for two codes of up to 24 bits. */
+static inline void decode_symbols(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
+                                  size_t n, int w)
+{
+	size_t i = 0;
+	for (; i + 2 <= n; i += 2) {
+		refill(br);
+		store_symbol(dst, i, w, decode_one(d, br));
+		store_symbol(dst, i + 1, w, decode_one(d, br));
+	}
+	if (i < n) {
+		refill(br);
+		store_symbol(dst, i, w, decode_one(d, br));
+	}
+}
+
+struct dec_job {
+	const gpz_decoder *d;
+	const uint8_t *payload;
+	size_t payload_size;
+	const uint64_t *chunk_start;
+	size_t n, nchunks, chunks_per_task;
+	int w, chunk_log;
+	uint8_t *dst;
+	int *bad; /* per task */
+};
+
+static int decode_chunk(const struct dec_job *j, size_t c)
+{
+	size_t cs = (size_t)1 << j->chunk_log;
+	size_t first = c * cs;
+	size_t m = j->n - first < cs ? j->n - first : cs;
+	uint8_t *out = j->dst + first * (size_t)j->w;
+	struct bit_reader br;
+
+	reader_init(&br, j->payload, j->payload_size, j->chunk_start[c]);
+	if (j->w == 1)
+		decode_symbols(j->d, &br, out, m, 1);
+	else if (j->w == 2)
+		decode_symbols(j->d, &br, out, m, 2);
+	else
+		decode_symbols(j->d, &br, out, m, 4);
+	return reader_pos(&br) == j->chunk_start[c + 1];
+}
+
+static void dec_task(void *ctx, size_t t)
+{
+	struct dec_job *j = ctx;
+	size_t c0 = t * j->chunks_per_task;
+	size_t c1 = c0 + j->chunks_per_task < j->nchunks ? c0 + j->chunks_per_task : j->nchunks;
+
+	for (size_t c = c0; c < c1; c++) {
+		if (!decode_chunk(j, c)) {
+			j->bad[t] = 1;
+			return;
+		}
+	}
+}
+
+gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
+                           const uint64_t *chunk_start, size_t n, int w, int chunk_log,
+                           int nthreads, uint8_t *dst)
+{
+	size_t cs = (size_t)1 << chunk_log;
+	struct dec_job j = { d, payload, payload_size, chunk_start, n, (n + cs - 1) / cs, 0,
+	                     w, chunk_log, dst, NULL };
+	size_t ntasks;
+	gpz_result r = GPZ_OK;
+
+	if (chunk_start[j.nchunks] > (uint64_t)payload_size * 8)
+		return GPZ_ERR_CORRUPT;
+	j.chunks_per_task = ((size_t)1 << 20) / cs ? ((size_t)1 << 20) / cs : 1;
+	if (nthreads <= 1)
+		j.chunks_per_task = j.nchunks ? j.nchunks : 1;
+	ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
+	j.bad = calloc(ntasks ? ntasks : 1, sizeof(*j.bad));
+	if (!j.bad)
+		return GPZ_ERR_NOMEM;
+	gpz_parallel_for(nthreads, ntasks, dec_task, &j);
+	for (size_t t = 0; t < ntasks; t++)
+		if (j.bad[t])
+			r = GPZ_ERR_CORRUPT;
+	free(j.bad);
+	return r;
+}

@@ -1,0 +1,105 @@
+/*
+ * huffman.h - the stages of the Huffman-only codec, CPU backend: histogram, codebook, encode,
+ * decode. The container (src/container/) strings them together; gpz-bench times them one by one.
+ * Symbols are little-endian unsigned integers of width w = 1, 2 or 4 bytes.
+ */
+#ifndef GPZ_HUFFMAN_H
+#define GPZ_HUFFMAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpz.h"
+
+/* ---- histogram.c ---- */
+
+/* Largest alphabet a symbol width can need: 256, 65536, or GPZ_MAX_ALPHABET. */
+uint32_t gpz_alphabet_limit(int w);
+
+/*
+ * Count the n symbols of src into counts[0 .. gpz_alphabet_limit(w)) (zeroed here) and set
+ * *alphabet to the largest symbol + 1 (0 when n == 0). n < 2^32. GPZ_ERR_ALPHABET when a
+ * 4-byte symbol is >= GPZ_MAX_ALPHABET.
+ */
+gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint32_t *counts,
+                         uint32_t *alphabet);
+
+/* ---- codebook.c ---- */
+
+/*
+ * Optimal code lengths for counts[0 .. alphabet), at most `limit` bits (0 = no limit), into
+ * len[0 .. alphabet); unused symbols get 0. Unlimited Huffman lengths (two-queue construction
+ * over symbols sorted by (count, symbol)) are kept when they fit; otherwise the lengths come from
+ * the package-merge algorithm (Larmore & Hirschberg 1990), which is optimal under the limit.
+ * Needs at least 2 used symbols; returns the longest length, or -1 when out of memory.
+ */
+int gpz_code_lengths(const uint32_t *counts, uint32_t alphabet, int limit, uint8_t *len);
+
+/* Canonical codes (shorter codes first, then by symbol) for valid lengths; MSB-first values. */
+void gpz_canonical_codes(const uint8_t *len, uint32_t alphabet, uint32_t *code);
+
+/* Total coded bits sum(counts[s] * len[s]). */
+uint64_t gpz_coded_bits(const uint32_t *counts, const uint8_t *len, uint32_t alphabet);
+
+/* Check that lengths form a complete prefix code (Kraft sum exactly 1) of >= 2 symbols. */
+gpz_result gpz_lengths_check(const uint8_t *len, uint32_t alphabet);
+
+/*
+ * Compact code-length serialisation (docs/FORMAT.md, "Codebook"). write returns the bytes used
+ * (at most gpz_lengths_bound(alphabet)); read fills len[0 .. alphabet) and sets *used to the bytes
+ * consumed, bounds-checking everything.
+ */
+size_t gpz_lengths_bound(uint32_t alphabet);
+size_t gpz_lengths_write(const uint8_t *len, uint32_t alphabet, uint8_t *dst);
+gpz_result gpz_lengths_read(const uint8_t *src, size_t src_size, uint32_t alphabet, uint8_t *len,
+                            size_t *used);
+
+/* ---- encode.c ---- */
+
+/* Encoder table entry: (code << 8) | length. */
+void gpz_encoder_table(const uint8_t *len, const uint32_t *code, uint32_t alphabet,
+                       uint32_t *table);
+
+/* Bytes the encoder may write past the last payload byte (it stores 8 bytes at a time). */
+#define GPZ_ENCODE_SLACK 16
+
+/*
+ * Encode n symbols in chunks of 2^chunk_log symbols into one MSB-first bitstream at dst (chunks
+ * follow each other without padding). chunk_bits[c] receives chunk c's length in bits;
+ * *total_bits the sum. dst needs ceil(total_bits / 8) + GPZ_ENCODE_SLACK bytes, total_bits
+ * being gpz_coded_bits() of these symbols; with less it returns GPZ_ERR_DST_TOO_SMALL and writes
+ * nothing outside dst. Every symbol must have a nonzero length in the table.
+ */
+gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *table,
+                           int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
+                           uint32_t *chunk_bits, uint64_t *total_bits);
+
+/* ---- decode.c ---- */
+
+/* Bits resolved by the first-level lookup table. */
+#define GPZ_DECODE_TABLE_BITS 11
+
+typedef struct gpz_decoder {
+	int max_len;
+	/* first level: (symbol << 5) | length, or 0 when the code is longer than the table */
+	uint32_t table[1u << GPZ_DECODE_TABLE_BITS];
+	/* canonical search for long codes over the top 24 bits of the stream */
+	uint32_t limit[GPZ_MAX_CODE_LEN + 2]; /* one past the last code of each length, left-aligned */
+	int32_t base[GPZ_MAX_CODE_LEN + 1];   /* sorted index minus first code, per length */
+	uint32_t *sorted;                     /* symbols ordered by (length, symbol) */
+} gpz_decoder;
+
+/* Build decoding tables from lengths that passed gpz_lengths_check. */
+gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet);
+void gpz_decoder_free(gpz_decoder *d);
+
+/*
+ * Decode n symbols in chunks of 2^chunk_log from payload; chunk c starts at bit
+ * chunk_start[c] and must end exactly at chunk_start[c + 1] (nchunks + 1 entries; the last is the
+ * total, <= 8 * payload_size). GPZ_ERR_CORRUPT when a chunk does not. Writes n * w bytes at dst.
+ */
+gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
+                           const uint64_t *chunk_start, size_t n, int w, int chunk_log,
+                           int nthreads, uint8_t *dst);
+
+#endif

@@ -1,0 +1,187 @@
+/* test_codebook.c - code lengths, length limiting, canonical codes and their serialisation,
+ * checked against brute force and against the rules they must satisfy. */
+#include "testutil.h"
+#include "huffman/huffman.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t kraft(const uint8_t *len, uint32_t n)
+{
+	uint64_t k = 0;
+	for (uint32_t s = 0; s < n; s++)
+		if (len[s])
+			k += (uint64_t)1 << (GPZ_MAX_CODE_LEN - len[s]);
+	return k;
+}
+
+/* Smallest cost sum(w[i] * l[i]) over all length vectors with max length <= limit and Kraft sum
+ * <= 1, by exhaustive search (weights sorted descending, so lengths are nondecreasing). */
+static uint64_t brute_cost(const uint32_t *w, int n, int limit, int i, int minl, uint64_t k,
+                           uint64_t cost)
+{
+	uint64_t best = UINT64_MAX;
+	if (i == n)
+		return cost;
+	for (int l = minl; l <= limit; l++) {
+		uint64_t kk = k + ((uint64_t)1 << (GPZ_MAX_CODE_LEN - l));
+		if (kk > ((uint64_t)1 << GPZ_MAX_CODE_LEN))
+			continue;
+		uint64_t c = brute_cost(w, n, limit, i + 1, l, kk, cost + (uint64_t)w[i] * l);
+		if (c < best)
+			best = c;
+	}
+	return best;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void test_optimal_small(void)
+{
+	uint64_t st = 12345;
+	for (int iter = 0; iter < 400; iter++) {
+		int n = 2 + (int)(test_rand(&st) % 8);
+		int limit = 0;
+		uint32_t counts[16], sorted[16];
+		uint8_t len[16];
+		while ((1 << limit) < n)
+			limit++;
+		limit += (int)(test_rand(&st) % 4);
+		for (int i = 0; i < n; i++) {
+			/* skewed weights so that limits bind */
+			counts[i] = 1 + (uint32_t)(test_rand(&st) % (iter % 2 ? 1000 : 3));
+			if (iter % 3 == 0)
+				counts[i] = 1u << (test_rand(&st) % 14);
+			sorted[i] = counts[i];
+		}
+		qsort(sorted, (size_t)n, sizeof(*sorted), cmp_desc);
+		int maxl = gpz_code_lengths(counts, (uint32_t)n, limit, len);
+		uint64_t cost = gpz_coded_bits(counts, len, (uint32_t)n);
+		uint64_t best = brute_cost(sorted, n, limit, 0, 1, 0, 0);
+		CHECK(maxl >= 1 && maxl <= limit, "iter %d: max length %d > limit %d", iter, maxl, limit);
+		CHECK(cost == best, "iter %d (n=%d limit=%d): cost %llu, optimum %llu", iter, n, limit,
+		      (unsigned long long)cost, (unsigned long long)best);
+		CHECK(kraft(len, (uint32_t)n) == (1u << GPZ_MAX_CODE_LEN), "iter %d: incomplete code", iter);
+	}
+}
+
+/* Fibonacci counts make unlimited Huffman codes as deep as the alphabet is large. */
+static void test_fibonacci_limit(void)
+{
+	enum { N = 45 };
+	uint32_t counts[N];
+	uint8_t len[N], unl[N];
+	counts[0] = counts[1] = 1;
+	for (int i = 2; i < N; i++)
+		counts[i] = counts[i - 1] + counts[i - 2];
+	int deep = gpz_code_lengths(counts, N, 0, unl);
+	int maxl = gpz_code_lengths(counts, N, GPZ_MAX_CODE_LEN, len);
+	CHECK(deep == N - 1, "unlimited depth %d, expected %d", deep, N - 1);
+	CHECK(maxl == GPZ_MAX_CODE_LEN, "limited max %d", maxl);
+	CHECK(gpz_lengths_check(len, N) == GPZ_OK, "limited code is not complete");
+	uint64_t a = gpz_coded_bits(counts, unl, N), b = gpz_coded_bits(counts, len, N);
+	CHECK(b >= a && b < a + a / 1000, "limiting cost: %llu vs %llu bits", (unsigned long long)b,
+	      (unsigned long long)a);
+	/* Package-merge is optimal, so every tighter limit costs at least as much. */
+	uint64_t prev = b;
+	for (int lim = GPZ_MAX_CODE_LEN - 1; lim >= 6; lim--) {
+		gpz_code_lengths(counts, N, lim, len);
+		uint64_t c = gpz_coded_bits(counts, len, N);
+		CHECK(c >= prev && gpz_lengths_check(len, N) == GPZ_OK, "limit %d: cost %llu", lim,
+		      (unsigned long long)c);
+		prev = c;
+	}
+}
+
+static void test_uniform_65536(void)
+{
+	uint32_t *counts = malloc(65536 * sizeof(*counts));
+	uint8_t *len = malloc(65536);
+	for (int s = 0; s < 65536; s++)
+		counts[s] = 7;
+	int maxl = gpz_code_lengths(counts, 65536, GPZ_MAX_CODE_LEN, len);
+	CHECK(maxl == 16, "uniform 65536: max length %d", maxl);
+	for (int s = 0; s < 65536; s++)
+		if (len[s] != 16) {
+			CHECK(0, "uniform 65536: symbol %d has length %d", s, len[s]);
+			break;
+		}
+	free(counts);
+	free(len);
+}
+
+static void test_large_alphabet(void)
+{
+	uint32_t n = GPZ_MAX_ALPHABET;
+	uint32_t *counts = malloc(n * sizeof(*counts));
+	uint8_t *len = malloc(n);
+	uint64_t st = 99;
+	for (uint32_t s = 0; s < n; s++)
+		counts[s] = 1 + (uint32_t)(test_rand(&st) % 5000) * (s % 1000 == 0 ? 1000 : 1);
+	int maxl = gpz_code_lengths(counts, n, GPZ_MAX_CODE_LEN, len);
+	CHECK(maxl > 20 && maxl <= GPZ_MAX_CODE_LEN, "2^20 alphabet: max length %d", maxl);
+	CHECK(gpz_lengths_check(len, n) == GPZ_OK, "2^20 alphabet: code not complete");
+	free(counts);
+	free(len);
+}
+
+static void test_canonical(void)
+{
+	uint8_t len[6] = { 3, 0, 2, 3, 2, 2 };
+	uint32_t code[6];
+	gpz_canonical_codes(len, 6, code);
+	/* lengths 2: symbols 2,4,5 -> 00,01,10; lengths 3: symbols 0,3 -> 110,111 */
+	CHECK(code[2] == 0 && code[4] == 1 && code[5] == 2 && code[0] == 6 && code[3] == 7,
+	      "canonical codes %u %u %u %u %u", code[2], code[4], code[5], code[0], code[3]);
+}
+
+static void test_serialise(void)
+{
+	uint64_t st = 7;
+	uint32_t n = 70000;
+	uint8_t *len = malloc(n), *back = malloc(n), *buf = malloc(gpz_lengths_bound(n));
+	for (int iter = 0; iter < 50; iter++) {
+		size_t used = 0;
+		uint32_t s = 0;
+		while (s < n) { /* runs of random lengths, zeros common */
+			uint32_t run = 1 + (uint32_t)(test_rand(&st) % (iter % 5 == 0 ? 400 : 4));
+			uint8_t v = test_rand(&st) % 3 ? 0 : (uint8_t)(test_rand(&st) % 25);
+			for (uint32_t k = 0; k < run && s < n; k++)
+				len[s++] = v;
+		}
+		size_t w = gpz_lengths_write(len, n, buf);
+		CHECK(w <= gpz_lengths_bound(n), "serialised size %zu over bound", w);
+		gpz_result r = gpz_lengths_read(buf, w, n, back, &used);
+		CHECK(r == GPZ_OK && used == w && memcmp(len, back, n) == 0, "iter %d: lengths differ", iter);
+		r = gpz_lengths_read(buf, w - 1, n, back, &used);
+		CHECK(r != GPZ_OK, "iter %d: truncated codebook accepted", iter);
+	}
+	uint8_t bad[2] = { 25, 0 };
+	size_t used;
+	CHECK(gpz_lengths_read(bad, 2, 2, back, &used) == GPZ_ERR_CORRUPT, "length 25 accepted");
+	uint8_t rep_first[1] = { 130 };
+	CHECK(gpz_lengths_read(rep_first, 1, 4, back, &used) == GPZ_ERR_CORRUPT, "repeat at start");
+	free(len);
+	free(back);
+	free(buf);
+}
+
+int main(void)
+{
+	test_optimal_small();
+	test_fibonacci_limit();
+	test_uniform_65536();
+	test_large_alphabet();
+	test_canonical();
+	test_serialise();
+	if (test_failures)
+		fprintf(stderr, "%d failures\n", test_failures);
+	else
+		printf("codebook: all checks passed\n");
+	return test_failures != 0;
+}

@@ -1,0 +1,47 @@
+/* testutil.h - helpers shared by the C tests: data generators, file reading, round trips. */
+#ifndef GPZ_TESTUTIL_H
+#define GPZ_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpz.h"
+
+/* Exit status that ctest reports as "skipped" (SKIP_RETURN_CODE). */
+#define TEST_SKIP 77
+
+extern int test_failures;
+
+#define CHECK(cond, ...)                                                                 \
+	do {                                                                                 \
+		if (!(cond)) {                                                                   \
+			test_failures++;                                                             \
+			test_fail_msg(__FILE__, __LINE__, #cond, __VA_ARGS__);                       \
+		}                                                                                \
+	} while (0)
+
+void test_fail_msg(const char *file, int line, const char *cond, const char *fmt, ...);
+
+/* Deterministic pseudo-random numbers (xorshift64*). */
+uint64_t test_rand(uint64_t *state);
+
+/* Whole file into memory; NULL (and *size 0) when it cannot be read. */
+uint8_t *test_read_file(const char *path, size_t *size);
+
+/* The shared corpora directory ($GPZ_CORPORA or <source>/../shared/corpora), NULL if absent. */
+const char *test_corpora_dir(void);
+/* The prepared data directory ($GPZ_DATA or <source>/corpora/data), NULL if absent. */
+const char *test_data_dir(void);
+
+/*
+ * Compress src with the CPU backend at 1 and 3 threads (outputs must be identical), decompress
+ * with 2 threads, compare. Returns the compressed size, or 0 after recording a failure.
+ * If out is not NULL it receives the compressed stream (caller frees).
+ */
+size_t test_roundtrip(const void *src, size_t size, const gpz_params *p, const char *what,
+                      uint8_t **out);
+
+/* Call fn(path, ctx) for every regular file under dir (recursively, sorted); returns the count. */
+int test_for_each_file(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx);
+
+#endif

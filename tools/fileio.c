@@ -1,0 +1,431 @@
+/*
+ * fileio.c - complete reads/writes, push-back input and the temp-file-and-rename output of the
+ * gpz tool. See fileio.h.
+ */
+#define _FILE_OFFSET_BITS 64
+
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Largest single read/write request (Linux transfers at most about 2 GiB per call anyway). */
+#define FIO_IO_MAX ((size_t)1 << 30)
+
+/* The temporary file to remove if a signal ends the program before the commit. */
+static char *volatile g_pending_tmp;
+static volatile sig_atomic_t g_pending;
+
+static void set_pending(char *tmp)
+{
+	g_pending = 0;
+	g_pending_tmp = tmp;
+	g_pending = tmp != NULL;
+}
+
+/* Wait until fd is ready when it was opened non-blocking (an inherited stdin/stdout may be). */
+static int wait_ready(int fd, short events)
+{
+	struct pollfd p;
+
+	p.fd = fd;
+	p.events = events;
+	p.revents = 0;
+	while (poll(&p, 1, -1) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+static int retryable(int fd, short events)
+{
+	if (errno == EINTR)
+		return 1;
+	if (errno == EAGAIN || errno == EWOULDBLOCK)
+		return wait_ready(fd, events) == 0;
+	return 0;
+}
+
+int fio_read_full(int fd, void *buf, size_t n, size_t *got)
+{
+	unsigned char *p = buf;
+	size_t done = 0;
+
+	while (done < n) {
+		size_t want = n - done < FIO_IO_MAX ? n - done : FIO_IO_MAX;
+		ssize_t r = read(fd, p + done, want);
+
+		if (r < 0) {
+			if (retryable(fd, POLLIN))
+				continue;
+			*got = done;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	*got = done;
+	return 0;
+}
+
+int fio_write_full(int fd, const void *buf, size_t n)
+{
+	const unsigned char *p = buf;
+	size_t done = 0;
+
+	while (done < n) {
+		size_t want = n - done < FIO_IO_MAX ? n - done : FIO_IO_MAX;
+		ssize_t w = write(fd, p + done, want);
+
+		if (w < 0) {
+			if (retryable(fd, POLLOUT))
+				continue;
+			return -1;
+		}
+		if (w == 0) {
+			errno = EIO;
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+/* ---- Input with push-back ---- */
+
+void fio_in_init(fio_in *in, int fd)
+{
+	memset(in, 0, sizeof *in);
+	in->fd = fd;
+}
+
+/* Move up to n pushed-back bytes to dst (NULL: drop them); returns how many. */
+static size_t take_back(fio_in *in, void *dst, size_t n)
+{
+	size_t k = n < in->back_len ? n : in->back_len;
+
+	if (dst != NULL)
+		memcpy(dst, in->back, k);
+	memmove(in->back, in->back + k, in->back_len - k);
+	in->back_len -= k;
+	in->pos += k;
+	return k;
+}
+
+int fio_in_read(fio_in *in, void *buf, size_t n, size_t *got)
+{
+	size_t k = take_back(in, buf, n), more = 0;
+	int rc = 0;
+
+	if (k < n)
+		rc = fio_read_full(in->fd, (unsigned char *)buf + k, n - k, &more);
+	in->pos += more;
+	*got = k + more;
+	return rc;
+}
+
+int fio_in_unread(fio_in *in, const void *buf, size_t n)
+{
+	if (n > FIO_BACK_MAX - in->back_len || n > in->pos) {
+		errno = EINVAL;
+		return -1;
+	}
+	memmove(in->back + n, in->back, in->back_len);
+	memcpy(in->back, buf, n);
+	in->back_len += n;
+	in->pos -= n;
+	return 0;
+}
+
+/* Skip by seeking within a regular file, never past its end. Returns -1 when fd can't seek. */
+static int skip_seek(int fd, uint64_t n, uint64_t *skipped)
+{
+	struct stat st;
+	off_t cur;
+	uint64_t avail, step;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	cur = lseek(fd, 0, SEEK_CUR);
+	if (cur < 0)
+		return -1;
+	avail = st.st_size > cur ? (uint64_t)(st.st_size - cur) : 0;
+	step = n < avail ? n : avail;
+	if (lseek(fd, (off_t)step, SEEK_CUR) < 0)
+		return -1;
+	*skipped = step;
+	return 0;
+}
+
+static int skip_read(int fd, uint64_t n, uint64_t *skipped)
+{
+	unsigned char sink[65536];
+	uint64_t done = 0;
+
+	while (done < n) {
+		size_t want = n - done < sizeof sink ? (size_t)(n - done) : sizeof sink;
+		size_t got;
+
+		if (fio_read_full(fd, sink, want, &got) != 0)
+			return -1;
+		done += got;
+		if (got < want)
+			break;
+	}
+	*skipped = done;
+	return 0;
+}
+
+int fio_in_skip(fio_in *in, uint64_t n, uint64_t *skipped)
+{
+	uint64_t done = take_back(in, NULL, n < FIO_BACK_MAX ? (size_t)n : FIO_BACK_MAX);
+	uint64_t more = 0;
+
+	*skipped = done;
+	if (done == n)
+		return 0;
+	if (skip_seek(in->fd, n - done, &more) != 0 && skip_read(in->fd, n - done, &more) != 0)
+		return -1;
+	in->pos += more;
+	*skipped = done + more;
+	return 0;
+}
+
+/* ---- Safe output ---- */
+
+static mode_t current_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
+/* Length of the directory part of path, including its final '/' (0 for a bare name). */
+static size_t dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? (size_t)(slash - path) + 1 : 0;
+}
+
+static char *temp_template(const char *path)
+{
+	static const char name[] = ".gpz-tmp-XXXXXX";
+	size_t dlen = dir_len(path);
+	char *t = malloc(dlen + sizeof name);
+
+	if (t == NULL)
+		return NULL;
+	memcpy(t, path, dlen);
+	memcpy(t + dlen, name, sizeof name);
+	return t;
+}
+
+void fio_out_stdout(fio_out *o)
+{
+	o->fd = STDOUT_FILENO;
+	o->tmp = NULL;
+	o->path = NULL;
+	o->force = 1;
+}
+
+int fio_out_open(fio_out *o, const char *path, int force)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof *o);
+	o->fd = -1;
+	o->force = force;
+	if (!force && lstat(path, &st) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	o->path = strdup(path);
+	o->tmp = temp_template(path);
+	if (o->path == NULL || o->tmp == NULL) {
+		fio_out_abort(o);
+		errno = ENOMEM;
+		return -1;
+	}
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0) {
+		int e = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		fio_out_abort(o);
+		errno = e;
+		return -1;
+	}
+	set_pending(o->tmp);
+	return 0;
+}
+
+int fio_out_write(fio_out *o, const void *buf, size_t n)
+{
+	return fio_write_full(o->fd, buf, n);
+}
+
+/* Copy owner, permission bits and times; returns -1 (errno set) if any of it failed. */
+static int copy_meta(int fd, const struct stat *meta)
+{
+	struct timespec ts[2];
+	struct stat cur;
+	mode_t mode;
+	int rc = 0, e = 0;
+
+	if (meta == NULL)
+		return fchmod(fd, 0666 & ~current_umask());
+	mode = meta->st_mode & 0777;
+	if (fchown(fd, meta->st_uid, meta->st_gid) != 0 && fchown(fd, (uid_t)-1, meta->st_gid) != 0) {
+		/* Not the input's group: don't hand its group rights to another group. */
+		if (fstat(fd, &cur) != 0 || cur.st_gid != meta->st_gid)
+			mode &= ~(mode_t)070;
+	}
+	if (fchmod(fd, mode) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	ts[0] = meta->st_atim;
+	ts[1] = meta->st_mtim;
+	if (futimens(fd, ts) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	errno = e;
+	return rc;
+}
+
+/* Move the finished temporary file to its name, refusing to replace a file unless force. */
+static int move_into_place(fio_out *o)
+{
+	struct stat st;
+
+	if (o->force)
+		return rename(o->tmp, o->path);
+	if (link(o->tmp, o->path) == 0) {
+		unlink(o->tmp);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return -1;
+	/* No hard links on this file system: check, then rename. */
+	if (lstat(o->path, &st) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	return rename(o->tmp, o->path);
+}
+
+/* Make the new directory entry durable; failures here are not reported. */
+static void sync_dir(const char *path)
+{
+	size_t dlen = dir_len(path);
+	char *dir = malloc(dlen + 2);
+	int fd;
+
+	if (dir == NULL)
+		return;
+	if (dlen == 0)
+		strcpy(dir, ".");
+	else {
+		memcpy(dir, path, dlen);
+		dir[dlen] = '\0';
+	}
+	fd = open(dir, O_RDONLY);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+static int finish_file(fio_out *o, const struct stat *meta, int *meta_failed, int *meta_errno)
+{
+	int fd = o->fd;
+
+	if (copy_meta(fd, meta) != 0) {
+		*meta_failed = 1;
+		*meta_errno = errno;
+	}
+	if (fsync(fd) != 0 && errno != EINVAL)
+		return -1;
+	o->fd = -1;
+	if (close(fd) != 0)
+		return -1;
+	if (move_into_place(o) != 0)
+		return -1;
+	return 0;
+}
+
+int fio_out_commit(fio_out *o, const struct stat *meta, int *meta_failed, int *meta_errno)
+{
+	*meta_failed = 0;
+	*meta_errno = 0;
+	if (o->tmp == NULL)
+		return 0;
+	if (finish_file(o, meta, meta_failed, meta_errno) != 0) {
+		fio_out_abort(o);
+		return -1;
+	}
+	set_pending(NULL);
+	sync_dir(o->path);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = NULL;
+	o->path = NULL;
+	return 0;
+}
+
+void fio_out_abort(fio_out *o)
+{
+	int e = errno;
+
+	if (o->tmp != NULL) {
+		if (o->fd >= 0)
+			close(o->fd);
+		unlink(o->tmp);
+		set_pending(NULL);
+		free(o->tmp);
+	}
+	free(o->path);
+	o->fd = -1;
+	o->tmp = NULL;
+	o->path = NULL;
+	errno = e;
+}
+
+static void on_signal(int sig)
+{
+	if (g_pending && g_pending_tmp != NULL)
+		unlink(g_pending_tmp);
+	/* The handler was reset to the default: re-raise to die of the same signal. */
+	raise(sig);
+}
+
+void fio_install_signal_cleanup(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		if (sigaction(sigs[i], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
+			sigaction(sigs[i], &old, NULL);
+	}
+}

@@ -1,0 +1,74 @@
+/*
+ * fileio.h - file helpers for the gpz tool: complete reads and writes that survive short
+ * transfers and EINTR, an input reader with a small push-back buffer, and a "safe output" that
+ * writes to a temporary file in the destination directory and renames it into place only when
+ * everything has been written, synced and given the input's metadata.
+ *
+ * Every function that can fail returns -1 with errno set (0 on success), so the caller can name
+ * the file and strerror(errno) in its message.
+ */
+#ifndef GPZ_TOOLS_FILEIO_H
+#define GPZ_TOOLS_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* Read until n bytes have arrived or end of file; *got receives the count. */
+int fio_read_full(int fd, void *buf, size_t n, size_t *got);
+/* Write all n bytes. */
+int fio_write_full(int fd, const void *buf, size_t n);
+
+/* ---- Input with push-back ---- */
+
+#define FIO_BACK_MAX 64
+
+typedef struct fio_in {
+	int fd;
+	unsigned char back[FIO_BACK_MAX]; /* bytes pushed back, read again before fd */
+	size_t back_len;
+	uint64_t pos;                     /* bytes consumed so far */
+} fio_in;
+
+void fio_in_init(fio_in *in, int fd);
+/* Like fio_read_full, draining pushed-back bytes first. */
+int fio_in_read(fio_in *in, void *buf, size_t n, size_t *got);
+/* Push n bytes back in front of the input (at most FIO_BACK_MAX in all). */
+int fio_in_unread(fio_in *in, const void *buf, size_t n);
+/* Skip n bytes (seeking where possible); *skipped is less than n only at end of file. */
+int fio_in_skip(fio_in *in, uint64_t n, uint64_t *skipped);
+
+/* ---- Safe output ---- */
+
+typedef struct fio_out {
+	int fd;
+	char *tmp;  /* the temporary file; NULL when writing to standard output */
+	char *path; /* the final name */
+	int force;  /* replace an existing file of that name */
+} fio_out;
+
+/* Use standard output; commit and abort then do nothing to it. */
+void fio_out_stdout(fio_out *o);
+/*
+ * Create a temporary file next to path. Fails with EEXIST when path exists and !force.
+ * The temporary file is removed again by fio_out_abort or if a SIGINT, SIGTERM or SIGHUP
+ * arrives before the commit (see fio_install_signal_cleanup).
+ */
+int fio_out_open(fio_out *o, const char *path, int force);
+int fio_out_write(fio_out *o, const void *buf, size_t n);
+/*
+ * Give the file the permission bits, owner (where allowed) and access/modification times of
+ * *meta (or mode 0666 less the umask when meta is NULL), fsync and close it, and move it to its
+ * final name (never replacing an existing file unless force). On failure the temporary file is
+ * removed. *meta_failed is set (with meta_errno) when the metadata could not all be copied;
+ * that alone does not fail the commit.
+ */
+int fio_out_commit(fio_out *o, const struct stat *meta, int *meta_failed, int *meta_errno);
+/* Discard the output: close and remove the temporary file. Keeps errno. */
+void fio_out_abort(fio_out *o);
+
+/* Install handlers that remove the pending temporary file on SIGINT, SIGTERM and SIGHUP. */
+void fio_install_signal_cleanup(void);
+
+#endif /* GPZ_TOOLS_FILEIO_H */

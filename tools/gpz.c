@@ -1,0 +1,1211 @@
+/*
+ * gpz.c - the gpz file tool: gzip-style command line around libgpz's framed streaming API.
+ *
+ * Compression streams the input one frame (frame_bytes) at a time; decompression reads one
+ * block (frame or trailer) at a time, so memory stays bounded by about two frames whatever the
+ * file size. Output goes through fileio.c's temporary-file-and-rename, so a failed or
+ * interrupted run never leaves a partial output file and never touches an existing one.
+ */
+#define _FILE_OFFSET_BITS 64
+
+#include "fileio.h"
+#include "gpz.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SUFFIX ".gpz"
+#define SUFFIX_LEN 4
+#define MAX_THREADS 65536
+#define MAX_TRAILER_BYTES 4096
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+enum op { OP_COMPRESS, OP_DECOMPRESS, OP_TEST, OP_LIST };
+
+struct opts {
+	enum op op;
+	int to_stdout, keep, force, verbose, quiet;
+	const char *output;
+	int threads;
+	gpz_backend backend;
+	gpz_params params;
+};
+
+/* One input file being processed. */
+struct job {
+	const char *path;  /* the operand ("-" for standard input) */
+	const char *name;  /* for messages: path, or "stdin" */
+	int is_stdin;
+	int fd;
+	struct stat st;
+	int use_stdout;    /* output to standard output */
+	int remove_input;  /* delete the input after success */
+	char *oname;       /* output file name, NULL for standard output */
+};
+
+/* Byte and frame counts of a run (in = bytes read, out = bytes produced). */
+struct counts {
+	uint64_t in, out;
+	uint64_t frames;
+};
+
+/* Totals of one gpz stream, checked against its trailer. */
+struct stream_counts {
+	uint64_t bytes;
+	uint32_t frames;
+};
+
+static int g_status;       /* exit status: 0, 1 (error) or 2 (warning) */
+static gpz_ctx *g_ctx;     /* created on first use */
+static int g_ctx_failed;
+static unsigned char *g_in, *g_out; /* reused frame buffers */
+static size_t g_in_cap, g_out_cap;
+
+/* ---- Messages ---- */
+
+static void vreport(const char *name, const char *fmt, va_list ap)
+{
+	fputs("gpz: ", stderr);
+	if (name != NULL)
+		fprintf(stderr, "%s: ", name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void report_error(const char *name, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void report_error(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(name, fmt, ap);
+	va_end(ap);
+	g_status = 1;
+}
+
+static void report_warning(const struct opts *o, const char *name, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+static void report_warning(const struct opts *o, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (g_status == 0)
+		g_status = 2;
+	if (o->quiet)
+		return;
+	va_start(ap, fmt);
+	vreport(name, fmt, ap);
+	va_end(ap);
+}
+
+static int lib_error(const char *name, gpz_result r)
+{
+	report_error(name, "%s", gpz_result_string(r));
+	return -1;
+}
+
+static int io_error(const char *name)
+{
+	report_error(name, "%s", strerror(errno));
+	return -1;
+}
+
+/* ---- Help and version ---- */
+
+static void usage(void)
+{
+	fputs(
+"Usage: gpz [OPTION]... [FILE]...\n"
+"Compress or decompress FILEs with gpz, a GPU-native Huffman coder (default: compress).\n"
+"\n"
+"With no FILE, or when FILE is -, read standard input and write standard output.\n"
+"Like gzip, FILE is replaced by FILE.gpz when compressing, and FILE.gpz by FILE when\n"
+"decompressing: the input file is removed once the output has been completely written,\n"
+"synced and renamed into place, unless -k, -c or -t is given (or -l, which writes nothing).\n"
+"The output gets the input's permission bits and access/modification times. An existing\n"
+"file is never replaced without -f; on any error the input stays and no output is left.\n"
+"\n"
+"Operation:\n"
+"  -z, --compress          compress (the default)\n"
+"  -d, --decompress        decompress FILE.gpz into FILE (concatenated streams are joined)\n"
+"  -t, --test              decode and verify every checksum; write nothing\n"
+"  -l, --list              list compressed and uncompressed size, space saved, frame count,\n"
+"                          symbol width, chunk size (symbols), frame types and the stored\n"
+"                          content checksum (for several frames the first, then +N more;\n"
+"                          -v lists every frame); nothing is decoded\n"
+"Output:\n"
+"  -c, --stdout            write to standard output; keep the input files\n"
+"  -o, --output=FILE       write to FILE (a single input only)\n"
+"  -k, --keep              keep (don't delete) the input files\n"
+"  -f, --force             replace existing output files, write compressed data to a\n"
+"                          terminal, follow symbolic links, compress hard-linked files and\n"
+"                          read non-regular files with -c, -t or -l\n"
+"Compression (Huffman-only coding is the only mode):\n"
+"      --huff              Huffman-only coding of fixed-width symbols (the default)\n"
+"  -b, --symbol-bytes=N    symbol width in bytes: 1, 2 or 4 (default 1); the input size\n"
+"                          must be a multiple of N\n"
+"      --chunk-log=M       independently decodable chunks of 2^M symbols (8..24, default 14)\n"
+"      --frame-size=SIZE   input bytes per frame, optional K, M or G suffix (default 64M,\n"
+"                          at most 1G); memory use is about two frames\n"
+"Execution:\n"
+"  -T, --threads=N         CPU worker threads (0 = one per core, the default)\n"
+"      --cpu               use the CPU backend\n"
+"      --gpu               use the GPU backend (error if no usable GPU)\n"
+"                          (default: the GPU when one is usable, else the CPU)\n"
+"  -v, --verbose           report ratio and throughput per file (-vv: also the backend)\n"
+"  -q, --quiet             suppress warnings\n"
+"  -h, --help              display this help and exit\n"
+"  -V, --version           display version information and exit\n"
+"\n"
+"Exit status: 0 on success, 1 if an error occurred, 2 if there were only warnings\n"
+"(for instance a file skipped because it is not a regular file or already ends in .gpz).\n",
+		stdout);
+}
+
+static void version(void)
+{
+	printf("gpz %s (libgpz %s)\n", GPZ_VERSION_STRING, gpz_version());
+}
+
+/* ---- Option parsing ---- */
+
+enum {
+	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU
+};
+
+struct longopt {
+	const char *name;
+	int key;
+	int has_arg;
+};
+
+static const struct longopt longopts[] = {
+	{ "huff", K_HUFF, 0 },        { "symbol-bytes", 'b', 1 },   { "chunk-log", K_CHUNK_LOG, 1 },
+	{ "frame-size", K_FRAME_SIZE, 1 }, { "stdout", 'c', 0 },  { "to-stdout", 'c', 0 },
+	{ "output", 'o', 1 },         { "keep", 'k', 0 },           { "force", 'f', 0 },
+	{ "decompress", 'd', 0 },     { "uncompress", 'd', 0 },     { "compress", 'z', 0 },
+	{ "test", 't', 0 },           { "list", 'l', 0 },           { "verbose", 'v', 0 },
+	{ "quiet", 'q', 0 },          { "threads", 'T', 1 },        { "cpu", K_CPU, 0 },
+	{ "gpu", K_GPU, 0 },          { "help", 'h', 0 },           { "version", 'V', 0 },
+};
+
+#define SHORT_FLAGS "cdfhklqtvVz"
+#define SHORT_WITH_ARG "boT"
+
+/* Parse a decimal number no larger than max. */
+static int parse_uint(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (n > (max - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		n = n * 10 + (uint64_t)(*s - '0');
+	}
+	*v = n;
+	return 0;
+}
+
+/* A byte count with an optional K, M or G (binary) suffix, optionally followed by "iB" or "B". */
+static int parse_size(const char *s, uint64_t *v)
+{
+	char digits[32];
+	size_t n = strspn(s, "0123456789");
+	const char *suf = s + n;
+	int shift = 0;
+
+	if (n == 0 || n >= sizeof digits)
+		return -1;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (*suf == 'k' || *suf == 'K')
+		shift = 10;
+	else if (*suf == 'm' || *suf == 'M')
+		shift = 20;
+	else if (*suf == 'g' || *suf == 'G')
+		shift = 30;
+	if (shift != 0 && *++suf == 'i')
+		suf++;
+	if (*suf == 'B' || (shift != 0 && *suf == 'b'))
+		suf++;
+	if (*suf != '\0' || parse_uint(digits, UINT64_MAX >> shift, v) != 0)
+		return -1;
+	*v <<= shift;
+	return 0;
+}
+
+static int bad_value(const char *what, const char *arg, const char *hint)
+{
+	report_error(NULL, "invalid %s '%s' (%s)", what, arg, hint);
+	return -1;
+}
+
+static int apply_value(struct opts *o, int key, const char *arg)
+{
+	uint64_t v;
+
+	switch (key) {
+	case 'b':
+		if (parse_uint(arg, 4, &v) != 0 || (v != 1 && v != 2 && v != 4))
+			return bad_value("symbol width", arg, "use 1, 2 or 4");
+		o->params.symbol_bytes = (int)v;
+		return 0;
+	case K_CHUNK_LOG:
+		if (parse_uint(arg, GPZ_MAX_CHUNK_LOG, &v) != 0 || v < GPZ_MIN_CHUNK_LOG)
+			return bad_value("chunk log", arg, "use 8 to 24");
+		o->params.chunk_log = (int)v;
+		return 0;
+	case K_FRAME_SIZE:
+		if (parse_size(arg, &v) != 0 || v == 0 || v > GPZ_MAX_FRAME_BYTES)
+			return bad_value("frame size", arg, "use 1 byte to 1G, e.g. 64M");
+		o->params.frame_bytes = (size_t)v;
+		return 0;
+	case 'T':
+		if (parse_uint(arg, MAX_THREADS, &v) != 0)
+			return bad_value("thread count", arg, "use 0 for all cores, or 1 to 65536");
+		o->threads = (int)v;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	}
+	return -1;
+}
+
+/* Apply an option without a value; returns 1 when the program should exit successfully. */
+static int apply_flag(struct opts *o, int key)
+{
+	switch (key) {
+	case 'c': o->to_stdout = 1; break;
+	case 'd': o->op = OP_DECOMPRESS; break;
+	case 'z': o->op = OP_COMPRESS; break;
+	case 't': o->op = OP_TEST; break;
+	case 'l': o->op = OP_LIST; break;
+	case 'f': o->force = 1; break;
+	case 'k': o->keep = 1; break;
+	case 'q': o->quiet = 1; o->verbose = 0; break;
+	case 'v': o->verbose++; o->quiet = 0; break;
+	case K_HUFF: o->params.mode = GPZ_MODE_HUFFMAN; break;
+	case K_CPU: o->backend = GPZ_BACKEND_CPU; break;
+	case K_GPU: o->backend = GPZ_BACKEND_GPU; break;
+	case 'h': usage(); return 1;
+	case 'V': version(); return 1;
+	default: return -1;
+	}
+	return 0;
+}
+
+/* Find a long option by its full name or an unambiguous prefix. */
+static const struct longopt *find_long(const char *name, size_t len)
+{
+	const struct longopt *hit = NULL;
+	size_t i, n = sizeof longopts / sizeof longopts[0];
+
+	for (i = 0; i < n; i++) {
+		if (strncmp(longopts[i].name, name, len) != 0)
+			continue;
+		if (longopts[i].name[len] == '\0')
+			return &longopts[i];
+		if (hit != NULL && hit->key != longopts[i].key)
+			return NULL;
+		hit = &longopts[i];
+	}
+	return hit;
+}
+
+/* Parse "--name[=value]" (arg points after the dashes); *i advances past a separate value. */
+static int parse_long(struct opts *o, const char *arg, int argc, char **argv, int *i)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+	const struct longopt *lo = find_long(arg, len);
+
+	if (lo == NULL) {
+		report_error(NULL, "unrecognized or ambiguous option '--%.*s'", (int)len, arg);
+		return -1;
+	}
+	if (!lo->has_arg) {
+		if (eq == NULL)
+			return apply_flag(o, lo->key);
+		report_error(NULL, "option '--%s' doesn't take a value", lo->name);
+		return -1;
+	}
+	if (eq != NULL)
+		return apply_value(o, lo->key, eq + 1);
+	if (*i + 1 >= argc) {
+		report_error(NULL, "option '--%s' requires a value", lo->name);
+		return -1;
+	}
+	return apply_value(o, lo->key, argv[++*i]);
+}
+
+/* Parse a cluster of short options such as "-kv", "-b2" or "-b 2" (arg points after '-'). */
+static int parse_short(struct opts *o, const char *arg, int argc, char **argv, int *i)
+{
+	for (; *arg != '\0'; arg++) {
+		int rc;
+
+		if (strchr(SHORT_WITH_ARG, *arg) != NULL) {
+			if (arg[1] != '\0')
+				return apply_value(o, *arg, arg + 1);
+			if (*i + 1 >= argc) {
+				report_error(NULL, "option '-%c' requires a value", *arg);
+				return -1;
+			}
+			return apply_value(o, *arg, argv[++*i]);
+		}
+		if (strchr(SHORT_FLAGS, *arg) == NULL) {
+			report_error(NULL, "invalid option -- '%c'", *arg);
+			return -1;
+		}
+		rc = apply_flag(o, *arg);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Parse the command line (options may follow operands; "--" ends the options). The operands are
+ * collected in files. Returns 0, 1 to exit successfully (--help, --version) or -1 on error.
+ */
+static int parse_args(struct opts *o, int argc, char **argv, const char **files, int *nfiles)
+{
+	int i, only_files = 0, rc = 0;
+
+	*nfiles = 0;
+	for (i = 1; i < argc && rc == 0; i++) {
+		const char *a = argv[i];
+
+		if (only_files || a[0] != '-' || a[1] == '\0')
+			files[(*nfiles)++] = a;
+		else if (strcmp(a, "--") == 0)
+			only_files = 1;
+		else if (a[1] == '-')
+			rc = parse_long(o, a + 2, argc, argv, &i);
+		else
+			rc = parse_short(o, a + 1, argc, argv, &i);
+	}
+	return rc;
+}
+
+static int check_opts(const struct opts *o, int nfiles)
+{
+	gpz_result r;
+
+	if (o->output != NULL && o->to_stdout) {
+		report_error(NULL, "options -c and -o can't be combined");
+		return -1;
+	}
+	if (o->output != NULL && nfiles > 1 && (o->op == OP_COMPRESS || o->op == OP_DECOMPRESS)) {
+		report_error(NULL, "-o needs a single input file");
+		return -1;
+	}
+	if (o->params.frame_bytes % (size_t)o->params.symbol_bytes != 0) {
+		report_error(NULL, "the frame size (%zu) must be a multiple of the symbol width (%d)",
+		             o->params.frame_bytes, o->params.symbol_bytes);
+		return -1;
+	}
+	r = gpz_params_check(&o->params);
+	if (r != GPZ_OK) {
+		report_error(NULL, "invalid parameters: %s", gpz_result_string(r));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- Buffers, context, small helpers ---- */
+
+/* Grow *buf to at least n bytes, keeping its contents. */
+static int reserve(unsigned char **buf, size_t *cap, size_t n)
+{
+	unsigned char *p;
+
+	if (n <= *cap)
+		return 0;
+	p = realloc(*buf, n);
+	if (p == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+static const char *backend_name(gpz_backend b)
+{
+	return b == GPZ_BACKEND_GPU ? "GPU" : b == GPZ_BACKEND_CPU ? "CPU" : "automatic";
+}
+
+static gpz_ctx *get_ctx(const struct opts *o)
+{
+	gpz_result r;
+
+	if (g_ctx != NULL || g_ctx_failed)
+		return g_ctx;
+	r = gpz_ctx_create(&g_ctx, o->backend, o->threads);
+	if (r != GPZ_OK) {
+		report_error(NULL, "can't start the %s backend: %s", backend_name(o->backend),
+		             gpz_result_string(r));
+		g_ctx = NULL;
+		g_ctx_failed = 1;
+		return NULL;
+	}
+	if (o->verbose >= 2)
+		fprintf(stderr, "gpz: using the %s backend, %d CPU threads\n",
+		        backend_name(gpz_ctx_backend(g_ctx)), gpz_ctx_threads(g_ctx));
+	return g_ctx;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t load_le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Space saved, in percent, as gzip reports it. */
+static double saved_percent(uint64_t compressed, uint64_t uncompressed)
+{
+	if (uncompressed == 0)
+		return 0.0;
+	return 100.0 * (1.0 - (double)compressed / (double)uncompressed);
+}
+
+static int has_suffix(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= SUFFIX_LEN && strcmp(path + n - SUFFIX_LEN, SUFFIX) == 0;
+}
+
+static int write_out(fio_out *out, const struct job *j, const void *buf, size_t n)
+{
+	if (fio_out_write(out, buf, n) != 0)
+		return io_error(j->oname != NULL ? j->oname : "stdout");
+	return 0;
+}
+
+/* ---- Compression ---- */
+
+static int compress_frames(const struct opts *o, gpz_ctx *ctx, const struct job *j, fio_out *out,
+                           struct counts *c)
+{
+	const gpz_params *p = &o->params;
+	size_t got, n;
+	gpz_result r;
+
+	do {
+		if (fio_read_full(j->fd, g_in, p->frame_bytes, &got) != 0)
+			return io_error(j->name);
+		if (got == 0)
+			break;
+		if (got % (size_t)p->symbol_bytes != 0) {
+			report_error(j->name, "input size (%" PRIu64 " bytes) is not a multiple of the "
+			             "symbol width (%d bytes)", c->in + got, p->symbol_bytes);
+			return -1;
+		}
+		if (c->frames == UINT32_MAX) {
+			report_error(j->name, "too many frames; use a larger --frame-size");
+			return -1;
+		}
+		r = gpz_compress_frame(ctx, p, g_in, got, g_out, g_out_cap, &n);
+		if (r != GPZ_OK)
+			return lib_error(j->name, r);
+		if (write_out(out, j, g_out, n) != 0)
+			return -1;
+		c->in += got;
+		c->out += n;
+		c->frames++;
+	} while (got == p->frame_bytes);
+	return 0;
+}
+
+static int compress_stream(const struct opts *o, const struct job *j, fio_out *out,
+                           struct counts *c)
+{
+	size_t bound = gpz_frame_bound(o->params.frame_bytes, &o->params), n;
+	gpz_ctx *ctx = get_ctx(o);
+	gpz_result r;
+
+	if (ctx == NULL)
+		return -1;
+	if (bound < GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE)
+		bound = GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE;
+	if (reserve(&g_in, &g_in_cap, o->params.frame_bytes) != 0 ||
+	    reserve(&g_out, &g_out_cap, bound) != 0)
+		return io_error(j->name);
+	r = gpz_write_header(g_out, g_out_cap, &n);
+	if (r != GPZ_OK)
+		return lib_error(j->name, r);
+	if (write_out(out, j, g_out, n) != 0)
+		return -1;
+	c->out += n;
+	if (compress_frames(o, ctx, j, out, c) != 0)
+		return -1;
+	r = gpz_write_trailer(c->in, (uint32_t)c->frames, g_out, g_out_cap, &n);
+	if (r != GPZ_OK)
+		return lib_error(j->name, r);
+	c->out += n;
+	return write_out(out, j, g_out, n);
+}
+
+/* ---- Reading gpz streams ---- */
+
+/*
+ * Read and check a stream header. Returns 1 when one was read, 0 at a clean end of input after
+ * an earlier stream (first == 0), -1 on error.
+ */
+static int read_stream_header(const struct job *j, fio_in *in, int first)
+{
+	unsigned char h[GPZ_HEADER_SIZE];
+	size_t got;
+	gpz_result r;
+
+	if (fio_in_read(in, h, sizeof h, &got) != 0)
+		return io_error(j->name);
+	if (!first && got == 0)
+		return 0;
+	r = gpz_read_header(h, got);
+	if (r == GPZ_OK)
+		return 1;
+	if (first)
+		return lib_error(j->name, r);
+	report_error(j->name, "trailing garbage after the gpz data (at byte %" PRIu64 ")",
+	             in->pos - got);
+	return -1;
+}
+
+/* The largest frame block any valid parameters can produce (0 if the library won't say). */
+static size_t max_frame_block(void)
+{
+	static size_t limit;
+	static const int widths[] = { 1, 2, 4 };
+	gpz_params p;
+	size_t i, b;
+
+	if (limit != 0)
+		return limit;
+	for (i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		gpz_params_default(&p);
+		p.symbol_bytes = widths[i];
+		p.chunk_log = GPZ_MIN_CHUNK_LOG;
+		p.frame_bytes = GPZ_MAX_FRAME_BYTES;
+		b = gpz_frame_bound(GPZ_MAX_FRAME_BYTES, &p);
+		limit = b > limit ? b : limit;
+	}
+	return limit;
+}
+
+/* A block size the reader can safely allocate; guards against absurd sizes in corrupt input. */
+static int plausible_block(const gpz_block_info *info)
+{
+	if (info->kind == GPZ_BLOCK_TRAILER)
+		return info->block_bytes >= 1 && info->block_bytes <= MAX_TRAILER_BYTES;
+	if (info->kind != GPZ_BLOCK_FRAME || info->content_bytes > GPZ_MAX_FRAME_BYTES)
+		return 0;
+	return info->block_bytes >= 8 && info->block_bytes <= max_frame_block();
+}
+
+/* Read the start of the next block into g_in and parse it; *got receives the bytes read. */
+static int peek_block(const struct job *j, fio_in *in, gpz_block_info *info, size_t *got)
+{
+	gpz_result r;
+
+	if (reserve(&g_in, &g_in_cap, GPZ_BLOCK_PEEK_SIZE) != 0)
+		return io_error(j->name);
+	if (fio_in_read(in, g_in, GPZ_BLOCK_PEEK_SIZE, got) != 0)
+		return io_error(j->name);
+	if (*got == 0)
+		return lib_error(j->name, GPZ_ERR_TRUNCATED);
+	r = gpz_parse_block(g_in, *got, info);
+	if (r != GPZ_OK)
+		return lib_error(j->name, r);
+	if (!plausible_block(info))
+		return lib_error(j->name, GPZ_ERR_CORRUPT);
+	if (info->block_bytes < *got) {
+		if (fio_in_unread(in, g_in + info->block_bytes, *got - info->block_bytes) != 0)
+			return io_error(j->name);
+		*got = (size_t)info->block_bytes;
+	}
+	return 0;
+}
+
+/* Read the rest of the block whose first got bytes peek_block left in g_in. */
+static int load_block(const struct job *j, fio_in *in, const gpz_block_info *info, size_t got)
+{
+	size_t need = (size_t)info->block_bytes, more;
+
+	if (reserve(&g_in, &g_in_cap, need) != 0)
+		return io_error(j->name);
+	if (need > got && fio_in_read(in, g_in + got, need - got, &more) != 0)
+		return io_error(j->name);
+	if (need > got && more < need - got)
+		return lib_error(j->name, GPZ_ERR_TRUNCATED);
+	return 0;
+}
+
+/* Check a loaded trailer against the stream's counts. */
+static int end_stream(const struct job *j, const gpz_block_info *info,
+                      const struct stream_counts *sc)
+{
+	gpz_result r = gpz_read_trailer(g_in, (size_t)info->block_bytes, sc->bytes, sc->frames);
+
+	if (r != GPZ_OK)
+		return lib_error(j->name, r);
+	return 0;
+}
+
+static int count_frame(const struct job *j, struct stream_counts *sc, uint64_t bytes)
+{
+	if (sc->frames == UINT32_MAX)
+		return lib_error(j->name, GPZ_ERR_CORRUPT);
+	sc->frames++;
+	sc->bytes += bytes;
+	return 0;
+}
+
+/* ---- Decompression and test ---- */
+
+static int decode_frame(const struct job *j, gpz_ctx *ctx, const gpz_block_info *info,
+                        fio_out *out, struct stream_counts *sc)
+{
+	size_t cap = info->content_bytes > 0 ? (size_t)info->content_bytes : 1, n = 0;
+	gpz_result r;
+
+	if (reserve(&g_out, &g_out_cap, cap) != 0)
+		return io_error(j->name);
+	r = gpz_decompress_frame(ctx, g_in, (size_t)info->block_bytes, g_out,
+	                         (size_t)info->content_bytes, &n, NULL);
+	if (r != GPZ_OK)
+		return lib_error(j->name, r);
+	if (n != info->content_bytes)
+		return lib_error(j->name, GPZ_ERR_CORRUPT);
+	if (out != NULL && write_out(out, j, g_out, n) != 0)
+		return -1;
+	return count_frame(j, sc, n);
+}
+
+/* Decode every block of the input; out == NULL only tests. */
+static int decode_stream(const struct opts *o, const struct job *j, fio_out *out,
+                         struct counts *c)
+{
+	struct stream_counts sc = { 0, 0 };
+	gpz_ctx *ctx = get_ctx(o);
+	gpz_block_info info;
+	fio_in in;
+	size_t got;
+	int more;
+
+	if (ctx == NULL)
+		return -1;
+	fio_in_init(&in, j->fd);
+	more = read_stream_header(j, &in, 1);
+	while (more > 0) {
+		if (peek_block(j, &in, &info, &got) != 0 || load_block(j, &in, &info, got) != 0)
+			return -1;
+		if (info.kind == GPZ_BLOCK_FRAME) {
+			if (decode_frame(j, ctx, &info, out, &sc) != 0)
+				return -1;
+			continue;
+		}
+		if (end_stream(j, &info, &sc) != 0)
+			return -1;
+		c->out += sc.bytes;
+		c->frames += sc.frames;
+		sc.bytes = 0;
+		sc.frames = 0;
+		more = read_stream_header(j, &in, 0);
+	}
+	c->in = in.pos;
+	return more;
+}
+
+/* ---- Listing ---- */
+
+struct frame_note {
+	gpz_frame_type type;
+	uint64_t content, block, checksum;
+};
+
+struct listing {
+	uint64_t comp, uncomp, frames;
+	unsigned types;       /* bit (1 << gpz_frame_type) for each type seen */
+	int sym, chunk_log;   /* -1: no frame yet, -2: frames differ */
+	uint64_t first_sum;
+	struct frame_note *notes; /* every frame, kept for -v */
+	size_t notes_cap;
+};
+
+static int g_list_files;
+static struct listing g_list_total;
+
+/* Consume the rest of a frame block without decoding it; tail receives its last 8 bytes. */
+static int skip_frame(const struct job *j, fio_in *in, uint64_t block_bytes, size_t got,
+                      unsigned char tail[8])
+{
+	uint64_t rest = block_bytes - got, skipped;
+	size_t keep = rest >= 8 ? 0 : 8 - (size_t)rest, n;
+
+	memcpy(tail, g_in + got - keep, keep);
+	if (rest > 8 && fio_in_skip(in, rest - 8, &skipped) != 0)
+		return io_error(j->name);
+	if (rest > 8 && skipped < rest - 8)
+		return lib_error(j->name, GPZ_ERR_TRUNCATED);
+	if (fio_in_read(in, tail + keep, 8 - keep, &n) != 0)
+		return io_error(j->name);
+	if (n < 8 - keep)
+		return lib_error(j->name, GPZ_ERR_TRUNCATED);
+	return 0;
+}
+
+static void merge_param(int *slot, int v)
+{
+	if (*slot == -1)
+		*slot = v;
+	else if (*slot != v)
+		*slot = -2;
+}
+
+static int note_frame(struct listing *L, const gpz_block_info *info, uint64_t sum)
+{
+	struct frame_note *fn;
+
+	if (L->frames == 0)
+		L->first_sum = sum;
+	L->frames++;
+	L->types |= 1u << (unsigned)info->frame_type;
+	merge_param(&L->sym, info->symbol_bytes);
+	if (info->frame_type == GPZ_FRAME_HUFFMAN) /* the others have no chunks */
+		merge_param(&L->chunk_log, info->chunk_log);
+	if (L->frames > L->notes_cap) {
+		size_t cap = L->notes_cap ? L->notes_cap * 2 : 16;
+
+		fn = realloc(L->notes, cap * sizeof *fn);
+		if (fn == NULL)
+			return -1;
+		L->notes = fn;
+		L->notes_cap = cap;
+	}
+	fn = &L->notes[L->frames - 1];
+	fn->type = info->frame_type;
+	fn->content = info->content_bytes;
+	fn->block = info->block_bytes;
+	fn->checksum = sum;
+	return 0;
+}
+
+static int list_frame(const struct job *j, fio_in *in, const gpz_block_info *info, size_t got,
+                      struct listing *L, struct stream_counts *sc)
+{
+	unsigned char tail[8];
+
+	if (skip_frame(j, in, info->block_bytes, got, tail) != 0)
+		return -1;
+	if (note_frame(L, info, load_le64(tail)) != 0) {
+		errno = ENOMEM;
+		return io_error(j->name);
+	}
+	return count_frame(j, sc, info->content_bytes);
+}
+
+/* Walk the blocks of the input, reading frame headers and checksums only. */
+static int scan_stream(const struct job *j, struct listing *L)
+{
+	struct stream_counts sc = { 0, 0 };
+	gpz_block_info info;
+	fio_in in;
+	size_t got;
+	int more;
+
+	fio_in_init(&in, j->fd);
+	more = read_stream_header(j, &in, 1);
+	while (more > 0) {
+		if (peek_block(j, &in, &info, &got) != 0)
+			return -1;
+		if (info.kind == GPZ_BLOCK_FRAME) {
+			if (list_frame(j, &in, &info, got, L, &sc) != 0)
+				return -1;
+			continue;
+		}
+		if (load_block(j, &in, &info, got) != 0 || end_stream(j, &info, &sc) != 0)
+			return -1;
+		L->uncomp += sc.bytes;
+		sc.bytes = 0;
+		sc.frames = 0;
+		more = read_stream_header(j, &in, 0);
+	}
+	L->comp = in.pos;
+	return more;
+}
+
+static const char *frame_type_name(gpz_frame_type t)
+{
+	switch (t) {
+	case GPZ_FRAME_HUFFMAN: return "huffman";
+	case GPZ_FRAME_STORED: return "stored";
+	case GPZ_FRAME_CONSTANT: return "constant";
+	}
+	return "unknown";
+}
+
+static void types_string(unsigned types, char *buf, size_t cap)
+{
+	static const gpz_frame_type all[] = { GPZ_FRAME_HUFFMAN, GPZ_FRAME_STORED, GPZ_FRAME_CONSTANT };
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof all / sizeof all[0]; i++) {
+		if (types & (1u << (unsigned)all[i]))
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? "+" : "",
+			                        frame_type_name(all[i]));
+	}
+	if (len == 0)
+		snprintf(buf, cap, "-");
+}
+
+static void param_string(int v, int is_chunk, char *buf, size_t cap)
+{
+	if (v == -1)
+		snprintf(buf, cap, "-");
+	else if (v == -2)
+		snprintf(buf, cap, "mixed");
+	else if (is_chunk)
+		snprintf(buf, cap, "%lu", 1ul << v);
+	else
+		snprintf(buf, cap, "%d", v);
+}
+
+static void list_header(void)
+{
+	printf("%12s %13s %7s %7s %4s %8s %-16s %-26s %s\n", "compressed", "uncompressed", "saved",
+	       "frames", "sym", "chunk", "types", "checksum", "name");
+}
+
+static void list_row(const struct listing *L, const char *name)
+{
+	char ratio[16], sym[16], chunk[24], types[48], sum[64];
+
+	snprintf(ratio, sizeof ratio, L->uncomp ? "%.1f%%" : "-", saved_percent(L->comp, L->uncomp));
+	param_string(L->sym, 0, sym, sizeof sym);
+	param_string(L->chunk_log, 1, chunk, sizeof chunk);
+	types_string(L->types, types, sizeof types);
+	if (L->frames == 0 || name == NULL)
+		snprintf(sum, sizeof sum, "-");
+	else if (L->frames == 1)
+		snprintf(sum, sizeof sum, "%016" PRIx64, L->first_sum);
+	else
+		snprintf(sum, sizeof sum, "%016" PRIx64 "+%" PRIu64 " more", L->first_sum,
+		         L->frames - 1);
+	printf("%12" PRIu64 " %13" PRIu64 " %7s %7" PRIu64 " %4s %8s %-16s %-26s %s\n", L->comp,
+	       L->uncomp, ratio, L->frames, sym, chunk, types, sum, name ? name : "(totals)");
+}
+
+static void list_frames(const struct listing *L)
+{
+	uint64_t i;
+
+	for (i = 0; i < L->frames; i++) {
+		const struct frame_note *fn = &L->notes[i];
+
+		printf("    frame %-6" PRIu64 " %-9s %13" PRIu64 " -> %12" PRIu64 "  checksum %016" PRIx64
+		       "\n", i + 1, frame_type_name(fn->type), fn->content, fn->block, fn->checksum);
+	}
+}
+
+static void add_to_total(const struct listing *L)
+{
+	struct listing *T = &g_list_total;
+
+	if (g_list_files++ == 0) {
+		T->sym = -1;
+		T->chunk_log = -1;
+	}
+	T->comp += L->comp;
+	T->uncomp += L->uncomp;
+	T->frames += L->frames;
+	T->types |= L->types;
+	if (L->sym != -1)
+		merge_param(&T->sym, L->sym);
+	if (L->chunk_log != -1)
+		merge_param(&T->chunk_log, L->chunk_log);
+}
+
+static void run_list(const struct opts *o, const struct job *j)
+{
+	struct listing L;
+
+	memset(&L, 0, sizeof L);
+	L.sym = -1;
+	L.chunk_log = -1;
+	if (scan_stream(j, &L) == 0) {
+		if (g_list_files == 0)
+			list_header();
+		list_row(&L, j->name);
+		if (o->verbose)
+			list_frames(&L);
+		add_to_total(&L);
+	}
+	free(L.notes);
+}
+
+/* ---- Per-file driver ---- */
+
+static int open_named_input(const struct opts *o, struct job *j)
+{
+	int lenient = o->force && (j->use_stdout || o->op == OP_TEST || o->op == OP_LIST);
+
+	if (lstat(j->path, &j->st) != 0)
+		return io_error(j->name);
+	if (S_ISLNK(j->st.st_mode) && !o->force) {
+		report_warning(o, j->name, "is a symbolic link -- ignored (use -f to follow it)");
+		return -1;
+	}
+	j->fd = open(j->path, O_RDONLY);
+	if (j->fd < 0)
+		return io_error(j->name);
+	if (fstat(j->fd, &j->st) != 0)
+		return io_error(j->name);
+	if (S_ISDIR(j->st.st_mode))
+		report_warning(o, j->name, "is a directory -- ignored");
+	else if (!S_ISREG(j->st.st_mode) && !lenient)
+		report_warning(o, j->name, "is not a regular file -- ignored");
+	else if (j->remove_input && j->st.st_nlink > 1 && !o->force)
+		report_warning(o, j->name, "has %lu other links -- unchanged (use -f to force)",
+		               (unsigned long)j->st.st_nlink - 1);
+	else
+		return 0;
+	return -1;
+}
+
+static int open_input(const struct opts *o, struct job *j)
+{
+	if (!j->is_stdin)
+		return open_named_input(o, j);
+	j->fd = STDIN_FILENO;
+	if (fstat(j->fd, &j->st) != 0)
+		return io_error(j->name);
+	if (o->op != OP_COMPRESS && !o->force && isatty(j->fd)) {
+		report_error(NULL, "compressed data not read from a terminal. "
+		             "Use -f to force decompression.");
+		return -1;
+	}
+	return 0;
+}
+
+/* The output file name for a named input, or NULL (reported) when the file is skipped. */
+static char *output_name(const struct opts *o, const struct job *j)
+{
+	size_t n = strlen(j->path);
+	const char *base = strrchr(j->path, '/');
+	char *name;
+
+	if (o->output != NULL)
+		return strdup(o->output);
+	base = base != NULL ? base + 1 : j->path;
+	if (o->op == OP_COMPRESS && has_suffix(j->path)) {
+		report_warning(o, j->name, "already has %s suffix -- unchanged", SUFFIX);
+		return NULL;
+	}
+	if (o->op == OP_DECOMPRESS && (!has_suffix(j->path) || strlen(base) == SUFFIX_LEN)) {
+		report_error(j->name, "unknown suffix -- ignored (expected %s; use -c or -o)", SUFFIX);
+		return NULL;
+	}
+	name = malloc(n + SUFFIX_LEN + 1);
+	if (name == NULL)
+		return NULL;
+	memcpy(name, j->path, n + 1);
+	if (o->op == OP_COMPRESS)
+		memcpy(name + n, SUFFIX, SUFFIX_LEN + 1);
+	else
+		name[n - SUFFIX_LEN] = '\0';
+	return name;
+}
+
+/* Refuse an output that is the input itself (only reachable with -f). */
+static int same_file(const struct job *j)
+{
+	struct stat st;
+
+	return !j->is_stdin && stat(j->oname, &st) == 0 && st.st_dev == j->st.st_dev &&
+	       st.st_ino == j->st.st_ino;
+}
+
+static int open_output(const struct opts *o, struct job *j, fio_out *out)
+{
+	if (j->use_stdout) {
+		if (o->op == OP_COMPRESS && !o->force && isatty(STDOUT_FILENO)) {
+			report_error(NULL, "compressed data not written to a terminal. "
+			             "Use -f to force compression.");
+			return -1;
+		}
+		fio_out_stdout(out);
+		return 0;
+	}
+	j->oname = output_name(o, j);
+	if (j->oname == NULL)
+		return -1;
+	if (same_file(j)) {
+		report_error(j->name, "input and output are the same file");
+		return -1;
+	}
+	if (fio_out_open(out, j->oname, o->force) == 0)
+		return 0;
+	if (errno == EEXIST)
+		report_error(j->oname, "already exists; not overwritten (use -f to overwrite)");
+	else
+		io_error(j->oname);
+	return -1;
+}
+
+static int close_output(const struct opts *o, const struct job *j, fio_out *out)
+{
+	int meta_failed, meta_errno;
+
+	if (fio_out_commit(out, j->is_stdin ? NULL : &j->st, &meta_failed, &meta_errno) != 0)
+		return io_error(j->oname);
+	if (meta_failed)
+		report_warning(o, j->oname, "couldn't copy owner, permissions or times: %s",
+		               strerror(meta_errno));
+	if (j->remove_input && unlink(j->path) != 0)
+		report_warning(o, j->name, "couldn't remove the input: %s", strerror(errno));
+	return 0;
+}
+
+static void report_done(const struct opts *o, const struct job *j, const struct counts *c,
+                        double seconds)
+{
+	uint64_t raw = o->op == OP_COMPRESS ? c->in : c->out;
+	uint64_t packed = o->op == OP_COMPRESS ? c->out : c->in;
+	double mbs = seconds > 0 ? (double)raw / 1e6 / seconds : 0.0;
+
+	fprintf(stderr, "%s: ", j->name);
+	if (o->op == OP_TEST)
+		fprintf(stderr, "OK");
+	else
+		fprintf(stderr, "%.1f%%", saved_percent(packed, raw));
+	if (j->oname != NULL)
+		fprintf(stderr, " -- %s %s", j->remove_input ? "replaced with" : "created", j->oname);
+	fprintf(stderr, " (%.1f MB/s)\n", mbs);
+}
+
+/* Compress, decompress or test one opened input. */
+static void run_transform(const struct opts *o, struct job *j)
+{
+	struct counts c = { 0, 0, 0 };
+	fio_out out;
+	double t0 = now_seconds();
+	int rc;
+
+	if (o->op != OP_TEST && open_output(o, j, &out) != 0)
+		return;
+	if (o->op == OP_COMPRESS)
+		rc = compress_stream(o, j, &out, &c);
+	else
+		rc = decode_stream(o, j, o->op == OP_TEST ? NULL : &out, &c);
+	if (o->op == OP_TEST)
+		;
+	else if (rc != 0)
+		fio_out_abort(&out);
+	else
+		rc = close_output(o, j, &out);
+	if (rc == 0 && o->verbose)
+		report_done(o, j, &c, now_seconds() - t0);
+}
+
+static void process(const struct opts *o, const char *path)
+{
+	struct job j;
+
+	memset(&j, 0, sizeof j);
+	j.path = path;
+	j.is_stdin = strcmp(path, "-") == 0;
+	j.name = j.is_stdin ? "stdin" : path;
+	j.fd = -1;
+	j.use_stdout = o->to_stdout || (j.is_stdin && o->output == NULL);
+	j.remove_input = !o->keep && !j.use_stdout && !j.is_stdin &&
+	                 (o->op == OP_COMPRESS || o->op == OP_DECOMPRESS);
+	if (open_input(o, &j) == 0) {
+		if (o->op == OP_LIST)
+			run_list(o, &j);
+		else
+			run_transform(o, &j);
+	}
+	if (!j.is_stdin && j.fd >= 0)
+		close(j.fd);
+	free(j.oname);
+}
+
+static void init_opts(struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->op = OP_COMPRESS;
+	o->backend = GPZ_BACKEND_AUTO;
+	gpz_params_default(&o->params);
+}
+
+int main(int argc, char **argv)
+{
+	const char **files = calloc((size_t)argc + 1, sizeof *files);
+	struct opts o;
+	int nfiles, rc, i;
+
+	if (files == NULL) {
+		report_error(NULL, "%s", strerror(ENOMEM));
+		return 1;
+	}
+	init_opts(&o);
+	rc = parse_args(&o, argc, argv, files, &nfiles);
+	if (rc == 0)
+		rc = check_opts(&o, nfiles);
+	if (rc != 0) {
+		if (rc < 0)
+			fputs("Try 'gpz --help' for more information.\n", stderr);
+		free(files);
+		return rc < 0 ? 1 : 0;
+	}
+	fio_install_signal_cleanup();
+	if (nfiles == 0)
+		files[nfiles++] = "-";
+	for (i = 0; i < nfiles; i++)
+		process(&o, files[i]);
+	if (o.op == OP_LIST && g_list_files > 1)
+		list_row(&g_list_total, NULL);
+	if (fflush(stdout) != 0)
+		io_error("stdout");
+	gpz_ctx_free(g_ctx);
+	free(g_in);
+	free(g_out);
+	free(files);
+	return g_status;
+}
