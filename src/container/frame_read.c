@@ -135,7 +135,7 @@ static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 	if (r == GPZ_OK && used != cb_bytes)
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
-		r = gpz_decoder_init(&dec, len, in->alphabet);
+		r = gpz_decoder_init(&dec, len, in->alphabet, in->symbol_bytes);
 	if (r == GPZ_OK && dec.max_len != in->max_code_len)
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)

@@ -15,7 +15,28 @@
 #define TB GPZ_DECODE_TABLE_BITS
 #define PEEK 24 /* bits compared in the canonical search: the longest code */
 
-gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet)
+/* Fill the multi-symbol table from the single-symbol one: after the first code of an index,
+ * the index's remaining bits may hold further whole codes. */
+static void build_multi(gpz_decoder *d)
+{
+	const uint32_t mask = (1u << TB) - 1;
+	for (uint32_t v = 0; v <= mask; v++) {
+		uint64_t e = 0;
+		unsigned used = 0, n = 0;
+		while (n < 3) {
+			uint32_t t = d->table[(v << used) & mask];
+			unsigned l = t & 31;
+			if (l == 0 || used + l > TB)
+				break;
+			e |= (uint64_t)(t >> 5) << (8 * d->w * n);
+			used += l;
+			n++;
+		}
+		d->multi[v] = e | ((uint64_t)n << 48) | ((uint64_t)used << 52);
+	}
+}
+
+gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet, int w)
 {
 	uint32_t count[GPZ_MAX_CODE_LEN + 1] = { 0 };
 	uint32_t offset[GPZ_MAX_CODE_LEN + 2], pos[GPZ_MAX_CODE_LEN + 2];
@@ -23,6 +44,7 @@ gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabe
 	uint32_t code = 0, nused = 0;
 
 	memset(d, 0, sizeof(*d));
+	d->w = w;
 	if (gpz_lengths_check(len, alphabet) != GPZ_OK)
 		return GPZ_ERR_CORRUPT;
 	for (uint32_t s = 0; s < alphabet; s++)
@@ -59,6 +81,8 @@ gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabe
 				d->table[lo + e] = (sym << 5) | (uint32_t)l;
 		}
 	}
+	if (w <= 2)
+		build_multi(d);
 	return GPZ_OK;
 }
 
@@ -154,6 +178,33 @@ static inline void decode_symbols(const gpz_decoder *d, struct bit_reader *br, u
 	}
 }
 
+/* 1- and 2-byte symbols: up to 3 symbols per lookup, written with one 4- or 8-byte store. The
+ * store covers 4 output slots, so the fast loop stops 4 symbols before the end of the chunk. */
+static inline void decode_multi(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
+                                size_t n, int w)
+{
+	size_t i = 0;
+	while (i + 4 <= n) {
+		uint64_t e;
+		unsigned cnt;
+		refill(br);
+		e = d->multi[br->buf >> (64 - TB)];
+		cnt = (e >> 48) & 3;
+		if (cnt == 0) {
+			store_symbol(dst, i++, w, decode_one(d, br));
+			continue;
+		}
+		if (w == 1)
+			gpz_store_le32(dst + i, (uint32_t)e);
+		else
+			gpz_store_le64(dst + 2 * i, e & 0xffffffffffffull);
+		br->buf <<= e >> 52;
+		br->nb -= (unsigned)(e >> 52);
+		i += cnt;
+	}
+	decode_symbols(d, br, dst + i * (size_t)w, n - i, w);
+}
+
 struct dec_job {
 	const gpz_decoder *d;
 	const uint8_t *payload;
@@ -175,9 +226,9 @@ static int decode_chunk(const struct dec_job *j, size_t c)
 
 	reader_init(&br, j->payload, j->payload_size, j->chunk_start[c]);
 	if (j->w == 1)
-		decode_symbols(j->d, &br, out, m, 1);
+		decode_multi(j->d, &br, out, m, 1);
 	else if (j->w == 2)
-		decode_symbols(j->d, &br, out, m, 2);
+		decode_multi(j->d, &br, out, m, 2);
 	else
 		decode_symbols(j->d, &br, out, m, 4);
 	return reader_pos(&br) == j->chunk_start[c + 1];

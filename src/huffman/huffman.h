@@ -81,6 +81,11 @@ gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *
 
 typedef struct gpz_decoder {
 	int max_len;
+	int w; /* symbol width the multi-symbol table is laid out for */
+	/* Multi-symbol table for 1- and 2-byte symbols: up to 3 whole codes within the next
+	 * GPZ_DECODE_TABLE_BITS bits: the symbols packed at w * 8-bit spacing from bit 0, the count
+	 * at bit 48, the bits they take at bit 52. Count 0: the first code is longer than the table. */
+	uint64_t multi[1u << GPZ_DECODE_TABLE_BITS];
 	/* first level: (symbol << 5) | length, or 0 when the code is longer than the table */
 	uint32_t table[1u << GPZ_DECODE_TABLE_BITS];
 	/* canonical search for long codes over the top 24 bits of the stream */
@@ -89,8 +94,8 @@ typedef struct gpz_decoder {
 	uint32_t *sorted;                     /* symbols ordered by (length, symbol) */
 } gpz_decoder;
 
-/* Build decoding tables from lengths that passed gpz_lengths_check. */
-gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet);
+/* Build decoding tables for symbols of width w from lengths (checked here). */
+gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet, int w);
 void gpz_decoder_free(gpz_decoder *d);
 
 /*

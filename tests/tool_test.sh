@@ -1,0 +1,349 @@
+#!/bin/bash
+# tool_test.sh - end-to-end tests of the gpz command-line tool.
+#
+# Usage: bash tool_test.sh PATH/TO/gpz SCRATCH_DIR
+#
+# Runs the real binary on generated files and on a few corpus files from
+# ${GPZ_CORPORA:-<repo>/../shared/corpora} (skipped with a SKIP line when absent), printing one
+# line per check and stopping with a nonzero status at the first failure. Work happens in a fresh
+# directory under SCRATCH_DIR, removed again when every check passed.
+set -eu
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 GPZ_BINARY SCRATCH_DIR" >&2
+	exit 2
+fi
+case $1 in
+/*) GPZ=$1 ;;
+*) GPZ=$PWD/$1 ;;
+esac
+[ -x "$GPZ" ] || { echo "FAIL: $GPZ is not an executable" >&2; exit 1; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+CORPORA=${GPZ_CORPORA:-$HERE/../../shared/corpora}
+mkdir -p "$2"
+W=$(mktemp -d "$2/tool.XXXXXX")
+cd "$W"
+NCHECK=0
+
+pass() { NCHECK=$((NCHECK + 1)); echo "ok    $*"; }
+fail() {
+	echo "FAIL  $*"
+	if [ -s err ]; then sed 's/^/      stderr: /' err; fi
+	echo "      (files left in $W)"
+	exit 1
+}
+skip() { echo "SKIP  $*"; }
+
+# run WANT DESC CMD...: run CMD (stdout to ./out, stderr to ./err) and require exit status WANT.
+run() {
+	local want=$1 desc=$2 rc=0
+	shift 2
+	"$@" >out 2>err || rc=$?
+	[ "$rc" -eq "$want" ] || fail "$desc: exit status $rc, expected $want"
+	pass "$desc"
+}
+# The same with standard input from a file: run_in WANT DESC INPUT CMD...
+run_in() {
+	local want=$1 desc=$2 input=$3 rc=0
+	shift 3
+	"$@" <"$input" >out 2>err || rc=$?
+	[ "$rc" -eq "$want" ] || fail "$desc: exit status $rc, expected $want"
+	pass "$desc"
+}
+same() { cmp -s "$1" "$2" || fail "$3: $1 and $2 differ"; pass "$3"; }
+exists() { [ -e "$1" ] || fail "$2: $1 is missing"; pass "$2"; }
+absent() { [ ! -e "$1" ] || fail "$2: $1 should not exist"; pass "$2"; }
+contains() { grep -q -e "$2" "$1" || fail "$3: '$2' not found in $1"; pass "$3"; }
+no_temp_files() {
+	if ls -A | grep -q '^\.gpz-tmp'; then fail "$1: temporary file left behind"; fi
+	pass "$1"
+}
+size_of() { wc -c <"$1" | tr -d ' '; }
+# Invert the byte at offset $2 of file $1.
+flip_byte() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+	printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+# Deterministic compressible text of about $2 lines.
+gen_text() {
+	awk -v n="$2" 'BEGIN { srand(7); for (i = 0; i < n; i++)
+		printf "%d,%s,%.3f\n", int(rand() * 1000), (rand() < 0.7 ? "alpha" : "beta"), rand() }' >"$1"
+}
+# Deterministic little-endian 16-bit symbols (skewed small values, even length).
+gen_u16() {
+	LC_ALL=C awk -v n="$2" 'BEGIN { srand(11); for (i = 0; i < n; i++) {
+		v = int(rand() * rand() * 3000); printf "%c%c", v % 256, int(v / 256) } }' >"$1"
+}
+# Deterministic little-endian 32-bit symbols below 2^20 (the 4-byte alphabet limit).
+gen_u32() {
+	LC_ALL=C awk -v n="$2" 'BEGIN { srand(13); for (i = 0; i < n; i++) {
+		v = int(rand() * rand() * 1048576); printf "%c%c%c%c", v % 256, int(v / 256) % 256,
+		int(v / 65536), 0 } }' >"$1"
+}
+
+echo "gpz tool tests: $GPZ in $W"
+
+# ---- basics ----
+run 0 "--help exits 0" "$GPZ" --help
+contains out "Usage:" "--help prints usage"
+contains out "removed" "--help states when the input is removed"
+run 0 "--version exits 0" "$GPZ" --version
+contains out "gpz" "--version names the program"
+run 1 "unknown option exits 1" "$GPZ" --no-such-option
+run 1 "bad -b value exits 1" "$GPZ" -b 3 -c /dev/null
+run 1 "bad --chunk-log exits 1" "$GPZ" --chunk-log=30 -c /dev/null
+run 1 "bad --frame-size exits 1" "$GPZ" --frame-size=2G -c /dev/null
+run 1 "frame size not a multiple of the symbol width exits 1" "$GPZ" -b 4 --frame-size=6 -c x
+
+# ---- round trips of a generated file ----
+gen_text t.txt 20000
+cp t.txt t.orig
+run 0 "compress with -k" "$GPZ" -k t.txt
+exists t.txt.gpz "-k creates t.txt.gpz"
+same t.txt t.orig "-k keeps the input unchanged"
+run 0 "test a good file (-t)" "$GPZ" -t t.txt.gpz
+[ ! -s out ] || fail "-t writes nothing to stdout"
+run 0 "decompress to stdout (-dc)" "$GPZ" -dc t.txt.gpz
+same out t.orig "-dc output equals the original"
+[ "$(size_of t.txt.gpz)" -lt "$(size_of t.orig)" ] || fail "text did not shrink"
+pass "text shrinks"
+
+rm t.txt
+run 0 "decompress (-d) removes the .gpz" "$GPZ" -d t.txt.gpz
+same t.txt t.orig "-d restores the original"
+absent t.txt.gpz "input t.txt.gpz removed without -k"
+run 0 "compress without -k" "$GPZ" t.txt
+absent t.txt "input removed without -k"
+run 0 "decompress with -k (--keep)" "$GPZ" --decompress --keep t.txt.gpz
+exists t.txt.gpz "input kept with -k"
+same t.txt t.orig "round trip without -k"
+
+run 0 "compress to stdout (-c)" "$GPZ" -c t.txt
+mv out c.gpz
+same t.txt t.orig "-c keeps the input"
+run 0 "decompress -c output" "$GPZ" -d -c c.gpz
+same out t.orig "-c round trip"
+
+run 0 "compress -o" "$GPZ" -o named.gpz t.txt
+exists named.gpz "-o writes the named file"
+absent t.txt "-o without -k removes the input"
+cp t.orig t.txt
+run 0 "decompress -o" "$GPZ" -dk -o named.out named.gpz
+same named.out t.orig "-o round trip"
+
+run_in 0 "compress stdin to stdout" t.orig "$GPZ"
+mv out s.gpz
+run_in 0 "decompress stdin to stdout" s.gpz "$GPZ" -d
+same out t.orig "stdin/stdout round trip"
+run_in 0 "'-' names stdin" s.gpz "$GPZ" -dc -
+same out t.orig "'-' round trip"
+run_in 0 "stdin with -o" t.orig "$GPZ" -o fromstdin.gpz
+run 0 "decompress stdin-compressed file" "$GPZ" -dc fromstdin.gpz
+same out t.orig "stdin -o round trip"
+
+run 0 "combined options -kv" "$GPZ" -kvf t.txt
+contains err "t.txt: .*% -- created t.txt.gpz" "-v reports the ratio"
+contains err "MB/s" "-v reports throughput"
+run 0 "long options and --" "$GPZ" --stdout --symbol-bytes=1 -- t.txt
+cp t.orig ./-dash
+run 0 "-- protects a file named -dash" "$GPZ" -k -- -dash
+exists ./-dash.gpz "-- compressed -dash"
+
+# ---- symbol widths, parameters, frames ----
+gen_u16 w16 60000
+cp w16 w16.orig
+run 0 "compress -b 2" "$GPZ" -k -b 2 w16
+run 0 "decompress -b 2 output" "$GPZ" -dc w16.gpz
+same out w16.orig "-b 2 round trip"
+run 0 "compress -b2 (attached value) --chunk-log=10" "$GPZ" -c -b2 --chunk-log=10 w16
+mv out w16c.gpz
+run 0 "decompress chunk-log 10" "$GPZ" -dc w16c.gpz
+same out w16.orig "--chunk-log=10 round trip"
+gen_u32 w32 30000
+run 0 "compress --symbol-bytes=4 -T 2 --cpu" "$GPZ" -c --symbol-bytes=4 -T 2 --cpu w32
+mv out w32.gpz
+run 0 "decompress 4-byte symbols with -T 0" "$GPZ" -dc -T0 w32.gpz
+same out w32 "-b 4 round trip"
+[ "$(size_of w32.gpz)" -lt "$(size_of w32)" ] || fail "4-byte symbols did not shrink"
+pass "4-byte symbols shrink"
+
+run 0 "compress in 64K frames" "$GPZ" -c --frame-size=64K -b 2 w16
+mv out frames.gpz
+run 0 "decompress a multi-frame file" "$GPZ" -dc frames.gpz
+same out w16.orig "multi-frame round trip"
+run 0 "list a multi-frame file" "$GPZ" -l frames.gpz
+nframes=$(( ($(size_of w16.orig) + 65535) / 65536 ))
+awk -v n="$nframes" 'NR == 2 && $4 == n { ok = 1 } END { exit !ok }' out ||
+	fail "-l shows $nframes frames"
+pass "-l shows $nframes frames"
+run 0 "list every frame with -lv" "$GPZ" -lv frames.gpz
+[ "$(grep -c 'frame ' out)" -eq "$nframes" ] || fail "-lv lists $nframes frames"
+pass "-lv lists $nframes frames"
+
+run 0 "list (-l)" "$GPZ" -l w16.gpz
+contains out " $(size_of w16.gpz) " "-l shows the compressed size"
+contains out " $(size_of w16.orig) " "-l shows the uncompressed size"
+contains out "%" "-l shows the ratio"
+contains out "[0-9a-f]\{16\}" "-l shows the content checksum"
+awk 'NR == 2 && $5 == 2 { ok = 1 } END { exit !ok }' out || fail "-l shows symbol width 2"
+pass "-l shows symbol width 2"
+
+printf '' >empty
+run 0 "compress an empty file" "$GPZ" -k empty
+run 0 "decompress an empty file" "$GPZ" -dc empty.gpz
+[ ! -s out ] || fail "empty round trip"
+pass "empty round trip"
+
+# ---- metadata ----
+cp t.orig meta.txt
+chmod 640 meta.txt
+touch -m -t 200102030405.06 meta.txt
+touch -a -t 200201020304.05 meta.txt
+run 0 "compress a file with old times" "$GPZ" meta.txt
+[ "$(stat -c '%a %Y %X' meta.txt.gpz)" = "640 $(date -d '2001-02-03 04:05:06' +%s) $(date -d '2002-01-02 03:04:05' +%s)" ] ||
+	fail "mode, mtime and atime copied to the .gpz ($(stat -c '%a %Y %X' meta.txt.gpz))"
+pass "mode, mtime and atime copied to the .gpz"
+run 0 "decompress it" "$GPZ" -d meta.txt.gpz
+[ "$(stat -c '%a %Y' meta.txt)" = "640 $(date -d '2001-02-03 04:05:06' +%s)" ] ||
+	fail "mode and mtime restored"
+pass "mode and mtime restored"
+
+# ---- never overwrite ----
+printf 'precious\n' >keep.txt.gpz
+cp keep.txt.gpz keep.saved
+cp t.orig keep.txt
+run 1 "refuse to overwrite an existing .gpz" "$GPZ" keep.txt
+contains err "exists" "the refusal says the file exists"
+same keep.txt.gpz keep.saved "existing file left unchanged"
+same keep.txt t.orig "input kept after the refusal"
+no_temp_files "no temporary file after the refusal"
+run 0 "-f overwrites" "$GPZ" -kf keep.txt
+run 0 "the overwritten file decodes" "$GPZ" -dc keep.txt.gpz
+same out t.orig "-f round trip"
+printf 'precious\n' >keep.txt
+run 1 "refuse to overwrite on decompression" "$GPZ" -d keep.txt.gpz
+contains keep.txt "precious" "decompression target left unchanged"
+exists keep.txt.gpz "input kept after the refusal"
+
+# ---- bad input sizes, truncation, corruption ----
+printf 'abcde' >odd
+run 1 "odd byte count with -b 2" "$GPZ" -b 2 odd
+contains err "multiple" "the error names the symbol width problem"
+absent odd.gpz "no output left for the odd input"
+exists odd "odd input kept"
+no_temp_files "no temporary file after the size error"
+head -c 100001 t.orig >odd2
+run 1 "large odd byte count with -b 4 through a pipe" "$GPZ" -b 4 -c - <odd2
+
+cp t.txt.gpz good.gpz
+len=$(size_of good.gpz)
+for cut in 3 8 20 $((len / 2)) $((len - 1)) $((len - 20)); do
+	head -c "$cut" good.gpz >trunc.gpz
+	run 1 "truncated at $cut of $len bytes: -d fails" "$GPZ" -d trunc.gpz
+	absent trunc "no output for the file truncated at $cut"
+	exists trunc.gpz "truncated input kept"
+	run 1 "truncated at $cut: -t fails" "$GPZ" -t trunc.gpz
+	run 1 "truncated at $cut: -l fails" "$GPZ" -l trunc.gpz
+done
+no_temp_files "no temporary file after truncation errors"
+
+for off in 0 9 40 $((len / 2)) $((len - 9)) $((len - 1)); do
+	cp good.gpz bad.gpz
+	flip_byte bad.gpz "$off"
+	run 1 "byte $off of $len flipped: -t fails" "$GPZ" -t bad.gpz
+	run 1 "byte $off flipped: -d fails" "$GPZ" -d bad.gpz
+	absent bad "no output for the file with byte $off flipped"
+done
+run 1 "a non-gpz file fails -d" "$GPZ" -dc t.orig
+contains err "t.orig" "the error names the file"
+
+# ---- concatenation and trailing data ----
+cat good.gpz w16.gpz empty.gpz good.gpz >cat.gpz
+cat t.orig w16.orig t.orig >cat.orig
+run 0 "decompress concatenated streams" "$GPZ" -dc cat.gpz
+same out cat.orig "concatenated streams decode to the concatenation"
+run 0 "test concatenated streams" "$GPZ" -t cat.gpz
+run 0 "list concatenated streams" "$GPZ" -l cat.gpz
+contains out " $(size_of cat.orig) " "-l sums concatenated streams"
+cp good.gpz garbage.gpz
+printf 'garbage!!' >>garbage.gpz
+run 1 "trailing garbage fails" "$GPZ" -d garbage.gpz
+contains err "trailing garbage" "the error says trailing garbage"
+absent garbage "no output for trailing garbage"
+run 0 "-c of several files concatenates" "$GPZ" -c t.orig w16.orig
+mv out multi.gpz
+run 0 "decompress the concatenation" "$GPZ" -dc multi.gpz
+cat t.orig w16.orig >multi.orig
+same out multi.orig "several files through -c"
+
+# ---- several operands, skips and exit codes ----
+cp t.orig m1
+cp w16.orig m2
+run 0 "several files in one call" "$GPZ" m1 m2
+exists m1.gpz "first of several compressed"
+exists m2.gpz "second of several compressed"
+run 0 "several files decompressed" "$GPZ" -d m1.gpz m2.gpz
+same m1 t.orig "first of several restored"
+same m2 w16.orig "second of several restored"
+run 1 "missing file exits 1" "$GPZ" no-such-file
+run 1 "a missing file among good ones still exits 1" "$GPZ" -k m1 no-such-file
+exists m1.gpz "the good file was still processed"
+mkdir adir
+run 2 "a directory is skipped with exit 2" "$GPZ" adir
+run 2 "already-suffixed file skipped with exit 2" "$GPZ" good.gpz
+contains err "suffix" "the warning names the suffix"
+exists good.gpz "already-suffixed file untouched"
+run 2 "-q still exits 2" "$GPZ" -q good.gpz
+[ ! -s err ] || fail "-q silences warnings"
+pass "-q silences warnings"
+cp t.orig nosuffix
+run 1 "-d needs the .gpz suffix" "$GPZ" -d nosuffix
+ln -s t.orig link
+run 2 "a symbolic link is skipped" "$GPZ" link
+absent link.gpz "no output for the symbolic link"
+cp t.orig hard1
+ln hard1 hard2
+run 2 "a file with other hard links is skipped" "$GPZ" hard1
+run 0 "with -k a hard-linked file is fine" "$GPZ" -k hard1
+run 1 "-o with several inputs is refused" "$GPZ" -o x.gpz m1 m2
+run 1 "-c with -o is refused" "$GPZ" -c -o x.gpz m1
+
+# ---- terminals (when script(1) can provide one) ----
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
+	run 1 "refuse to write compressed data to a terminal" \
+		script -qec "'$GPZ' -c t.orig; exit \$?" /dev/null
+	run 1 "refuse to read compressed data from a terminal" \
+		script -qec "'$GPZ' -d; exit \$?" /dev/null
+else
+	skip "terminal checks: script(1) unavailable"
+fi
+
+# ---- real files ----
+if [ -d "$CORPORA" ]; then
+	for f in calgary/book1 calgary/pic canterbury/kennedy.xls canterbury/alice29.txt; do
+		if [ ! -f "$CORPORA/$f" ]; then
+			skip "corpus file $f absent"
+			continue
+		fi
+		b=$(basename "$f")
+		cp "$CORPORA/$f" "c-$b"
+		chmod 644 "c-$b"
+		run 0 "corpus $f: compress -k" "$GPZ" -k "c-$b"
+		run 0 "corpus $f: test" "$GPZ" -t "c-$b.gpz"
+		run 0 "corpus $f: decompress" "$GPZ" -dc "c-$b.gpz"
+		same out "$CORPORA/$f" "corpus $f round trip"
+		if [ $(($(size_of "c-$b") % 2)) -eq 0 ]; then
+			run_in 0 "corpus $f: -b 2 through pipes" "c-$b" "$GPZ" -b 2
+			mv out "c-$b.2.gpz"
+			run_in 0 "corpus $f: -b 2 decompress" "c-$b.2.gpz" "$GPZ" -d
+			same out "$CORPORA/$f" "corpus $f -b 2 round trip"
+		fi
+	done
+else
+	skip "corpus round trips: $CORPORA not found (set GPZ_CORPORA)"
+fi
+
+echo "all $NCHECK checks passed"
+cd /
+rm -rf "$W"
