@@ -114,6 +114,13 @@ static gpz_result chunk_starts(const uint8_t *index, const gpz_block_info *in, u
 	return (starts[nchunks] + 7) / 8 == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
+/* The bits after the last code of the payload must be zero, so every bit of a frame is checked. */
+static int padding_is_zero(const uint8_t *data, uint64_t payload, uint64_t bits)
+{
+	unsigned pad = (unsigned)(8 * payload - bits);
+	return pad == 0 || (data[payload - 1] & ((1u << pad) - 1)) == 0;
+}
+
 static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
                                  uint8_t *dst)
 {
@@ -140,6 +147,8 @@ static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
 		r = chunk_starts(index, in, payload, starts);
+	if (r == GPZ_OK && !padding_is_zero(data, payload, starts[nchunks]))
+		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
 		r = gpz_huff_decode(&dec, data, (size_t)payload, starts, (size_t)n, in->symbol_bytes,
 		                    in->chunk_log, ctx->nthreads, dst);
