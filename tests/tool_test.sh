@@ -102,8 +102,12 @@ cp t.txt t.orig
 run 0 "compress with -k" "$GPZ" -k t.txt
 exists t.txt.gpz "-k creates t.txt.gpz"
 same t.txt t.orig "-k keeps the input unchanged"
+ls -A >before
 run 0 "test a good file (-t)" "$GPZ" -t t.txt.gpz
 [ ! -s out ] || fail "-t writes nothing to stdout"
+ls -A | grep -v -x -e out -e err | cmp -s - <(grep -v -x -e out -e err before) ||
+	fail "-t creates or removes no file"
+pass "-t creates or removes no file"
 run 0 "decompress to stdout (-dc)" "$GPZ" -dc t.txt.gpz
 same out t.orig "-dc output equals the original"
 [ "$(size_of t.txt.gpz)" -lt "$(size_of t.orig)" ] || fail "text did not shrink"
@@ -153,7 +157,7 @@ exists ./-dash.gpz "-- compressed -dash"
 # ---- symbol widths, parameters, frames ----
 gen_u16 w16 60000
 cp w16 w16.orig
-run 0 "compress -b 2" "$GPZ" -k -b 2 w16
+run 0 "compress --huff --symbol-bytes=2" "$GPZ" -k --huff --symbol-bytes=2 w16
 run 0 "decompress -b 2 output" "$GPZ" -dc w16.gpz
 same out w16.orig "-b 2 round trip"
 run 0 "compress -b2 (attached value) --chunk-log=10" "$GPZ" -c -b2 --chunk-log=10 w16
@@ -188,6 +192,10 @@ contains out "%" "-l shows the ratio"
 contains out "[0-9a-f]\{16\}" "-l shows the content checksum"
 awk 'NR == 2 && $5 == 2 { ok = 1 } END { exit !ok }' out || fail "-l shows symbol width 2"
 pass "-l shows symbol width 2"
+# A one-frame stream ends with the frame's 8-byte little-endian checksum, then the trailer.
+sum=$(od -An -tx1 -j $(($(size_of w16.gpz) - 28)) -N8 w16.gpz |
+	awk '{ for (i = NF; i >= 1; i--) printf "%s", $i }')
+contains out " $sum " "-l shows the frame's stored checksum ($sum)"
 
 printf '' >empty
 run 0 "compress an empty file" "$GPZ" -k empty
@@ -234,7 +242,11 @@ absent odd.gpz "no output left for the odd input"
 exists odd "odd input kept"
 no_temp_files "no temporary file after the size error"
 head -c 100001 t.orig >odd2
-run 1 "large odd byte count with -b 4 through a pipe" "$GPZ" -b 4 -c - <odd2
+run 1 "odd byte count with -b 4 through a pipe" bash -c "cat odd2 | '$GPZ' -b 4 -c >/dev/null"
+contains err "multiple" "the pipe error names the symbol width problem"
+run 1 "odd byte count with -b 4 from a pipe into -o" bash -c "cat odd2 | '$GPZ' -b 4 -o odd2.gpz"
+absent odd2.gpz "no output left for the odd pipe input"
+no_temp_files "no temporary file after the pipe size error"
 
 cp t.txt.gpz good.gpz
 len=$(size_of good.gpz)
@@ -317,6 +329,16 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 		script -qec "'$GPZ' -d; exit \$?" /dev/null
 else
 	skip "terminal checks: script(1) unavailable"
+fi
+
+# ---- backends: identical output (only where a GPU is usable) ----
+if "$GPZ" --gpu -c t.orig >gpu.gpz 2>err; then
+	run 0 "compress with --cpu" "$GPZ" --cpu -c t.orig
+	same out gpu.gpz "--gpu and --cpu give identical output"
+	run 0 "decompress with --gpu" "$GPZ" --gpu -dc c.gpz
+	same out t.orig "--gpu round trip"
+else
+	skip "GPU checks: $(tail -n 1 err)"
 fi
 
 # ---- real files ----

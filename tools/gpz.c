@@ -518,6 +518,13 @@ static int write_out(fio_out *out, const struct job *j, const void *buf, size_t 
 
 /* ---- Compression ---- */
 
+static int size_error(const struct job *j, uint64_t size, int symbol_bytes)
+{
+	report_error(j->name, "input size (%" PRIu64 " bytes) is not a multiple of the symbol "
+	             "width (%d bytes)", size, symbol_bytes);
+	return -1;
+}
+
 static int compress_frames(const struct opts *o, gpz_ctx *ctx, const struct job *j, fio_out *out,
                            struct counts *c)
 {
@@ -530,11 +537,8 @@ static int compress_frames(const struct opts *o, gpz_ctx *ctx, const struct job 
 			return io_error(j->name);
 		if (got == 0)
 			break;
-		if (got % (size_t)p->symbol_bytes != 0) {
-			report_error(j->name, "input size (%" PRIu64 " bytes) is not a multiple of the "
-			             "symbol width (%d bytes)", c->in + got, p->symbol_bytes);
-			return -1;
-		}
+		if (got % (size_t)p->symbol_bytes != 0)
+			return size_error(j, c->in + got, p->symbol_bytes);
 		if (c->frames == UINT32_MAX) {
 			report_error(j->name, "too many frames; use a larger --frame-size");
 			return -1;
@@ -555,9 +559,14 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
                            struct counts *c)
 {
 	size_t bound = gpz_frame_bound(o->params.frame_bytes, &o->params), n;
-	gpz_ctx *ctx = get_ctx(o);
+	uint64_t size = (uint64_t)j->st.st_size;
+	gpz_ctx *ctx;
 	gpz_result r;
 
+	/* Fail early when the size is known; pipes are caught at their end by compress_frames. */
+	if (S_ISREG(j->st.st_mode) && size % (uint64_t)o->params.symbol_bytes != 0)
+		return size_error(j, size, o->params.symbol_bytes);
+	ctx = get_ctx(o);
 	if (ctx == NULL)
 		return -1;
 	if (bound < GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE)
@@ -804,7 +813,8 @@ static int note_frame(struct listing *L, const gpz_block_info *info, uint64_t su
 	if (L->frames == 0)
 		L->first_sum = sum;
 	L->frames++;
-	L->types |= 1u << (unsigned)info->frame_type;
+	if ((unsigned)info->frame_type < 32)
+		L->types |= 1u << (unsigned)info->frame_type;
 	merge_param(&L->sym, info->symbol_bytes);
 	if (info->frame_type == GPZ_FRAME_HUFFMAN) /* the others have no chunks */
 		merge_param(&L->chunk_log, info->chunk_log);
@@ -1023,6 +1033,16 @@ static int open_input(const struct opts *o, struct job *j)
 	return 0;
 }
 
+/* Pass an allocation through, reporting when it failed. */
+static char *no_null(char *p, const struct job *j)
+{
+	if (p == NULL) {
+		errno = ENOMEM;
+		io_error(j->name);
+	}
+	return p;
+}
+
 /* The output file name for a named input, or NULL (reported) when the file is skipped. */
 static char *output_name(const struct opts *o, const struct job *j)
 {
@@ -1031,7 +1051,7 @@ static char *output_name(const struct opts *o, const struct job *j)
 	char *name;
 
 	if (o->output != NULL)
-		return strdup(o->output);
+		return no_null(strdup(o->output), j);
 	base = base != NULL ? base + 1 : j->path;
 	if (o->op == OP_COMPRESS && has_suffix(j->path)) {
 		report_warning(o, j->name, "already has %s suffix -- unchanged", SUFFIX);
@@ -1041,7 +1061,7 @@ static char *output_name(const struct opts *o, const struct job *j)
 		report_error(j->name, "unknown suffix -- ignored (expected %s; use -c or -o)", SUFFIX);
 		return NULL;
 	}
-	name = malloc(n + SUFFIX_LEN + 1);
+	name = no_null(malloc(n + SUFFIX_LEN + 1), j);
 	if (name == NULL)
 		return NULL;
 	memcpy(name, j->path, n + 1);
@@ -1133,11 +1153,9 @@ static void run_transform(const struct opts *o, struct job *j)
 		rc = compress_stream(o, j, &out, &c);
 	else
 		rc = decode_stream(o, j, o->op == OP_TEST ? NULL : &out, &c);
-	if (o->op == OP_TEST)
-		;
-	else if (rc != 0)
+	if (o->op != OP_TEST && rc != 0)
 		fio_out_abort(&out);
-	else
+	else if (o->op != OP_TEST)
 		rc = close_output(o, j, &out);
 	if (rc == 0 && o->verbose)
 		report_done(o, j, &c, now_seconds() - t0);

@@ -7,7 +7,7 @@
 #include "gpz.h"
 
 #include <stdlib.h>
-#include <xxhash.h>
+#include "common/xxh64.h"
 
 /* Blocks per parallel task: 64 x 64 KiB = 4 MiB, enough to amortise scheduling. */
 #define BLOCKS_PER_TASK 64
@@ -24,7 +24,7 @@ static uint64_t sum_blocks(const uint8_t *data, size_t size, size_t first, size_
 	for (size_t b = first; b < last; b++) {
 		size_t off = b * GPZ_CHECKSUM_BLOCK;
 		size_t len = size - off < GPZ_CHECKSUM_BLOCK ? size - off : GPZ_CHECKSUM_BLOCK;
-		sum += XXH64(data + off, len, (XXH64_hash_t)b);
+		sum += gpz_xxh64(data + off, len, (uint64_t)b);
 	}
 	return sum;
 }

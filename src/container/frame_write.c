@@ -8,14 +8,14 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
+#include "common/xxh64.h"
 
 /* Fixed bytes of every frame: header, header check, content checksum. */
 #define FRAME_FIXED (GPZ_FRAME_HEADER_SIZE + GPZ_CHECK_SIZE + GPZ_CONTENT_SIZE)
 
 uint32_t gpz_header_check(const void *data, size_t size)
 {
-	return (uint32_t)XXH64(data, size, 0);
+	return (uint32_t)gpz_xxh64(data, size, 0);
 }
 
 void gpz_params_default(gpz_params *p)

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install what gpz needs to build and test (Debian/Ubuntu). Idempotent: installs only what is
+# missing, and only when run as root; otherwise it names the missing packages.
+set -eu
+need=""
+command -v cmake >/dev/null 2>&1 || need="$need cmake"
+command -v cc >/dev/null 2>&1 || need="$need gcc"
+command -v make >/dev/null 2>&1 || need="$need make"
+[ -f /usr/include/xxhash.h ] || need="$need libxxhash-dev"
+[ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
+command -v bzip2 >/dev/null 2>&1 || need="$need bzip2"
+command -v xz >/dev/null 2>&1 || need="$need xz-utils"
+[ -z "$need" ] && exit 0
+if [ "$(id -u)" = 0 ]; then
+  echo "deps: installing$need"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq $need >/dev/null
+else
+  echo "deps: missing$need; run: sudo apt-get install$need" >&2
+  exit 1
+fi

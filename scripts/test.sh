@@ -1,0 +1,13 @@
+#!/bin/sh
+# Everything a fresh machine needs to pass the tests: dependencies, test data, a release build
+# and its tests, then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+sh "$root/scripts/deps.sh"
+sh "$root/corpora/prepare.sh"
+sh "$root/scripts/build.sh" "$root/build"
+ctest --test-dir "$root/build" -j2 --output-on-failure
+sh "$root/scripts/build.sh" "$root/build-asan" -DGPZ_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$root/build-asan" -j2 --output-on-failure
+echo "test.sh: all tests passed (release and ASan/UBSan builds)"
