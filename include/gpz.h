@@ -128,6 +128,9 @@ gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint64_t *siz
 #define GPZ_FRAME_HEADER_SIZE 32
 /* gpz_parse_block needs this many bytes (or the rest of the stream, if shorter). */
 #define GPZ_BLOCK_PEEK_SIZE GPZ_FRAME_HEADER_SIZE
+/* The largest block gpz_parse_block accepts (a 1 GiB frame of 1-byte symbols with 24-bit codes,
+ * index and a full codebook), so readers can bound allocations before reading a block. */
+#define GPZ_MAX_BLOCK_BYTES ((uint64_t)GPZ_MAX_FRAME_BYTES * 3 + ((uint64_t)1 << 24) + 4096)
 
 gpz_result gpz_write_header(void *dst, size_t dst_cap, size_t *written);
 gpz_result gpz_read_header(const void *src, size_t src_size);
@@ -154,8 +157,8 @@ typedef struct gpz_block_info {
 	/* frames: */
 	gpz_frame_type frame_type;
 	int symbol_bytes;
-	int chunk_log;
-	int max_code_len;
+	int chunk_log;              /* Huffman frames only; 0 for stored and constant frames */
+	int max_code_len;           /* Huffman frames only; 0 otherwise */
 	uint32_t alphabet;          /* Huffman: code lengths stored; constant: the symbol */
 	uint64_t content_bytes;     /* uncompressed bytes of the frame */
 	/* trailer: */
@@ -163,7 +166,9 @@ typedef struct gpz_block_info {
 	uint32_t frame_count;
 } gpz_block_info;
 
-/* Parse the header of the next frame or trailer at src (src_size bytes available). */
+/* Parse the header of the next frame or trailer at src (src_size bytes available). A frame that
+ * parses has block_bytes <= GPZ_MAX_BLOCK_BYTES, and its content checksum (little-endian u64) is
+ * its last 8 bytes. */
 gpz_result gpz_parse_block(const void *src, size_t src_size, gpz_block_info *info);
 
 /*

@@ -366,6 +366,30 @@ else
 	skip "corpus round trips: $CORPORA not found (set GPZ_CORPORA)"
 fi
 
+# ---- every corpus file through the tool (1-byte symbols), and the prepared codes (2-byte) ----
+DATA=${GPZ_DATA:-$HERE/../corpora/data}
+pipe_trip() { # FILE SYMBOL_BYTES
+	"$GPZ" -q -b "$2" -c <"$1" >pt.gpz || fail "compress $1 (-b $2) through pipes"
+	"$GPZ" -q -dc <pt.gpz | cmp -s - "$1" || fail "pipe round trip of $1 (-b $2) differs"
+	NTRIP=$((NTRIP + 1))
+}
+NTRIP=0
+if [ -d "$CORPORA" ]; then
+	find "$CORPORA" -type f | LC_ALL=C sort >files.lst
+	while IFS= read -r f; do pipe_trip "$f" 1; done <files.lst
+	pass "$NTRIP corpus files round trip through the tool as bytes"
+fi
+NTRIP=0
+if [ -d "$DATA" ]; then
+	find "$DATA/nyx" "$DATA/quant" -type f \( -name '*.b16' -o -name '*.u16' \) 2>/dev/null |
+		LC_ALL=C sort >codes.lst
+	while IFS= read -r f; do pipe_trip "$f" 2; done <codes.lst
+	[ "$NTRIP" -gt 0 ] && pass "$NTRIP code files round trip through the tool as 2-byte symbols"
+	[ "$NTRIP" -gt 0 ] || skip "no prepared codes in $DATA (run corpora/prepare.sh)"
+else
+	skip "prepared codes: $DATA not found (run corpora/prepare.sh)"
+fi
+
 echo "all $NCHECK checks passed"
 cd /
 rm -rf "$W"
