@@ -7,7 +7,8 @@ sh "$root/scripts/deps.sh"
 sh "$root/corpora/prepare.sh"
 sh "$root/scripts/build.sh" "$root/build"
 ctest --test-dir "$root/build" -j2 --output-on-failure
-sh "$root/scripts/build.sh" "$root/build-asan" -DGPZ_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+sh "$root/scripts/build.sh" "$root/build-asan" -DGPZ_SANITIZE=ON -DGPZ_CUDA=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$root/build-asan" -j2 --output-on-failure
 echo "test.sh: all tests passed (release and ASan/UBSan builds)"

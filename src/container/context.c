@@ -1,12 +1,13 @@
 /* context.c - creating contexts and choosing the backend. */
 #include "container/context.h"
 #include "common/parallel.h"
+#include "gpu/gpu.h"
 
 #include <stdlib.h>
 
 int gpz_gpu_available(void)
 {
-	return 0; /* no GPU backend is compiled into this build yet */
+	return gpz_gpu_usable();
 }
 
 gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
