@@ -184,6 +184,25 @@ gpz_result gpz_write_trailer(uint64_t total_bytes, uint32_t frame_count, void *d
 gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_bytes,
                             uint32_t frame_count);
 
+/* ---- Device buffers (GPU backend) ----
+ *
+ * Compress or decompress buffers in device memory on the caller's CUDA stream (a cudaStream_t
+ * passed as void *; NULL = the default stream). d_src and d_dst are device pointers; the output
+ * is the same .gpz stream the host calls write. The context must use the GPU backend
+ * (GPZ_ERR_NO_GPU otherwise). Host synchronisation: compression synchronises the stream once per
+ * frame after the histogram (the codebook is decided on the host from the counts) and once per
+ * frame at its end; decompression copies each frame's header, codebook and chunk index to the
+ * host and synchronises once per frame. When a call returns, its output is complete.
+ * Device memory: the context keeps a workspace, grown on first use to at most
+ * gpz_device_workspace_size() bytes, and reuses it until gpz_ctx_free.
+ */
+size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size);
+gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
+                               size_t src_size, void *d_dst, size_t dst_cap, size_t *dst_size,
+                               void *cuda_stream);
+gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size, void *d_dst,
+                                 size_t dst_cap, size_t *dst_size, void *cuda_stream);
+
 /* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
 uint64_t gpz_content_checksum(const void *data, size_t size);
 

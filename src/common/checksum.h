@@ -5,10 +5,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bytes per checksum block. Blocks hash independently, so the GPU and threads can split them. */
 #define GPZ_CHECKSUM_BLOCK ((size_t)1 << 16)
 
 /* Sum over blocks i of XXH64(block i, seed i), mod 2^64, on up to nthreads threads. */
 uint64_t gpz_checksum_threads(const void *data, size_t size, int nthreads);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include "gpz.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Calls fn(ctx, i) once for every i in [0, ntasks) on up to nthreads threads (the caller's among
  * them). Workers take tasks in order from a shared counter, so tasks must be independent. */
 typedef void (*gpz_task_fn)(void *ctx, size_t task);
@@ -14,4 +18,7 @@ void gpz_parallel_for(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx);
 /* Number of online CPUs (at least 1). */
 int gpz_cpu_count(void);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -25,12 +25,24 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 	ctx->backend = backend == GPZ_BACKEND_AUTO && !gpz_gpu_available() ? GPZ_BACKEND_CPU
 	             : backend == GPZ_BACKEND_AUTO ? GPZ_BACKEND_GPU : backend;
 	ctx->nthreads = nthreads ? nthreads : gpz_cpu_count();
+	ctx->gpu = NULL;
+	if (ctx->backend == GPZ_BACKEND_GPU) {
+		gpz_result r = gpz_gpu_ctx_init(ctx);
+		if (r != GPZ_OK && backend == GPZ_BACKEND_GPU) {
+			free(ctx);
+			return r;
+		}
+		if (r != GPZ_OK) /* AUTO: a GPU that cannot be set up means the CPU */
+			ctx->backend = GPZ_BACKEND_CPU;
+	}
 	*out = ctx;
 	return GPZ_OK;
 }
 
 void gpz_ctx_free(gpz_ctx *ctx)
 {
+	if (ctx && ctx->gpu)
+		gpz_gpu_ctx_free(ctx);
 	free(ctx);
 }
 

@@ -6,6 +6,11 @@
 #include <stdint.h>
 
 #include "gpz.h"
+#include "huffman/huffman.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define GPZ_TRAILER_TYPE 0xFF
 #define GPZ_CHECK_SIZE 4     /* header check after the chunk index */
@@ -20,4 +25,44 @@ static inline uint64_t gpz_frame_chunks(uint64_t n_symbols, int chunk_log)
 /* Low 32 bits of XXH64(data, 0): the header and trailer check. */
 uint32_t gpz_header_check(const void *data, size_t size);
 
+/* Fixed bytes of every frame: header, header check, content checksum. */
+#define GPZ_FRAME_FIXED (GPZ_FRAME_HEADER_SIZE + GPZ_CHECK_SIZE + GPZ_CONTENT_SIZE)
+
+/*
+ * What a frame will be, decided from the histogram alone, so that both backends make the same
+ * decisions: constant when one symbol occurs, else Huffman when smaller than stored, else stored.
+ * The plan holds the frame's header and codebook bytes (`head`, `head_bytes` = header + codebook;
+ * the chunk index follows them) and, for Huffman frames, the encoder table.
+ */
+struct gpz_frame_plan {
+	gpz_frame_type type;
+	int w, chunk_log, max_len;
+	size_t n;              /* symbols */
+	uint32_t alphabet;     /* largest symbol + 1 */
+	uint8_t *len;          /* Huffman: code lengths [alphabet] */
+	uint32_t *table;       /* Huffman: encoder table [alphabet] */
+	uint64_t bits;         /* Huffman: payload bits */
+	uint64_t nchunks;      /* Huffman: chunk index entries */
+	size_t payload;        /* payload bytes */
+	uint8_t *head;         /* frame header + codebook */
+	size_t head_bytes;
+	size_t index_at, check_at, payload_at, sum_at, total; /* offsets in the frame; size */
+};
+
+/* counts[0 .. alphabet) of n >= 1 symbols; alphabet from the histogram. */
+gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
+                               const uint32_t *counts, uint32_t alphabet, size_t n);
+void gpz_frame_plan_free(struct gpz_frame_plan *pl);
+
+/* Reading a Huffman frame: from its bytes up to the payload (header, codebook, chunk index;
+ * the header check already verified), build the decoder and the chunk start offsets
+ * (nchunks + 1 entries, malloc'd), checking every rule of FORMAT.md but the payload's. */
+gpz_result gpz_frame_prepare_decode(const uint8_t *frame, const gpz_block_info *in,
+                                    gpz_decoder *dec, uint64_t **starts);
+/* The payload's padding bits (after `bits`) in its last byte must be zero. */
+int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -114,47 +114,66 @@ static gpz_result chunk_starts(const uint8_t *index, const gpz_block_info *in, u
 	return (starts[nchunks] + 7) / 8 == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
-/* The bits after the last code of the payload must be zero, so every bit of a frame is checked. */
-static int padding_is_zero(const uint8_t *data, uint64_t payload, uint64_t bits)
+int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits)
 {
 	unsigned pad = (unsigned)(8 * payload - bits);
-	return pad == 0 || (data[payload - 1] & ((1u << pad) - 1)) == 0;
+	return pad == 0 || (last_byte & ((1u << pad) - 1)) == 0;
 }
 
-static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
-                                 uint8_t *dst)
+gpz_result gpz_frame_prepare_decode(const uint8_t *s, const gpz_block_info *in, gpz_decoder *dec,
+                                    uint64_t **starts_out)
 {
 	uint32_t cb_bytes = gpz_load_le32(s + 16);
 	uint64_t payload = gpz_load_le64(s + 24);
 	uint64_t n = in->content_bytes / (uint64_t)in->symbol_bytes;
 	uint64_t nchunks = gpz_frame_chunks(n, in->chunk_log);
 	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE + cb_bytes;
-	const uint8_t *data = index + 4 * nchunks + GPZ_CHECK_SIZE;
 	uint8_t *len = malloc(in->alphabet);
 	uint64_t *starts = malloc((size_t)(nchunks + 1) * sizeof(*starts));
-	gpz_decoder dec = { 0 };
 	size_t used = 0;
-	gpz_result r = GPZ_ERR_NOMEM;
+	gpz_result r = len && starts ? GPZ_OK : GPZ_ERR_NOMEM;
 
-	if (!len || !starts)
-		goto out;
-	r = gpz_lengths_read(s + GPZ_FRAME_HEADER_SIZE, cb_bytes, in->alphabet, len, &used);
+	memset(dec, 0, sizeof(*dec));
+	if (r == GPZ_OK)
+		r = gpz_lengths_read(s + GPZ_FRAME_HEADER_SIZE, cb_bytes, in->alphabet, len, &used);
 	if (r == GPZ_OK && used != cb_bytes)
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
-		r = gpz_decoder_init(&dec, len, in->alphabet, in->symbol_bytes);
-	if (r == GPZ_OK && dec.max_len != in->max_code_len)
+		r = gpz_decoder_init(dec, len, in->alphabet, in->symbol_bytes);
+	if (r == GPZ_OK && dec->max_len != in->max_code_len)
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
 		r = chunk_starts(index, in, payload, starts);
-	if (r == GPZ_OK && !padding_is_zero(data, payload, starts[nchunks]))
+	free(len);
+	if (r != GPZ_OK) {
+		gpz_decoder_free(dec);
+		free(starts);
+		starts = NULL;
+	}
+	*starts_out = starts;
+	return r;
+}
+
+static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
+                                 uint8_t *dst)
+{
+	uint64_t payload = gpz_load_le64(s + 24);
+	uint64_t n = in->content_bytes / (uint64_t)in->symbol_bytes;
+	uint64_t nchunks = gpz_frame_chunks(n, in->chunk_log);
+	const uint8_t *data = s + GPZ_FRAME_HEADER_SIZE + gpz_load_le32(s + 16) + 4 * nchunks +
+	                      GPZ_CHECK_SIZE;
+	uint64_t *starts = NULL;
+	gpz_decoder dec;
+	gpz_result r = gpz_frame_prepare_decode(s, in, &dec, &starts);
+
+	if (r != GPZ_OK)
+		return r;
+	if (!gpz_frame_padding_ok(data[payload - 1], payload, starts[nchunks]))
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
 		r = gpz_huff_decode(&dec, data, (size_t)payload, starts, (size_t)n, in->symbol_bytes,
 		                    in->chunk_log, ctx->nthreads, dst);
-out:
 	gpz_decoder_free(&dec);
-	free(len);
 	free(starts);
 	return r;
 }
@@ -185,6 +204,9 @@ gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, 
 	if (!ctx || !written || (!dst && dst_cap))
 		return GPZ_ERR_PARAM;
 	*written = 0;
+	if (ctx->backend == GPZ_BACKEND_GPU)
+		return gpz_gpu_decompress_frame_host(ctx, src, src_size, dst, dst_cap, written,
+		                                     checksum);
 	r = gpz_parse_block(src, src_size, &in);
 	if (r != GPZ_OK)
 		return r;

@@ -11,6 +11,10 @@
 
 #include "gpz.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- histogram.c ---- */
 
 /* Largest alphabet a symbol width can need: 256, 65536, or GPZ_MAX_ALPHABET. */
@@ -107,4 +111,7 @@ gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t 
                            const uint64_t *chunk_start, size_t n, int w, int chunk_log,
                            int nthreads, uint8_t *dst);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

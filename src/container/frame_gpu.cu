@@ -1,0 +1,479 @@
+/*
+ * frame_gpu.cu - frames on the GPU backend: the same plan (frame_plan.c) and the same bytes as
+ * the CPU backend, with the histogram, encoder, decoder and checksums run on the device.
+ *
+ * Compressing a frame synchronises the stream once after the histogram: the codebook and the
+ * frame layout are decided on the host from the counts (copying them is a few KiB for
+ * quantization codes), exactly as the CPU backend decides them. Everything else is queued on the
+ * stream. Decompressing copies the frame's header, codebook and chunk index to the host to
+ * validate them and build the decoder tables, then decodes and checksums on the device.
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "container/context.h"
+#include "container/frame.h"
+#include "common/bits.h"
+#include "common/checksum.h"
+}
+#include "common/xxh64.h"
+#include "gpu/gpu.h"
+#include "gpu/cuda_check.h"
+
+struct gpu_state {
+	cudaStream_t stream;   /* for the host-buffer API */
+	uint8_t *work;         /* device workspace, grown on demand */
+	size_t work_cap;
+	uint8_t *in, *out;     /* device staging for the host-buffer API */
+	size_t in_cap, out_cap;
+	uint64_t *pinned;      /* small pinned host buffer for results */
+};
+
+static gpz_result grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (*cap >= need)
+		return GPZ_OK;
+	if (*buf)
+		cudaFree(*buf);
+	*buf = NULL;
+	*cap = 0;
+	GPZ_CUDA_TRY(cudaMalloc(buf, need));
+	*cap = need;
+	return GPZ_OK;
+}
+
+static size_t align256(size_t x)
+{
+	return (x + 255) & ~(size_t)255;
+}
+
+extern "C" gpz_result gpz_gpu_ctx_init(gpz_ctx *ctx)
+{
+	gpu_state *g = (gpu_state *)calloc(1, sizeof(*g));
+	if (!g)
+		return GPZ_ERR_NOMEM;
+	if (cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaMallocHost(&g->pinned, 64) != cudaSuccess) {
+		if (g->stream)
+			cudaStreamDestroy(g->stream);
+		cudaGetLastError();
+		free(g);
+		return GPZ_ERR_GPU;
+	}
+	ctx->gpu = g;
+	return GPZ_OK;
+}
+
+extern "C" void gpz_gpu_ctx_free(gpz_ctx *ctx)
+{
+	gpu_state *g = (gpu_state *)ctx->gpu;
+	if (!g)
+		return;
+	cudaFree(g->work);
+	cudaFree(g->in);
+	cudaFree(g->out);
+	cudaFreeHost(g->pinned);
+	cudaStreamDestroy(g->stream);
+	free(g);
+	ctx->gpu = NULL;
+}
+
+/* ---- small kernels ---- */
+
+/* The header check: low 32 bits of XXH64 over the frame's first `len` bytes, stored after them. */
+__global__ void header_check_kernel(uint8_t *frame, size_t len)
+{
+	uint32_t h = (uint32_t)gpz_xxh64(frame, len, 0);
+	for (int i = 0; i < 4; i++)
+		frame[len + i] = (uint8_t)(h >> (8 * i));
+}
+
+__global__ void store_le64_kernel(uint8_t *dst, const uint64_t *v)
+{
+	for (int i = 0; i < 8; i++)
+		dst[i] = (uint8_t)(*v >> (8 * i));
+}
+
+__global__ void fill_kernel(uint8_t *dst, size_t n, int w, uint32_t v)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		for (int b = 0; b < w; b++)
+			dst[i * w + b] = (uint8_t)(v >> (8 * b));
+}
+
+/* ---- compress ---- */
+
+struct enc_layout {
+	size_t counts, stats, table, chunk_bits, payload, sum, encode, total;
+};
+
+static enc_layout layout_for(size_t n, int w, int chunk_log)
+{
+	enc_layout l;
+	size_t limit = gpz_alphabet_limit(w);
+	size_t nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
+	size_t payload_max = align256(n * (size_t)GPZ_MAX_CODE_LEN / 8 + 16);
+	l.counts = 0;
+	l.stats = l.counts + align256(limit * 4);
+	l.table = l.stats + 256;
+	l.chunk_bits = l.table + align256(limit * 4);
+	l.payload = l.chunk_bits + align256(nchunks * 4);
+	l.sum = l.payload + payload_max;
+	l.encode = l.sum + 256;
+	l.total = l.encode + align256(gpz_gpu_encode_work(n, chunk_log, GPZ_MAX_CODE_LEN));
+	return l;
+}
+
+/* Queue the Huffman payload and chunk index of a planned frame into d_dst. */
+static gpz_result encode_on_device(gpu_state *g, const struct gpz_frame_plan *pl,
+                                   const uint8_t *d_src, uint8_t *d_dst, const enc_layout &l,
+                                   cudaStream_t s)
+{
+	uint32_t *d_table = (uint32_t *)(g->work + l.table);
+	uint32_t *d_bits = (uint32_t *)(g->work + l.chunk_bits);
+	uint8_t *d_payload = g->work + l.payload;
+	size_t words = (size_t)((pl->bits + 31) / 32);
+
+	GPZ_CUDA_TRY(cudaMemcpyAsync(d_table, pl->table, pl->alphabet * 4, cudaMemcpyHostToDevice, s));
+	GPZ_CUDA_TRY(cudaMemsetAsync(d_payload, 0, words * 4 + 8, s));
+	gpz_result r = gpz_gpu_encode(d_src, pl->n, pl->w, d_table, pl->alphabet, pl->max_len,
+	                              pl->chunk_log, d_bits, d_payload, g->work + l.encode,
+	                              l.total - l.encode, (gpz_stream_t)s);
+	if (r != GPZ_OK)
+		return r;
+	GPZ_CUDA_TRY(cudaMemcpyAsync(d_dst + pl->index_at, d_bits, (size_t)pl->nchunks * 4,
+	                             cudaMemcpyDeviceToDevice, s));
+	GPZ_CUDA_TRY(cudaMemcpyAsync(d_dst + pl->payload_at, d_payload, pl->payload,
+	                             cudaMemcpyDeviceToDevice, s));
+	return GPZ_OK;
+}
+
+/* Histogram on the device, counts to the host, plan on the host. */
+static gpz_result plan_on_device(gpu_state *g, const gpz_params *p, const uint8_t *d_src,
+                                 size_t n, const enc_layout &l, struct gpz_frame_plan *pl,
+                                 cudaStream_t s)
+{
+	uint32_t *d_counts = (uint32_t *)(g->work + l.counts);
+	uint32_t *d_stats = (uint32_t *)(g->work + l.stats);
+	uint32_t *stats = (uint32_t *)g->pinned, alphabet;
+	gpz_result r = gpz_gpu_histogram(d_src, n, p->symbol_bytes, d_counts, d_stats,
+	                                 (gpz_stream_t)s);
+	if (r != GPZ_OK)
+		return r;
+	GPZ_CUDA_TRY(cudaMemcpyAsync(stats, d_stats, 8, cudaMemcpyDeviceToHost, s));
+	GPZ_CUDA_TRY(cudaStreamSynchronize(s));
+	if (stats[1])
+		return GPZ_ERR_ALPHABET;
+	alphabet = stats[0] + 1;
+	uint32_t *counts = (uint32_t *)malloc(alphabet * sizeof(uint32_t));
+	if (!counts)
+		return GPZ_ERR_NOMEM;
+	cudaError_t e = cudaMemcpyAsync(counts, d_counts, alphabet * 4, cudaMemcpyDeviceToHost, s);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(s);
+	r = e == cudaSuccess ? gpz_frame_plan_make(pl, p, counts, alphabet, n) : gpz_cuda_result(e);
+	free(counts);
+	return r;
+}
+
+/* Compress one frame from device memory into device memory. */
+static gpz_result compress_frame_dev(gpu_state *g, const gpz_params *p, const uint8_t *d_src,
+                                     size_t size, uint8_t *d_dst, size_t cap, size_t *written,
+                                     cudaStream_t s)
+{
+	size_t n = size / (size_t)p->symbol_bytes;
+	enc_layout l = layout_for(n, p->symbol_bytes, p->chunk_log);
+	struct gpz_frame_plan pl;
+	gpz_result r = grow(&g->work, &g->work_cap, l.total);
+
+	memset(&pl, 0, sizeof(pl));
+	if (r == GPZ_OK)
+		r = plan_on_device(g, p, d_src, n, l, &pl, s);
+	if (r == GPZ_OK && pl.total > cap)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	if (r == GPZ_OK) {
+		cudaError_t e = cudaMemcpyAsync(d_dst, pl.head, pl.head_bytes, cudaMemcpyHostToDevice, s);
+		r = gpz_cuda_result(e);
+	}
+	if (r == GPZ_OK && pl.type == GPZ_FRAME_HUFFMAN)
+		r = encode_on_device(g, &pl, d_src, d_dst, l, s);
+	if (r == GPZ_OK && pl.type == GPZ_FRAME_STORED)
+		r = gpz_cuda_result(cudaMemcpyAsync(d_dst + pl.payload_at, d_src, size,
+		                                    cudaMemcpyDeviceToDevice, s));
+	if (r == GPZ_OK) {
+		header_check_kernel<<<1, 1, 0, s>>>(d_dst, pl.check_at);
+		r = gpz_cuda_result(cudaGetLastError());
+	}
+	if (r == GPZ_OK)
+		r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum), (gpz_stream_t)s);
+	if (r == GPZ_OK) {
+		store_le64_kernel<<<1, 1, 0, s>>>(d_dst + pl.sum_at, (uint64_t *)(g->work + l.sum));
+		r = gpz_cuda_result(cudaGetLastError());
+	}
+	/* The pinned copy of the head and table must outlive the queued copies. */
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaStreamSynchronize(s));
+	if (r == GPZ_OK)
+		*written = pl.total;
+	gpz_frame_plan_free(&pl);
+	return r;
+}
+
+/* ---- decompress ---- */
+
+/* Validate and decode one frame from device memory; the stored checksum comes back in *sum. */
+static gpz_result decompress_frame_dev(gpu_state *g, const uint8_t *d_src, size_t src_size,
+                                       uint8_t *d_dst, size_t cap, size_t *written,
+                                       uint64_t *stored_sum, cudaStream_t s)
+{
+	uint8_t peek[GPZ_FRAME_HEADER_SIZE], *head = NULL, tail[8], last = 0;
+	size_t np = src_size < sizeof(peek) ? src_size : sizeof(peek);
+	gpz_block_info in;
+	gpz_decoder dec;
+	uint64_t *starts = NULL, payload, n, nchunks = 0;
+	size_t check_at, payload_at;
+	gpz_result r;
+
+	memset(&dec, 0, sizeof(dec));
+	GPZ_CUDA_TRY(cudaMemcpy(peek, d_src, np, cudaMemcpyDeviceToHost));
+	r = gpz_parse_block(peek, np, &in);
+	if (r != GPZ_OK)
+		return r;
+	if (in.kind != GPZ_BLOCK_FRAME)
+		return GPZ_ERR_PARAM;
+	if (in.block_bytes > src_size)
+		return GPZ_ERR_TRUNCATED;
+	if (in.content_bytes > cap)
+		return GPZ_ERR_DST_TOO_SMALL;
+	payload = gpz_load_le64(peek + 24);
+	n = in.content_bytes / (uint64_t)in.symbol_bytes;
+	check_at = (size_t)(in.block_bytes - GPZ_CONTENT_SIZE - payload - GPZ_CHECK_SIZE);
+	payload_at = check_at + GPZ_CHECK_SIZE;
+	head = (uint8_t *)malloc(payload_at);
+	if (!head)
+		return GPZ_ERR_NOMEM;
+	cudaError_t e = cudaMemcpy(head, d_src, payload_at, cudaMemcpyDeviceToHost);
+	if (e == cudaSuccess)
+		e = cudaMemcpy(tail, d_src + in.block_bytes - 8, 8, cudaMemcpyDeviceToHost);
+	if (e == cudaSuccess && payload)
+		e = cudaMemcpy(&last, d_src + payload_at + payload - 1, 1, cudaMemcpyDeviceToHost);
+	r = gpz_cuda_result(e);
+	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
+		r = GPZ_ERR_CORRUPT;
+	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
+		nchunks = gpz_frame_chunks(n, in.chunk_log);
+		r = gpz_frame_prepare_decode(head, &in, &dec, &starts);
+		if (r == GPZ_OK && !gpz_frame_padding_ok(last, payload, starts[nchunks]))
+			r = GPZ_ERR_CORRUPT;
+		if (r == GPZ_OK)
+			r = grow(&g->work, &g->work_cap, align256((nchunks + 1) * 8) + 256);
+		if (r == GPZ_OK)
+			r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (nchunks + 1) * 8,
+			                                    cudaMemcpyHostToDevice, s));
+		if (r == GPZ_OK)
+			r = gpz_gpu_decode(&dec, d_src + payload_at, (size_t)payload,
+			                   (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
+			                   in.chunk_log, d_dst, (gpz_stream_t)s);
+	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_STORED) {
+		r = grow(&g->work, &g->work_cap, 256);
+		if (r == GPZ_OK)
+			r = gpz_cuda_result(cudaMemcpyAsync(d_dst, d_src + payload_at, in.content_bytes,
+			                                    cudaMemcpyDeviceToDevice, s));
+	} else if (r == GPZ_OK) {
+		r = grow(&g->work, &g->work_cap, 256);
+		if (r == GPZ_OK) {
+			fill_kernel<<<1024, 256, 0, s>>>(d_dst, (size_t)n, in.symbol_bytes, in.alphabet);
+			r = gpz_cuda_result(cudaGetLastError());
+		}
+	}
+	size_t sum_at = in.frame_type == GPZ_FRAME_HUFFMAN ? align256((nchunks + 1) * 8) : 0;
+	if (r == GPZ_OK)
+		r = gpz_gpu_checksum(d_dst, (size_t)in.content_bytes, (uint64_t *)(g->work + sum_at),
+		                     (gpz_stream_t)s);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->pinned, g->work + sum_at, 8,
+		                                    cudaMemcpyDeviceToHost, s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaStreamSynchronize(s));
+	*stored_sum = gpz_load_le64(tail);
+	if (r == GPZ_OK && g->pinned[0] != *stored_sum)
+		r = GPZ_ERR_CHECKSUM;
+	if (r == GPZ_OK)
+		*written = (size_t)in.content_bytes;
+	gpz_decoder_free(&dec);
+	free(starts);
+	free(head);
+	return r;
+}
+
+/* ---- the host-buffer API on the GPU backend ---- */
+
+extern "C" gpz_result gpz_gpu_compress_frame_host(gpz_ctx *ctx, const gpz_params *p,
+                                                  const void *src, size_t src_size, void *dst,
+                                                  size_t dst_cap, size_t *written)
+{
+	gpu_state *g = (gpu_state *)ctx->gpu;
+	size_t out_need = gpz_frame_bound(src_size, p), got = 0;
+	gpz_result r = grow(&g->in, &g->in_cap, src_size);
+
+	if (r == GPZ_OK)
+		r = grow(&g->out, &g->out_cap, out_need);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->in, src, src_size, cudaMemcpyHostToDevice,
+		                                    g->stream));
+	if (r == GPZ_OK)
+		r = compress_frame_dev(g, p, g->in, src_size, g->out, out_need, &got, g->stream);
+	if (r == GPZ_OK && got > dst_cap)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpy(dst, g->out, got, cudaMemcpyDeviceToHost));
+	if (r == GPZ_OK)
+		*written = got;
+	return r;
+}
+
+extern "C" gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *src,
+                                                    size_t src_size, void *dst, size_t dst_cap,
+                                                    size_t *written, uint64_t *checksum)
+{
+	gpu_state *g = (gpu_state *)ctx->gpu;
+	gpz_block_info in;
+	uint64_t sum = 0;
+	size_t got = 0;
+	gpz_result r = gpz_parse_block(src, src_size, &in);
+
+	if (r != GPZ_OK)
+		return r;
+	if (in.kind != GPZ_BLOCK_FRAME)
+		return GPZ_ERR_PARAM;
+	if (in.block_bytes > src_size)
+		return GPZ_ERR_TRUNCATED;
+	if (in.content_bytes > dst_cap)
+		return GPZ_ERR_DST_TOO_SMALL;
+	r = grow(&g->in, &g->in_cap, (size_t)in.block_bytes);
+	if (r == GPZ_OK)
+		r = grow(&g->out, &g->out_cap, (size_t)in.content_bytes + 16);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->in, src, (size_t)in.block_bytes,
+		                                    cudaMemcpyHostToDevice, g->stream));
+	if (r == GPZ_OK)
+		r = decompress_frame_dev(g, g->in, (size_t)in.block_bytes, g->out, dst_cap, &got, &sum,
+		                         g->stream);
+	if (checksum)
+		*checksum = sum;
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpy(dst, g->out, got, cudaMemcpyDeviceToHost));
+	if (r == GPZ_OK)
+		*written = got;
+	return r;
+}
+
+/* ---- the device-buffer API ---- */
+
+extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size)
+{
+	if (gpz_params_check(p) != GPZ_OK)
+		return 0;
+	size_t frame = src_size < p->frame_bytes ? src_size : p->frame_bytes;
+	return layout_for(frame / (size_t)p->symbol_bytes, p->symbol_bytes, p->chunk_log).total;
+}
+
+extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
+                                          size_t src_size, void *d_dst, size_t dst_cap,
+                                          size_t *dst_size, void *stream)
+{
+	const uint8_t *s = (const uint8_t *)d_src;
+	uint8_t *d = (uint8_t *)d_dst, hdr[GPZ_HEADER_SIZE], trl[GPZ_TRAILER_SIZE];
+	cudaStream_t st = (cudaStream_t)stream;
+	size_t pos = 0, done = 0, w = 0;
+	uint32_t frames = 0;
+	gpz_result r;
+
+	if (!ctx || !dst_size || gpz_params_check(p) != GPZ_OK || (!d_src && src_size) || !d_dst)
+		return GPZ_ERR_PARAM;
+	if (ctx->backend != GPZ_BACKEND_GPU)
+		return GPZ_ERR_NO_GPU;
+	*dst_size = 0;
+	if (src_size % (size_t)p->symbol_bytes)
+		return GPZ_ERR_SIZE_ALIGN;
+	r = gpz_write_header(hdr, sizeof(hdr), &w);
+	if (r == GPZ_OK && dst_cap < w)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(d, hdr, w, cudaMemcpyHostToDevice, st));
+	pos = w;
+	while (r == GPZ_OK && done < src_size) {
+		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
+		r = compress_frame_dev((gpu_state *)ctx->gpu, p, s + done, piece, d + pos,
+		                       dst_cap - pos, &w, st);
+		pos += w;
+		done += piece;
+		frames++;
+	}
+	if (r == GPZ_OK)
+		r = gpz_write_trailer(src_size, frames, trl, sizeof(trl), &w);
+	if (r == GPZ_OK && dst_cap - pos < w)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(d + pos, trl, w, cudaMemcpyHostToDevice, st));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaStreamSynchronize(st));
+	if (r == GPZ_OK)
+		*dst_size = pos + w;
+	return r;
+}
+
+extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size,
+                                            void *d_dst, size_t dst_cap, size_t *dst_size,
+                                            void *stream)
+{
+	const uint8_t *s = (const uint8_t *)d_src;
+	uint8_t *d = (uint8_t *)d_dst, buf[GPZ_BLOCK_PEEK_SIZE];
+	cudaStream_t st = (cudaStream_t)stream;
+	size_t pos = 0;
+	uint64_t total = 0;
+	gpz_result r = GPZ_OK;
+
+	if (!ctx || !d_src || !dst_size || (!d_dst && dst_cap))
+		return GPZ_ERR_PARAM;
+	if (ctx->backend != GPZ_BACKEND_GPU)
+		return GPZ_ERR_NO_GPU;
+	*dst_size = 0;
+	while (r == GPZ_OK && pos < src_size) { /* one stream per iteration: concatenation */
+		uint32_t frames = 0;
+		uint64_t stream_total = 0;
+		size_t np = src_size - pos < GPZ_HEADER_SIZE ? src_size - pos : GPZ_HEADER_SIZE;
+		r = gpz_cuda_result(cudaMemcpy(buf, s + pos, np, cudaMemcpyDeviceToHost));
+		if (r == GPZ_OK)
+			r = gpz_read_header(buf, np);
+		pos += GPZ_HEADER_SIZE;
+		while (r == GPZ_OK) {
+			gpz_block_info in;
+			size_t got = 0;
+			uint64_t sum;
+			np = src_size - pos < sizeof(buf) ? src_size - pos : sizeof(buf);
+			r = np ? gpz_cuda_result(cudaMemcpy(buf, s + pos, np, cudaMemcpyDeviceToHost))
+			       : GPZ_ERR_TRUNCATED;
+			if (r == GPZ_OK)
+				r = gpz_parse_block(buf, np, &in);
+			if (r == GPZ_OK && in.kind == GPZ_BLOCK_TRAILER) {
+				r = gpz_read_trailer(buf, np, stream_total, frames);
+				pos += GPZ_TRAILER_SIZE;
+				break;
+			}
+			if (r == GPZ_OK)
+				r = decompress_frame_dev((gpu_state *)ctx->gpu, s + pos, src_size - pos,
+				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
+			pos += (size_t)in.block_bytes;
+			total += got;
+			stream_total += got;
+			frames++;
+		}
+	}
+	if (r == GPZ_OK)
+		*dst_size = (size_t)total;
+	return r;
+}

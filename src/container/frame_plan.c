@@ -1,0 +1,120 @@
+/* frame_plan.c - decide a frame's type and layout from its histogram (shared by the CPU and GPU
+ * backends, so both write the same bytes), and fill its header and codebook. */
+#include "container/frame.h"
+#include "common/bits.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void put_header(uint8_t *h, const struct gpz_frame_plan *pl, uint32_t alphabet_field,
+                       uint32_t cb_bytes)
+{
+	int huff = pl->type == GPZ_FRAME_HUFFMAN;
+	memset(h, 0, GPZ_FRAME_HEADER_SIZE);
+	h[0] = (uint8_t)pl->type;
+	h[1] = (uint8_t)pl->w;
+	h[2] = (uint8_t)(huff ? pl->chunk_log : 0);
+	h[3] = (uint8_t)(huff ? pl->max_len : 0);
+	gpz_store_le32(h + 4, alphabet_field);
+	gpz_store_le64(h + 8, pl->n);
+	gpz_store_le32(h + 16, cb_bytes);
+	gpz_store_le64(h + 24, pl->payload);
+}
+
+static void set_layout(struct gpz_frame_plan *pl)
+{
+	pl->index_at = pl->head_bytes;
+	pl->check_at = pl->index_at + 4 * (size_t)pl->nchunks;
+	pl->payload_at = pl->check_at + GPZ_CHECK_SIZE;
+	pl->sum_at = pl->payload_at + pl->payload;
+	pl->total = pl->sum_at + GPZ_CONTENT_SIZE;
+}
+
+/* Lengths, encoder table and payload size of a Huffman code for the counts. */
+static gpz_result plan_codes(struct gpz_frame_plan *pl, const uint32_t *counts)
+{
+	uint32_t *code = malloc(pl->alphabet * sizeof(uint32_t));
+
+	pl->len = malloc(pl->alphabet);
+	pl->table = malloc(pl->alphabet * sizeof(uint32_t));
+	if (!pl->len || !pl->table || !code) {
+		free(code);
+		return GPZ_ERR_NOMEM;
+	}
+	pl->max_len = gpz_code_lengths(counts, pl->alphabet, GPZ_MAX_CODE_LEN, pl->len);
+	if (pl->max_len < 0) {
+		free(code);
+		return GPZ_ERR_NOMEM;
+	}
+	gpz_canonical_codes(pl->len, pl->alphabet, code);
+	gpz_encoder_table(pl->len, code, pl->alphabet, pl->table);
+	free(code);
+	pl->bits = gpz_coded_bits(counts, pl->len, pl->alphabet);
+	return GPZ_OK;
+}
+
+static gpz_result plan_simple(struct gpz_frame_plan *pl, gpz_frame_type type, uint32_t value)
+{
+	free(pl->len);
+	free(pl->table);
+	pl->len = NULL;
+	pl->table = NULL;
+	pl->type = type;
+	pl->nchunks = 0;
+	pl->payload = type == GPZ_FRAME_STORED ? pl->n * (size_t)pl->w : 0;
+	pl->head_bytes = GPZ_FRAME_HEADER_SIZE;
+	pl->head = malloc(pl->head_bytes);
+	if (!pl->head)
+		return GPZ_ERR_NOMEM;
+	put_header(pl->head, pl, type == GPZ_FRAME_CONSTANT ? value : 0, 0);
+	set_layout(pl);
+	return GPZ_OK;
+}
+
+gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
+                               const uint32_t *counts, uint32_t alphabet, size_t n)
+{
+	uint32_t used = 0;
+	size_t cb_bytes, huff_total;
+	uint8_t *cb;
+	gpz_result r;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->w = p->symbol_bytes;
+	pl->chunk_log = p->chunk_log;
+	pl->n = n;
+	pl->alphabet = alphabet;
+	for (uint32_t s = 0; s < alphabet; s++)
+		used += counts[s] != 0;
+	if (used == 1) /* the one symbol present is the largest */
+		return plan_simple(pl, GPZ_FRAME_CONSTANT, alphabet - 1);
+	r = plan_codes(pl, counts);
+	if (r != GPZ_OK)
+		return r;
+	pl->head = malloc(GPZ_FRAME_HEADER_SIZE + gpz_lengths_bound(alphabet));
+	if (!pl->head)
+		return GPZ_ERR_NOMEM;
+	cb = pl->head + GPZ_FRAME_HEADER_SIZE;
+	cb_bytes = gpz_lengths_write(pl->len, alphabet, cb);
+	pl->nchunks = gpz_frame_chunks(n, p->chunk_log);
+	pl->payload = (size_t)((pl->bits + 7) / 8);
+	huff_total = GPZ_FRAME_FIXED + cb_bytes + 4 * (size_t)pl->nchunks + pl->payload;
+	if (huff_total >= GPZ_FRAME_FIXED + n * (size_t)pl->w) {
+		free(pl->head);
+		pl->head = NULL;
+		return plan_simple(pl, GPZ_FRAME_STORED, 0);
+	}
+	pl->type = GPZ_FRAME_HUFFMAN;
+	pl->head_bytes = GPZ_FRAME_HEADER_SIZE + cb_bytes;
+	put_header(pl->head, pl, alphabet, (uint32_t)cb_bytes);
+	set_layout(pl);
+	return GPZ_OK;
+}
+
+void gpz_frame_plan_free(struct gpz_frame_plan *pl)
+{
+	free(pl->len);
+	free(pl->table);
+	free(pl->head);
+	memset(pl, 0, sizeof(*pl));
+}

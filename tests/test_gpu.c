@@ -1,0 +1,255 @@
+/* test_gpu.c - the GPU backend against the CPU backend, byte for byte: every edge case of
+ * test_edge.c and every corpus file, through the host API (GPU context) and the device API;
+ * each GPU stream is then decoded on both backends, and corrupt streams must be rejected by the
+ * GPU decoder as by the CPU one. Exit 77 (skipped) without a usable GPU.
+ * Usage: test_gpu [edge|corpora|hostile|all] */
+#include "testutil.h"
+#include "common/bits.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gpz_ctx *cpu, *gpu;
+static int cases;
+
+static size_t compress(gpz_ctx *ctx, const gpz_params *p, const uint8_t *src, size_t n,
+                       uint8_t **out, gpz_result *r)
+{
+	size_t cap = gpz_compress_bound(n, p), got = 0;
+	*out = malloc(cap);
+	*r = gpz_compress(ctx, p, src, n, *out, cap, &got);
+	return got;
+}
+
+/* Device API: compress from and decompress into device memory. */
+static void check_device_api(const gpz_params *p, const uint8_t *src, size_t n,
+                             const uint8_t *want, size_t want_n, const char *what)
+{
+	size_t cap = gpz_compress_bound(n, p), got = 0, back = 0;
+	void *d_src = NULL, *d_dst = NULL, *d_back = NULL;
+	uint8_t *h = malloc(cap), *hb = malloc(n + 1);
+	gpz_result r;
+
+	if (cudaMalloc(&d_src, n + 1) || cudaMalloc(&d_dst, cap) || cudaMalloc(&d_back, n + 1)) {
+		CHECK(0, "%s: cudaMalloc", what);
+		goto out;
+	}
+	cudaMemcpy(d_src, src, n, cudaMemcpyHostToDevice);
+	r = gpz_compress_device(gpu, p, d_src, n, d_dst, cap, &got, NULL);
+	CHECK(r == GPZ_OK, "%s: device compress: %s", what, gpz_result_string(r));
+	cudaMemcpy(h, d_dst, got, cudaMemcpyDeviceToHost);
+	CHECK(got == want_n && memcmp(h, want, got) == 0, "%s: device API output differs from CPU",
+	      what);
+	r = gpz_decompress_device(gpu, d_dst, got, d_back, n, &back, NULL);
+	cudaMemcpy(hb, d_back, back, cudaMemcpyDeviceToHost);
+	CHECK(r == GPZ_OK && back == n && memcmp(hb, src, n) == 0, "%s: device decompress: %s",
+	      what, gpz_result_string(r));
+out:
+	cudaFree(d_src);
+	cudaFree(d_dst);
+	cudaFree(d_back);
+	free(h);
+	free(hb);
+}
+
+/* GPU output == CPU output; both decoders restore the input. */
+static void same(const uint8_t *src, size_t n, const gpz_params *p, const char *what, int device)
+{
+	uint8_t *c_cpu, *c_gpu, *back = malloc(n + 1);
+	gpz_result rc, rg;
+	size_t nc = compress(cpu, p, src, n, &c_cpu, &rc);
+	size_t ng = compress(gpu, p, src, n, &c_gpu, &rg);
+	size_t nb = 0;
+
+	cases++;
+	CHECK(rc == rg, "%s: CPU says %s, GPU says %s", what, gpz_result_string(rc),
+	      gpz_result_string(rg));
+	if (rc == GPZ_OK && rg == GPZ_OK) {
+		CHECK(nc == ng && memcmp(c_cpu, c_gpu, nc) == 0, "%s: GPU output differs (%zu vs %zu "
+		      "bytes)", what, ng, nc);
+		rg = gpz_decompress(gpu, c_gpu, ng, back, n, &nb);
+		CHECK(rg == GPZ_OK && nb == n && memcmp(back, src, n) == 0, "%s: GPU decode: %s", what,
+		      gpz_result_string(rg));
+		rc = gpz_decompress(cpu, c_gpu, ng, back, n, &nb);
+		CHECK(rc == GPZ_OK && nb == n && memcmp(back, src, n) == 0, "%s: CPU decode of GPU "
+		      "output: %s", what, gpz_result_string(rc));
+		if (device && n)
+			check_device_api(p, src, n, c_cpu, nc, what);
+	}
+	free(c_cpu);
+	free(c_gpu);
+	free(back);
+}
+
+static gpz_params params(int w, int chunk_log)
+{
+	gpz_params p;
+	gpz_params_default(&p);
+	p.symbol_bytes = w;
+	p.chunk_log = chunk_log;
+	return p;
+}
+
+static void edge_cases(void)
+{
+	uint64_t st = 1;
+	size_t big = 3 * (size_t)GPZ_MAX_ALPHABET;
+	uint8_t *buf = malloc(4 * big);
+	gpz_params p = params(1, 14);
+
+	same((const uint8_t *)"", 0, &p, "empty", 0);
+	same((const uint8_t *)"x", 1, &p, "one byte", 1);
+	same((const uint8_t *)"xy", 2, &p, "two bytes", 1);
+	p = params(2, 14);
+	same((const uint8_t *)"abc", 3, &p, "odd size, 2-byte symbols", 0);
+	memset(buf, 'a', 1000001);
+	p = params(1, 12);
+	same(buf, 1000001, &p, "constant", 1);
+	for (size_t i = 0; i < 65536 * 8; i++)
+		gpz_store_le16(buf + 2 * i, (uint16_t)i);
+	p = params(2, 14);
+	same(buf, 2 * 65536 * 8, &p, "all 65536 symbols (stored)", 1);
+	for (size_t i = 0; i < 65536 * 8; i++)
+		gpz_store_le16(buf + 2 * i, test_rand(&st) % 4 ? (uint16_t)(test_rand(&st) % 8)
+		                                                : (uint16_t)i);
+	same(buf, 2 * 65536 * 8, &p, "65536 symbols, skewed", 1);
+	{ /* Fibonacci counts: 24-bit limit */
+		size_t k = 0;
+		uint32_t f[30] = { 1, 1 };
+		for (int i = 2; i < 30; i++)
+			f[i] = f[i - 1] + f[i - 2];
+		for (int i = 0; i < 30; i++)
+			for (uint32_t j = 0; j < f[i]; j++, k++)
+				gpz_store_le16(buf + 2 * k, (uint16_t)(i * 1000));
+		p = params(2, 10);
+		same(buf, 2 * k, &p, "fibonacci", 1);
+	}
+	size_t sizes[] = { 255, 256, 257, 4095, 4097, 3 * 16384 + 17, 100000, 1 << 20 };
+	for (int w = 1; w <= 4; w *= 2)
+		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			for (size_t i = 0; i < sizes[z]; i++) {
+				uint32_t v = (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 300));
+				if (w == 1)
+					buf[i] = (uint8_t)v;
+				else if (w == 2)
+					gpz_store_le16(buf + 2 * i, (uint16_t)(v * 97));
+				else
+					gpz_store_le32(buf + 4 * i, v * 3001);
+			}
+			for (int cl = GPZ_MIN_CHUNK_LOG; cl <= 20; cl += 3) {
+				char what[80];
+				p = params(w, cl);
+				snprintf(what, sizeof(what), "w=%d n=%zu chunk_log=%d", w, sizes[z], cl);
+				same(buf, sizes[z] * (size_t)w, &p, what, cl == 14);
+			}
+		}
+	for (size_t i = 0; i < big; i++)
+		gpz_store_le32(buf + 4 * i, i < GPZ_MAX_ALPHABET ? (uint32_t)i
+		                            : (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 2000)));
+	p = params(4, 16);
+	same(buf, 4 * big, &p, "2^20 alphabet", 1);
+	gpz_store_le32(buf, GPZ_MAX_ALPHABET);
+	same(buf, 4 * 1000, &p, "symbol 2^20 (error)", 0);
+	for (size_t i = 0; i < 1000003; i++)
+		buf[i] = (uint8_t)("abcdefgh"[test_rand(&st) % 8] + (i / 65536) % 3);
+	p = params(1, 10);
+	p.frame_bytes = 65536;
+	same(buf, 1000003, &p, "many frames", 1);
+	p.frame_bytes = 65537; /* frames at unaligned device addresses */
+	same(buf, 1000003, &p, "unaligned frames", 1);
+	free(buf);
+}
+
+struct file_set {
+	int w;
+	const char *suffix;
+};
+
+static void corpus_file(const char *path, void *v)
+{
+	const struct file_set *fs = v;
+	size_t size, n = strlen(path), sl = fs->suffix ? strlen(fs->suffix) : 0;
+	uint8_t *data;
+	gpz_params p = params(fs->w, GPZ_DEFAULT_CHUNK_LOG);
+
+	if (sl && (n < sl || strcmp(path + n - sl, fs->suffix)))
+		return;
+	data = test_read_file(path, &size);
+	if (!data)
+		return;
+	size -= size % (size_t)fs->w;
+	same(data, size, &p, path, strstr(path, "baryon") || strstr(path, "dickens"));
+	free(data);
+}
+
+static void corpora(void)
+{
+	const char *shared = test_corpora_dir(), *data = test_data_dir();
+	char path[4096];
+	struct file_set bytes = { 1, NULL }, codes = { 2, ".u16" }, nyx = { 2, ".b16" };
+
+	if (shared)
+		test_for_each_file(shared, corpus_file, &bytes);
+	if (data) {
+		snprintf(path, sizeof(path), "%s/silesia", data);
+		test_for_each_file(path, corpus_file, &bytes);
+		snprintf(path, sizeof(path), "%s/dna", data);
+		test_for_each_file(path, corpus_file, &bytes);
+		snprintf(path, sizeof(path), "%s/quant", data);
+		test_for_each_file(path, corpus_file, &codes);
+		snprintf(path, sizeof(path), "%s/nyx", data);
+		test_for_each_file(path, corpus_file, &nyx);
+	}
+}
+
+/* Every bit flip and truncation of small streams is rejected by the GPU decoder too. */
+static void hostile(void)
+{
+	static const char text[] = "It was the best of times, it was the worst of times; gpz ";
+	uint8_t src[800], *c, *back = malloc(800 + 4096);
+	gpz_params p = params(1, 8);
+	gpz_result r;
+	size_t n, got;
+	int accepted = 0;
+
+	for (size_t i = 0; i < 700; i++)
+		src[i] = (uint8_t)text[(i * 7 + i / 13) % (sizeof(text) - 1)];
+	n = compress(cpu, &p, src, 700, &c, &r);
+	for (size_t bit = 0; bit < 8 * n; bit++) {
+		c[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		accepted += gpz_decompress(gpu, c, n, back, 700 + 4096, &got) == GPZ_OK;
+		c[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+	}
+	for (size_t len = 0; len < n; len++)
+		accepted += gpz_decompress(gpu, c, len, back, 700 + 4096, &got) == GPZ_OK;
+	CHECK(accepted == 0, "GPU decoder accepted %d corrupt streams", accepted);
+	printf("hostile: %zu bit flips and %zu truncations rejected by the GPU decoder\n", 8 * n, n);
+	free(c);
+	free(back);
+}
+
+int main(int argc, char **argv)
+{
+	const char *which = argc > 1 ? argv[1] : "all";
+
+	if (!gpz_gpu_available()) {
+		printf("SKIP: no usable GPU\n");
+		return TEST_SKIP;
+	}
+	if (gpz_ctx_create(&cpu, GPZ_BACKEND_CPU, 2) || gpz_ctx_create(&gpu, GPZ_BACKEND_GPU, 2)) {
+		fprintf(stderr, "cannot create contexts\n");
+		return 1;
+	}
+	if (!strcmp(which, "edge") || !strcmp(which, "all"))
+		edge_cases();
+	if (!strcmp(which, "hostile") || !strcmp(which, "all"))
+		hostile();
+	if (!strcmp(which, "corpora") || !strcmp(which, "all"))
+		corpora();
+	gpz_ctx_free(cpu);
+	gpz_ctx_free(gpu);
+	printf("gpu %s: %d cases, %d failures\n", which, cases, test_failures);
+	return test_failures != 0;
+}
