@@ -184,6 +184,30 @@ static void corpus_file(const char *path, void *v)
 	free(data);
 }
 
+/* A few small cases, for the slow compute-sanitizer tools. */
+static void quick(void)
+{
+	uint64_t st = 5;
+	uint8_t buf[4 * 20000];
+	gpz_params p;
+	for (int w = 1; w <= 4; w *= 2) {
+		for (size_t i = 0; i < 20000; i++) {
+			uint32_t v = (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 300));
+			if (w == 1)
+				buf[i] = (uint8_t)v;
+			else if (w == 2)
+				gpz_store_le16(buf + 2 * i, (uint16_t)v);
+			else
+				gpz_store_le32(buf + 4 * i, v * 7);
+		}
+		p = params(w, 10);
+		same(buf, 20000 * (size_t)w, &p, "quick", 1);
+	}
+	memset(buf, 7, 5000);
+	p = params(1, 8);
+	same(buf, 5000, &p, "quick constant", 1);
+}
+
 static void corpora(void)
 {
 	const char *shared = test_corpora_dir(), *data = test_data_dir();
@@ -242,6 +266,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cannot create contexts\n");
 		return 1;
 	}
+	if (!strcmp(which, "quick"))
+		quick();
 	if (!strcmp(which, "edge") || !strcmp(which, "all"))
 		edge_cases();
 	if (!strcmp(which, "hostile") || !strcmp(which, "all"))

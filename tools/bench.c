@@ -16,9 +16,13 @@
 #include <time.h>
 
 struct opts {
-	int w, threads, runs, chunk_log;
+	int w, threads, runs, chunk_log, gpu;
 	size_t frame_bytes;
 };
+
+#ifdef GPZ_HAVE_CUDA
+int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int runs); /* bench_gpu.cu */
+#endif
 
 struct row {
 	const char *name;
@@ -275,19 +279,25 @@ static void print_row(const struct row *r)
 
 static void usage(void)
 {
-	printf("usage: gpz-bench [-b 1|2|4] [-T threads] [-r runs] [-c chunk_log] [-F frame_bytes] "
-	       "FILE...\n"
-	       "Times histogram, codebook, encode and decode of the Huffman-only codec (CPU backend)\n"
-	       "and the library's compress/decompress calls; prints a markdown table.\n");
+	printf("usage: gpz-bench [--gpu] [-b 1|2|4] [-T threads] [-r runs] [-c chunk_log] "
+	       "[-F frame_bytes] FILE...\n"
+	       "Times histogram, codebook, encode and decode of the Huffman-only codec (CPU backend,\n"
+	       "or with --gpu the GPU backend on inputs tiled to 1 GiB in device memory) and the\n"
+	       "library's compress/decompress calls; prints a markdown table.\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, GPZ_DEFAULT_FRAME_BYTES };
+	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, 0, GPZ_DEFAULT_FRAME_BYTES };
 	int i = 1, failed = 0;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--gpu")) {
+			o.gpu = 1;
+			i--;
+			continue;
+		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help") || !v) {
 			usage();
 			return v ? 0 : 2;
@@ -311,6 +321,14 @@ int main(int argc, char **argv)
 	    o.chunk_log < GPZ_MIN_CHUNK_LOG || o.chunk_log > GPZ_MAX_CHUNK_LOG || i >= argc) {
 		usage();
 		return 2;
+	}
+	if (o.gpu) {
+#ifdef GPZ_HAVE_CUDA
+		return gpz_bench_gpu(argc - i, argv + i, o.w, o.chunk_log, o.runs);
+#else
+		fprintf(stderr, "gpz-bench: built without CUDA: --gpu is not available\n");
+		return 2;
+#endif
 	}
 	print_header(&o);
 	for (; i < argc; i++) {

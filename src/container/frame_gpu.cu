@@ -44,6 +44,14 @@ static gpz_result grow(uint8_t **buf, size_t *cap, size_t need)
 	return GPZ_OK;
 }
 
+/* Device to host on the stream the data was produced on, then wait for it. */
+static gpz_result d2h(void *dst, const void *src, size_t n, cudaStream_t s)
+{
+	GPZ_CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
+	GPZ_CUDA_TRY(cudaStreamSynchronize(s));
+	return GPZ_OK;
+}
+
 static size_t align256(size_t x)
 {
 	return (x + 255) & ~(size_t)255;
@@ -238,8 +246,9 @@ static gpz_result decompress_frame_dev(gpu_state *g, const uint8_t *d_src, size_
 	gpz_result r;
 
 	memset(&dec, 0, sizeof(dec));
-	GPZ_CUDA_TRY(cudaMemcpy(peek, d_src, np, cudaMemcpyDeviceToHost));
-	r = gpz_parse_block(peek, np, &in);
+	r = d2h(peek, d_src, np, s);
+	if (r == GPZ_OK)
+		r = gpz_parse_block(peek, np, &in);
 	if (r != GPZ_OK)
 		return r;
 	if (in.kind != GPZ_BLOCK_FRAME)
@@ -255,12 +264,11 @@ static gpz_result decompress_frame_dev(gpu_state *g, const uint8_t *d_src, size_
 	head = (uint8_t *)malloc(payload_at);
 	if (!head)
 		return GPZ_ERR_NOMEM;
-	cudaError_t e = cudaMemcpy(head, d_src, payload_at, cudaMemcpyDeviceToHost);
-	if (e == cudaSuccess)
-		e = cudaMemcpy(tail, d_src + in.block_bytes - 8, 8, cudaMemcpyDeviceToHost);
-	if (e == cudaSuccess && payload)
-		e = cudaMemcpy(&last, d_src + payload_at + payload - 1, 1, cudaMemcpyDeviceToHost);
-	r = gpz_cuda_result(e);
+	r = d2h(head, d_src, payload_at, s);
+	if (r == GPZ_OK)
+		r = d2h(tail, d_src + in.block_bytes - 8, 8, s);
+	if (r == GPZ_OK && payload)
+		r = d2h(&last, d_src + payload_at + payload - 1, 1, s);
 	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
@@ -329,7 +337,7 @@ extern "C" gpz_result gpz_gpu_compress_frame_host(gpz_ctx *ctx, const gpz_params
 	if (r == GPZ_OK && got > dst_cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpy(dst, g->out, got, cudaMemcpyDeviceToHost));
+		r = d2h(dst, g->out, got, g->stream);
 	if (r == GPZ_OK)
 		*written = got;
 	return r;
@@ -365,7 +373,7 @@ extern "C" gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *sr
 	if (checksum)
 		*checksum = sum;
 	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpy(dst, g->out, got, cudaMemcpyDeviceToHost));
+		r = d2h(dst, g->out, got, g->stream);
 	if (r == GPZ_OK)
 		*written = got;
 	return r;
@@ -446,7 +454,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 		uint32_t frames = 0;
 		uint64_t stream_total = 0;
 		size_t np = src_size - pos < GPZ_HEADER_SIZE ? src_size - pos : GPZ_HEADER_SIZE;
-		r = gpz_cuda_result(cudaMemcpy(buf, s + pos, np, cudaMemcpyDeviceToHost));
+		r = d2h(buf, s + pos, np, st);
 		if (r == GPZ_OK)
 			r = gpz_read_header(buf, np);
 		pos += GPZ_HEADER_SIZE;
@@ -455,8 +463,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 			size_t got = 0;
 			uint64_t sum;
 			np = src_size - pos < sizeof(buf) ? src_size - pos : sizeof(buf);
-			r = np ? gpz_cuda_result(cudaMemcpy(buf, s + pos, np, cudaMemcpyDeviceToHost))
-			       : GPZ_ERR_TRUNCATED;
+			r = np ? d2h(buf, s + pos, np, st) : GPZ_ERR_TRUNCATED;
 			if (r == GPZ_OK)
 				r = gpz_parse_block(buf, np, &in);
 			if (r == GPZ_OK && in.kind == GPZ_BLOCK_TRAILER) {

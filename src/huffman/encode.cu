@@ -187,13 +187,34 @@ __global__ void join_kernel(const uint32_t *slots, size_t words_per_slot,
 	}
 }
 
+static size_t align256(size_t x)
+{
+	return (x + 255) & ~(size_t)255;
+}
+
+/* Workspace regions, each 256-byte aligned (the 64-bit arrays and cub's temporary storage need
+ * it; slot arrays have an odd number of words). */
+struct enc_work {
+	size_t bits64, offsets, scan, scan_bytes, total;
+};
+
+static enc_work work_layout(size_t nchunks, size_t wps)
+{
+	enc_work l;
+	l.scan_bytes = 0;
+	cub::DeviceScan::ExclusiveSum(NULL, l.scan_bytes, (uint64_t *)NULL, (uint64_t *)NULL,
+	                              (int)(nchunks + 1));
+	l.bits64 = align256(nchunks * wps * 4);
+	l.offsets = l.bits64 + align256((nchunks + 1) * 8);
+	l.scan = l.offsets + align256((nchunks + 1) * 8);
+	l.total = l.scan + align256(l.scan_bytes);
+	return l;
+}
+
 extern "C" size_t gpz_gpu_encode_work(size_t n, int chunk_log, int max_len)
 {
 	size_t nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
-	size_t scan_bytes = 0;
-	cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, (uint64_t *)NULL, (uint64_t *)NULL,
-	                              (int)(nchunks + 1));
-	return nchunks * slot_words(chunk_log, max_len) * 4 + 2 * (nchunks + 1) * 8 + scan_bytes + 256;
+	return work_layout(nchunks, slot_words(chunk_log, max_len)).total;
 }
 
 template <int W>
@@ -221,17 +242,17 @@ extern "C" gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w,
 	size_t nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
 	size_t wps = slot_words(chunk_log, max_len);
 	uint8_t *p = (uint8_t *)d_work;
+	enc_work l = work_layout(nchunks, wps);
 	uint32_t *slots = (uint32_t *)p;
-	uint64_t *bits64 = (uint64_t *)(p + nchunks * wps * 4);
-	uint64_t *offsets = bits64 + nchunks + 1;
-	void *scan_tmp = offsets + nchunks + 1;
-	size_t scan_bytes = 0;
+	uint64_t *bits64 = (uint64_t *)(p + l.bits64);
+	uint64_t *offsets = (uint64_t *)(p + l.offsets);
+	void *scan_tmp = p + l.scan;
+	size_t scan_bytes = l.scan_bytes;
 	gpz_result r;
 
-	if (n == 0 || nchunks > 0x7fffffffu || work_bytes < gpz_gpu_encode_work(n, chunk_log, max_len))
+	if (n == 0 || nchunks > 0x7fffffffu || work_bytes < l.total ||
+	    reinterpret_cast<uintptr_t>(d_work) % 256)
 		return GPZ_ERR_PARAM;
-	GPZ_CUDA_TRY(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, bits64, offsets,
-	                                           (int)(nchunks + 1), s));
 	GPZ_CUDA_TRY(cudaMemsetAsync(bits64 + nchunks, 0, 8, s));
 	r = w == 1 ? launch_encode<1>(d_src, n, d_table, alphabet, chunk_log, slots, wps,
 	                              d_chunk_bits, bits64, nchunks, s)

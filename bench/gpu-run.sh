@@ -1,0 +1,64 @@
+#!/bin/sh
+# On the GPU machine, from the repository root, with .devdata/run carried (bench/gpu-data.sh):
+# unpack the data, build for sm_90, run every test (GPU tests included) and compute-sanitizer,
+# then the GPU benchmark. Logs go to $OUT (the device tool brings them back).
+# Usage: sh bench/gpu-run.sh [tests|bench|all]
+set -u
+what=${1:-all}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/gpz-out}
+mkdir -p "$out"
+D=$root/corpora/data
+S=$root/.gpurun/shared
+export GPZ_DATA=$D GPZ_CORPORA=$S
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+
+python3 - "$root/.devdata/run" "$D" "$S" <<'PY'
+import bz2, lzma, os, sys, tarfile
+src, d, s = sys.argv[1:4]
+for sub in ("nyx", "silesia", "quant"):
+    os.makedirs(os.path.join(d, sub), exist_ok=True)
+os.makedirs(s, exist_ok=True)
+def put(path, data):
+    if not os.path.exists(path):
+        open(path, "wb").write(data)
+with tarfile.open(os.path.join(src, "baryon_density.dat.b16.tgz")) as t:
+    t.extractall(os.path.join(d, "nyx"))
+for f in os.listdir(src):
+    p = os.path.join(src, f)
+    if f.endswith(".bz2"):
+        put(os.path.join(d, "silesia", f[:-4]), bz2.open(p).read())
+    elif f == "samba.xz":
+        put(os.path.join(d, "silesia", "samba"), lzma.open(p).read())
+    elif f == "debtext100m.xz":
+        put(os.path.join(d, "debtext100m"), lzma.open(p).read())
+with tarfile.open(os.path.join(src, "quant.tar.xz")) as t:
+    t.extractall(os.path.join(d, "quant"))
+with tarfile.open(os.path.join(src, "small.tar.xz")) as t:
+    t.extractall(s)
+print("data unpacked")
+PY
+
+cmake -S "$root" -B "$root/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
+cmake --build "$root/build-gpu" -j16 > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
+echo "built"
+B=$root/build-gpu
+if [ "$what" != bench ]; then
+  ctest --test-dir "$B" -j8 --timeout 150 --output-on-failure > "$out/ctest.log" 2>&1
+  echo "ctest rc=$?"; grep -E "tests passed|Failed|\*\*\*|Skipped|Passed" "$out/ctest.log" | tail -30
+  for t in memcheck racecheck; do
+    timeout 80 compute-sanitizer --tool $t --error-exitcode 9 "$B/tests/test_gpu" quick \
+      > "$out/sanitizer-$t.log" 2>&1
+    echo "compute-sanitizer $t rc=$?"; tail -3 "$out/sanitizer-$t.log"
+  done
+fi
+if [ "$what" != tests ]; then
+  {
+    "$B/gpz-bench" --gpu -b 2 -r 5 "$D"/nyx/*.b16 "$D"/quant/TREFHT-8members.eb1e-3.u16 \
+      "$D"/quant/TREFHT-8members.eb1e-4.u16
+    echo
+    "$B/gpz-bench" --gpu -b 1 -r 5 "$D"/debtext100m "$D"/silesia/*
+  } > "$out/bench-gpu.md" 2>&1
+  cat "$out/bench-gpu.md"
+fi

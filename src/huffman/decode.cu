@@ -1,0 +1,891 @@
+/*
+ * decode.cu - chunk-parallel, table-driven Huffman decoding on the GPU (gpz_gpu_decode).
+ *
+ * Output is byte for byte that of gpz_huff_decode (decode.c), and a stream is rejected exactly
+ * when the CPU decoder rejects it: GPZ_ERR_CORRUPT when the chunk index's total passes the
+ * payload, or when some chunk's 2^chunk_log (or fewer, for the last) symbols do not end exactly
+ * at the next chunk's start.
+ *
+ * ---- Why not one thread per chunk ----
+ * Nyx-Quant has 134M 2-byte symbols in 8192 chunks of 2^14. A thread per chunk gives 62 threads
+ * per SM on an H200 (132 SMs): two warps, each walking a chain of dependent table lookups
+ * (~50-60 cycles a step). The whole decode then takes one chunk's sequential time, 16384 / 3
+ * symbols a step * ~55 cycles ~ 150 us for Nyx and 16384 / ~2 * ~55 ~ 230 us for text, with the
+ * SMs nearly idle, stores 32 KB apart, and no way to hide the bit reader's global-load latency.
+ * Larger chunk_log values (up to 24) make it proportionally worse.
+ *
+ * ---- The scheme: 128 sub-ranges per chunk, found by speculative decoding ----
+ * A block of LANES = 128 threads decodes one chunk at a time (blocks are persistent and take
+ * chunk after chunk; the code table is loaded into shared memory once per block). The chunk's
+ * payload bits are first copied into shared memory with coalesced loads (chunks too long for
+ * the STAGE_WORDS buffer are read from global memory instead, slower but the same code). The
+ * chunk's bits [B0, B1) are cut into 128 sub-ranges of L bits (L a multiple of 8, so that
+ * byte-aligned fixed-length codes start every sub-range on a codeword boundary). Thread j owns
+ * the codewords that START in its sub-range [p_j, E_j); its true first codeword starts at
+ * e_{j-1}, the first boundary at or after p_j of thread j-1's decode.
+ *
+ *   1. Speculative count pass (D0): thread j decodes from p_j as if a codeword started there
+ *      (thread 0 really does start at B0), counting codewords until its position reaches E_j.
+ *      It records its end e_j (first boundary >= E_j) and count n_j. Nothing is written.
+ *   2. Repair rounds: thread j compares its start with e_{j-1}. Where they differ it re-decodes
+ *      from e_{j-1} and at the same time re-walks its own speculative decode from p_j one codeword
+ *      at a time ("chasing": whichever is behind steps). Huffman codes self-synchronise: the two
+ *      decodes soon land on a common boundary q, after which they are identical, so
+ *      n_j = (true codewords before q) + n_j(D0) - (D0 codewords before q), and e_j is unchanged.
+ *      If they have not met within CHASE_BITS the true decode simply runs on to E_j. A round ends
+ *      with a block vote; rounds repeat while any start changed. Thread 0 is always right, so after
+ *      round r threads 0..r are right: at most 128 rounds, normally one (plus the vote that ends
+ *      it). Measured: Nyx needs a repair round in a third of its chunks, text in all of them, and
+ *      1 resynchronisation in 600 misses the chase window. Codes that never resynchronise (e.g.
+ *      all codewords 9 bits long) degrade to the speed of one thread per chunk, never to a wrong
+ *      answer.
+ *   3. Check: the counts must add up to the chunk's symbol count and thread 127's end must be B1.
+ *      This is exactly the CPU's "m symbols end at B1" test. A failing chunk sets the corruption
+ *      flag and writes nothing (so corrupt input can never write outside the chunk, or at all).
+ *   4. A block-wide exclusive scan of n_j gives each thread its output offset; each thread decodes
+ *      its sub-range again from its true start into a 16-byte register block that is stored with
+ *      one aligned 16-byte store whenever it fills (only each thread's first and last block are
+ *      partial, written with aligned 8/4/2/1-byte pieces that never touch a neighbour's bytes).
+ *      Each thread's stores are sequential, so L2 merges them into whole sectors.
+ *
+ * Steps: the table (built here from the host decoder's first-level table; 16 KB, one copy per
+ * block in shared memory) resolves up to 3 codewords of at most TB bits per lookup (2 for 4-byte
+ * symbols) and also stores where the first two end, so a step can stop exactly at the end of a
+ * sub-range, or take a single codeword (the chase), without a second table. Far from the end
+ * (BULK_MARGIN) a step takes everything the lookup offers with no end logic. When some symbol
+ * has the 1-bit codeword "0" (Nyx: p = 0.996), a step that sees a 0 bit takes the whole run of
+ * zero bits (up to 32 symbols) with one count-leading-zeros, and the writer lays the repeated
+ * symbol down a 16-byte block at a time. Codes longer than TB (rare by construction) use the
+ * canonical search, unrolled against limits held in the kernel parameters, and sorted[] in
+ * global memory. The bits are read from the staged words with two shared loads and a funnel
+ * shift (the reader has no state), which also lets the chase step whichever decode is behind
+ * without diverging.
+ *
+ * Scheduling: a persistent grid (7 blocks of 128 threads per SM, ~31 KB of shared memory each);
+ * the first chunks go by block index, the rest by an atomic counter. Nyx gives 8192 chunks *
+ * 128 = 1M sub-ranges, 100 MB of text 6104 * 128 = 780K, against 924 * 128 resident threads.
+ *
+ * Host side: no allocation in the common case. The table image (16.6 KB, plus sorted[] when it
+ * has at most INLINE_SORTED entries) goes with one cudaMemcpyAsync into one of IMG_SLOTS static
+ * device images, leased per call; the image also carries the corruption flag and the chunk
+ * counter, which the upload clears. A call allocates (stream-ordered) only for a larger sorted[]
+ * (4-byte alphabets) or when all slots are in use. Then one launch, one 4-byte copy back and
+ * the stream synchronisation: ~20 us per call measured on top of the kernel.
+ *
+ * Measured on an H200 (whole call, median of 20; tests/gpu/test_gpu_decode.cu):
+ *   Nyx-Quant, 2-byte, chunk_log 14, 1.006 bit/symbol:  ~0.49 ms = ~550 GB/s of output
+ *   debtext 100 MB, 1-byte, chunk_log 14, 5.21 bit/symbol: ~0.66 ms = ~150 GB/s (goal 200)
+ * Where the time goes (Nsight Compute): Nyx is bound by its 16-byte per-thread stores (each
+ * warp store touches 32 sectors; L1TEX stalls dominate). Text issues ~40 instructions per
+ * symbol at IPC ~0.6 per scheduler with 28 resident warps per SM and ~20 of 32 lanes active;
+ * the 64-bit table lookups have ~2x bank conflicts. Ideas not done yet: a 32-bit table for
+ * 1-byte symbols (fewer conflicts, 8 blocks per SM), a block-wide pattern fill for run-dominated
+ * chunks (coalesced stores for Nyx), writing through shared memory in coalesced rows.
+ *
+ * Bit reading: MSB-first bits come from big-endian 32-bit words. d_payload need not be aligned:
+ * words are taken from the 4-byte-aligned address below it, and every word that is not wholly
+ * inside [d_payload, d_payload + payload_size) is assembled from the bytes that are (the rest
+ * read as zeros, like the CPU reader), so no read leaves the payload. Bit positions are 64-bit;
+ * within a chunk they are 32-bit offsets from B0 (a valid chunk has at most 2^24 * 24 bits, and
+ * longer chunks are rejected before decoding).
+ */
+#include "gpu/gpu.h"
+#include "gpu/cuda_check.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+#ifdef GPZ_DECODE_STATS
+#include <stdio.h>
+#include <time.h>
+#endif
+
+#define TB GPZ_DECODE_TABLE_BITS
+#define TSIZE (1u << TB)
+#define PEEK 24 /* bits compared by the canonical search for codes longer than TB */
+#define LANES 128
+#define BLOCKS_PER_SM 7
+#define CHASE_BITS 256
+/* Payload words staged per chunk: 2^14 symbols at up to ~6.9 bits each. */
+#define STAGE_WORDS 3584
+/* Words a chunk of `bits` bits starting at bit vb0 (< 32) of its first word needs staged: the
+ * readers look at most 64 bits past a position below the chunk's end. */
+#define STAGE_NEED(vb0, bits) ((((uint64_t)(vb0) + (uint64_t)(bits)) >> 5) + 6)
+/* sorted[] entries carried in a table image (larger sorted[] get an allocation of their own). */
+#define INLINE_SORTED 3072
+/* Table images in device memory (a static array, so no allocation), leased one per call in
+ * flight; a call that finds none free allocates its own. */
+#define IMG_SLOTS 16
+
+#ifdef GPZ_DECODE_STATS
+__device__ unsigned long long g_stats[8];
+#define STAT(i, v) atomicAdd(&g_stats[i], (unsigned long long)(v))
+#else
+#define STAT(i, v) ((void)0)
+#endif
+
+/* Table entry: symbols packed from bit 0 (8, 16 or 20 bits each; unused slots zero), count at 48
+ * (0: the first codeword is longer than TB), then the bit offsets at which the first and second
+ * codewords end and the bits all of them take, 4 bits each at 50, 54 and 58. */
+#define E_CNT(e) ((uint32_t)((e) >> 48) & 3u)
+#define E_END1(e) ((uint32_t)((e) >> 50) & 15u)
+#define E_END2(e) ((uint32_t)((e) >> 54) & 15u)
+#define E_USED(e) ((uint32_t)((e) >> 58) & 15u)
+/* A step far from the end of the range (at least this many bits before it) may take everything
+ * its lookup offers: a run of at most 32, or codewords starting within the first TB bits. */
+#define BULK_MARGIN 32
+
+/* Everything the kernel needs from the host decoder, uploaded with one copy. The corruption
+ * flag rides along, so the upload also clears it. */
+struct alignas(16) dec_image { /* 16: the table is read with 16-byte loads */
+	uint64_t table[TSIZE];
+	int32_t base[GPZ_MAX_CODE_LEN + 1];
+	uint32_t flag;             /* set to 1 by the kernel when some chunk is corrupt */
+	uint32_t pad;
+	unsigned long long next;   /* chunk counter for dynamic scheduling (less gridDim.x) */
+	uint32_t sorted[INLINE_SORTED]; /* sorted[sorted_lo ..] when it fits (only that much is sent) */
+};
+
+/* The payload as seen by the bit readers. */
+struct src_view {
+	const uint32_t *words; /* payload address rounded down to 4 bytes */
+	const uint8_t *bytes;  /* the payload */
+	uint64_t head;         /* bytes between words and bytes (0..3) */
+	uint64_t vend;         /* head + payload_size: end of the payload in word-space bytes */
+	uint64_t full_lo;      /* first word lying wholly inside the payload */
+	uint64_t full_hi;      /* one past the last such word */
+};
+
+struct kparams {
+	const dec_image *img;
+	const uint32_t *sorted; /* sorted[sorted_lo ..] of the host decoder */
+	src_view src;
+	const uint64_t *chunk_start;
+	uint64_t n;
+	uint64_t nchunks;
+	uint64_t payload_bits;
+	uint8_t *dst;
+	uint32_t *flag;
+	unsigned long long *next;
+	uint64_t run_pattern; /* the 1-bit codeword's symbol repeated over 8 bytes */
+	uint32_t sorted_lo;
+	int chunk_log;
+	int max_len;
+	int run;              /* some symbol has the 1-bit codeword "0" */
+	/* limits of the canonical search, in the parameters so that the unrolled search reads them
+	 * as constants (no divergent loop, no shared-memory loads) */
+	uint32_t limit[GPZ_MAX_CODE_LEN + 2];
+};
+
+__shared__ uint64_t s_table[TSIZE];
+__shared__ int32_t s_base[GPZ_MAX_CODE_LEN + 1];
+__shared__ uint32_t s_stage[STAGE_WORDS];
+__shared__ int32_t s_end[LANES];
+__shared__ uint32_t s_warp[LANES / 32];
+__shared__ unsigned long long s_next;
+
+__device__ dec_image g_img[IMG_SLOTS];
+
+__device__ __forceinline__ uint64_t umin64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+__device__ __forceinline__ uint32_t bswap32(uint32_t x)
+{
+	return __byte_perm(x, 0, 0x0123);
+}
+
+/* Big-endian word wi of the word space; bytes outside the payload read as zero and are never
+ * loaded. */
+__device__ __forceinline__ uint32_t load_word(const src_view &s, uint64_t wi)
+{
+	if (wi >= s.full_lo && wi < s.full_hi)
+		return bswap32(__ldg(s.words + wi));
+	uint32_t v = 0;
+	for (uint32_t k = 0; k < 4; k++) {
+		uint64_t b = 4 * wi + k;
+		if (b >= s.head && b < s.vend)
+			v |= (uint32_t)__ldg(s.bytes + (b - s.head)) << (24 - 8 * k);
+	}
+	return v;
+}
+
+/*
+ * MSB-first bit readers. peek(pos) returns the 32 bits from chunk-relative bit pos; advance(n)
+ * moves on by n bits, which the caller adds to pos itself. Every step takes at most 32 bits.
+ */
+
+/* From the chunk's words staged in shared memory (chunk bit 0 is bit vb0 of s_stage): two
+ * shared loads and a funnel shift, no state. */
+struct stage_reader {
+	static constexpr bool stateless = true;
+	uint32_t vb0;
+
+	__device__ __forceinline__ void init(uint32_t vb0_, uint64_t, const src_view &, int32_t)
+	{
+		vb0 = vb0_;
+	}
+	__device__ __forceinline__ uint32_t peek(const src_view &, int32_t pos) const
+	{
+		uint32_t b = vb0 + (uint32_t)pos, i = b >> 5;
+		return __funnelshift_l(s_stage[i + 1], s_stage[i], b & 31);
+	}
+	__device__ __forceinline__ void advance(uint32_t) {}
+};
+
+/* From global memory, for chunks too long to stage: 64 buffered bits, one word loaded ahead. */
+struct global_reader {
+	static constexpr bool stateless = false;
+	uint64_t buf;
+	uint64_t wi; /* word index of nextw */
+	uint32_t nb;
+	uint32_t nextw;
+
+	__device__ __forceinline__ void init(uint32_t, uint64_t B0, const src_view &s, int32_t rel)
+	{
+		uint64_t vb = B0 + (uint64_t)rel + 8 * s.head;
+		uint32_t off = (uint32_t)(vb & 31);
+		uint64_t w = vb >> 5;
+		uint32_t w0 = load_word(s, w), w1 = load_word(s, w + 1);
+		nextw = load_word(s, w + 2);
+		wi = w + 2;
+		buf = ((((uint64_t)w0) << 32) | w1) << off;
+		nb = 64 - off;
+	}
+	__device__ __forceinline__ uint32_t peek(const src_view &s, int32_t)
+	{
+		if (nb < 32) {
+			buf |= (uint64_t)nextw << (32 - nb);
+			nb += 32;
+			wi++;
+			nextw = load_word(s, wi);
+		}
+		return (uint32_t)(buf >> 32);
+	}
+	__device__ __forceinline__ void advance(uint32_t n)
+	{
+		buf <<= n;
+		nb -= n;
+	}
+};
+
+/* What one decode step took. */
+struct step_out {
+	uint32_t bits; /* bits consumed */
+	uint32_t k;    /* codewords taken */
+	uint64_t v;    /* their symbols, k * W little-endian bytes (unless run) */
+	bool run;      /* k copies of the 1-bit codeword's symbol */
+};
+
+/*
+ * One decode step at pos (< end): takes the codewords that start before end (only the first one
+ * if single): a run of the 1-bit codeword "0" (up to 32), or those of one table lookup, or one
+ * long codeword.
+ */
+template <int W, bool SYM, bool BULK, class R>
+__device__ __forceinline__ step_out step(const kparams &kp, R &r, int32_t pos, int32_t end,
+                                         bool single)
+{
+	step_out o;
+	const uint32_t x = r.peek(kp.src, pos);
+	const int32_t rem = end - pos; /* >= 1 */
+	o.run = false;
+	o.v = 0;
+	if (kp.run && (x >> 31) == 0) {
+		uint32_t z = (uint32_t)__clz(x); /* 32 when x == 0 */
+		o.k = BULK ? z : single ? 1u : (uint32_t)min((int32_t)z, rem);
+		o.bits = o.k;
+		o.run = true;
+	} else {
+		uint64_t e = s_table[x >> (32 - TB)];
+		uint32_t c = E_CNT(e);
+		if (BULK && c != 0) {
+			o.k = c;
+			o.bits = E_USED(e);
+			if (SYM)
+				o.v = W == 4 ? (e & 0xfffffu) | (((e >> 20) & 0xfffffu) << 32)
+				             : e & 0xffffffffffffull;
+		} else if (c != 0) {
+			uint32_t o1 = E_END1(e), o2 = E_END2(e);
+			/* the second codeword starts at o1, the third at o2; t2 implies t1 */
+			bool t1 = !single && c > 1 && (int32_t)o1 < rem;
+			bool t2 = !single && c > 2 && (int32_t)o2 < rem;
+			o.k = 1 + (uint32_t)t1 + (uint32_t)t2;
+			o.bits = t2 ? E_USED(e) : t1 ? o2 : o1;
+			if (SYM) {
+				if (W == 4)
+					o.v = (e & 0xfffffu) | (t1 ? ((e >> 20) & 0xfffffu) << 32 : 0);
+				else
+					o.v = e & ((1ull << (8 * W * o.k)) - 1);
+			}
+		} else {
+			/* Longer than TB: canonical search. limit[] does not decrease with the length,
+			 * so the length is TB + 1 plus the number of limits top reaches; codes are
+			 * complete (checked by gpz_decoder_init), so it is at most max_len. */
+			uint32_t top = x >> (32 - PEEK), len = TB + 1;
+#pragma unroll
+			for (int l = TB + 1; l < GPZ_MAX_CODE_LEN; l++)
+				len += top >= kp.limit[l] ? 1u : 0u;
+			o.k = 1;
+			o.bits = len;
+			if (SYM) {
+				int32_t idx = s_base[len] + (int32_t)(top >> (PEEK - len));
+				o.v = __ldg(kp.sorted + (idx - (int32_t)kp.sorted_lo));
+			}
+		}
+	}
+	r.advance(o.bits);
+	return o;
+}
+
+/* Bytes [a, b) (0 <= a <= b <= 8) of a 64-bit word set. */
+__device__ __forceinline__ uint64_t byte_mask(uint32_t a, uint32_t b)
+{
+	uint64_t hi = b >= 8 ? ~0ull : (1ull << (8 * b)) - 1;
+	uint64_t lo = a >= 8 ? ~0ull : (1ull << (8 * a)) - 1;
+	return hi & ~lo;
+}
+
+/* Output of one thread: a 16-byte block (lo, hi) aligned in the destination, filled from byte f.
+ * Bytes below lim of the current block and from end on belong to other threads: never written. */
+struct out_writer {
+	uint8_t *blk;
+	const uint8_t *end;
+	uint64_t lo, hi;
+	uint32_t f, lim;
+
+	__device__ __forceinline__ void init(uint8_t *start, const uint8_t *stop)
+	{
+		uint32_t a = (uint32_t)((uintptr_t)start & 15);
+		blk = start - a;
+		end = stop;
+		lo = hi = 0;
+		f = lim = a;
+	}
+	/* Bytes [a, b) of the block, in naturally aligned pieces. */
+	__device__ void store_part(uint32_t a, uint32_t b)
+	{
+		while (a < b) {
+			uint64_t v = a < 8 ? lo : hi;
+			uint32_t sh = (a & 7) * 8;
+			if ((a & 7) == 0 && a + 8 <= b) {
+				*reinterpret_cast<uint64_t *>(blk + a) = v;
+				a += 8;
+			} else if ((a & 3) == 0 && a + 4 <= b) {
+				*reinterpret_cast<uint32_t *>(blk + a) = (uint32_t)(v >> sh);
+				a += 4;
+			} else if ((a & 1) == 0 && a + 2 <= b) {
+				*reinterpret_cast<uint16_t *>(blk + a) = (uint16_t)(v >> sh);
+				a += 2;
+			} else {
+				blk[a] = (uint8_t)(v >> sh);
+				a += 1;
+			}
+		}
+	}
+	__device__ __forceinline__ uint32_t room() const
+	{
+		ptrdiff_t r = end - blk;
+		return r <= 0 ? 0u : r >= 16 ? 16u : (uint32_t)r;
+	}
+	__device__ __forceinline__ void flush_block()
+	{
+		if (lim == 0 && end - blk >= 16)
+			*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(lo, hi);
+		else
+			store_part(lim, room());
+	}
+	/* Append nbytes (1..8) bytes of v. */
+	__device__ __forceinline__ void put(uint64_t v, uint32_t nbytes)
+	{
+		uint32_t s = f * 8;
+		if (s == 0) {
+			lo |= v;
+		} else if (s < 64) {
+			lo |= v << s;
+			hi |= v >> (64 - s);
+		} else {
+			hi |= v << (s - 64);
+		}
+		f += nbytes;
+		if (f >= 16) {
+			flush_block();
+			f -= 16;
+			uint32_t fit = nbytes - f; /* bytes of v that went into the stored block: 1..nbytes */
+			lo = fit >= 8 ? 0 : v >> (fit * 8);
+			hi = 0;
+			lim = 0;
+			blk += 16;
+		}
+	}
+	/* Append nbytes of a pattern with the symbol width as period; pat holds 8 bytes of it as
+	 * they fall at 8-aligned destination addresses. */
+	__device__ __forceinline__ void put_run(uint64_t pat, uint32_t nbytes)
+	{
+		while (nbytes) {
+			uint32_t take = 16 - f < nbytes ? 16 - f : nbytes, b = f + take;
+			lo |= pat & byte_mask(f < 8 ? f : 8, b < 8 ? b : 8);
+			hi |= pat & byte_mask(f > 8 ? f - 8 : 0, b > 8 ? b - 8 : 0);
+			f = b;
+			nbytes -= take;
+			if (f == 16) {
+				flush_block();
+				f = 0;
+				lo = hi = 0;
+				lim = 0;
+				blk += 16;
+			}
+		}
+	}
+	__device__ __forceinline__ void finish()
+	{
+		uint32_t b = f < room() ? f : room();
+		if (b > lim)
+			store_part(lim, b);
+	}
+};
+
+/*
+ * Decode the codewords that start in [pos, end) (positions relative to B0), counting them into
+ * cnt and, if WRITE, appending their symbols to wr. pos ends at the first boundary >= end. The
+ * codewords taken (hence pos and cnt) do not depend on WRITE.
+ */
+template <int W, bool WRITE, class R>
+__device__ __forceinline__ void decode_range(const kparams &kp, R &r, int32_t &pos, int32_t end,
+                                             uint32_t &cnt, out_writer *wr)
+{
+	while (end - pos > BULK_MARGIN) {
+		step_out o = step<W, WRITE, true>(kp, r, pos, end, false);
+		pos += (int32_t)o.bits;
+		cnt += o.k;
+		if (WRITE) {
+			if (o.run)
+				wr->put_run(kp.run_pattern, o.k * W);
+			else
+				wr->put(o.v, o.k * W);
+		}
+	}
+	while (pos < end) {
+		step_out o = step<W, WRITE, false>(kp, r, pos, end, false);
+		pos += (int32_t)o.bits;
+		cnt += o.k;
+		if (WRITE) {
+			if (o.run)
+				wr->put_run(kp.run_pattern, o.k * W);
+			else
+				wr->put(o.v, o.k * W);
+		}
+	}
+}
+
+/*
+ * Repair of one sub-range [p, end): the true decode starts at want (>= p); the speculative decode
+ * D0 from p ended at e0 with n0 codewords. Returns the true end and count.
+ */
+template <int W, class R>
+__device__ void resync(const kparams &kp, uint32_t vb0, uint64_t B0, int32_t p, int32_t end,
+                       int32_t want, int32_t e0, uint32_t n0, int32_t &e_out, uint32_t &n_out)
+{
+	if (want >= end) {
+		e_out = want;
+		n_out = 0;
+		return;
+	}
+	R rt, ra;
+	rt.init(vb0, B0, kp.src, want);
+	ra.init(vb0, B0, kp.src, p);
+	int32_t tp = want, a = p;
+	uint32_t ct = 0, ca = 0;
+	while (tp < end && tp - want < CHASE_BITS) {
+		if (a == tp) { /* synchronised: from here on the true decode is D0 */
+			e_out = e0;
+			n_out = ct + (n0 - ca);
+			return;
+		}
+		const bool adv_a = a < tp;
+		if constexpr (R::stateless) {
+			/* one step at whichever position is behind: no divergence */
+			uint32_t b = step<W, false, false>(kp, rt, adv_a ? a : tp, end, true).bits;
+			a += adv_a ? (int32_t)b : 0;
+			ca += adv_a ? 1u : 0u;
+			tp += adv_a ? 0 : (int32_t)b;
+			ct += adv_a ? 0u : 1u;
+		} else if (adv_a) {
+			a += (int32_t)step<W, false, false>(kp, ra, a, end, true).bits;
+			ca++;
+		} else {
+			tp += (int32_t)step<W, false, false>(kp, rt, tp, end, true).bits;
+			ct++;
+		}
+	}
+	STAT(3, 1);
+	decode_range<W, false>(kp, rt, tp, end, ct, nullptr);
+	e_out = tp;
+	n_out = ct;
+}
+
+/* Steps 1-5 of the scheme for one chunk (all LANES threads call it). */
+template <int W, class R>
+__device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, uint64_t B0,
+                                             int32_t bits, uint64_t m, uint64_t first)
+{
+	const uint32_t j = threadIdx.x;
+	const int32_t L = (int32_t)((((uint64_t)bits + LANES - 1) / LANES + 7) & ~(uint64_t)7);
+	const int32_t p = (int32_t)umin64((uint64_t)j * (uint64_t)L, (uint64_t)bits);
+	const int32_t end =
+		j == LANES - 1 ? bits : (int32_t)umin64((uint64_t)(j + 1) * (uint64_t)L, (uint64_t)bits);
+
+	/* 1. speculative count pass */
+	int32_t e0 = p;
+	uint32_t n0 = 0;
+	if (p < end) {
+		R r;
+		r.init(vb0, B0, kp.src, p);
+		decode_range<W, false>(kp, r, e0, end, n0, nullptr);
+	}
+
+	/* 2. repair rounds */
+	int32_t cur = p, e = e0;
+	uint32_t cnt = n0;
+	for (;;) {
+		s_end[j] = e;
+		__syncthreads();
+		int32_t want = j ? s_end[j - 1] : 0;
+		int changed = want != cur;
+		if (!__syncthreads_or(changed))
+			break;
+		if (j == 0)
+			STAT(1, 1);
+		if (changed) {
+			STAT(2, 1);
+			resync<W, R>(kp, vb0, B0, p, end, want, e0, n0, e, cnt);
+			cur = want;
+		}
+	}
+
+	/* 3. check and 4. scan */
+	uint32_t incl = cnt;
+	const uint32_t lane = j & 31, warp = j >> 5;
+	for (uint32_t d = 1; d < 32; d <<= 1) {
+		uint32_t x = __shfl_up_sync(0xffffffffu, incl, d);
+		if (lane >= d)
+			incl += x;
+	}
+	if (lane == 31)
+		s_warp[warp] = incl;
+	__syncthreads();
+	uint32_t before = 0, total = 0;
+	for (uint32_t w = 0; w < LANES / 32; w++) {
+		uint32_t x = s_warp[w];
+		before += w < warp ? x : 0;
+		total += x;
+	}
+	if (total != m || s_end[LANES - 1] != bits) { /* uniform over the block */
+		if (j == 0)
+			*kp.flag = 1;
+		return;
+	}
+
+	/* 5. write pass */
+	if (cnt) {
+		uint64_t o = (first + before + incl - cnt) * (uint64_t)W;
+		out_writer wr;
+		wr.init(kp.dst + o, kp.dst + o + (uint64_t)cnt * W);
+		R r;
+		r.init(vb0, B0, kp.src, cur);
+		int32_t pos = cur;
+		uint32_t k = 0;
+		decode_range<W, true>(kp, r, pos, end, k, &wr);
+		wr.finish();
+	}
+}
+
+/* One chunk: the checks, staging of its payload, then steps 1-5. */
+template <int W>
+__device__ __forceinline__ void decode_one_chunk(const kparams &kp, uint64_t c, uint64_t cs)
+{
+	const uint32_t j = threadIdx.x;
+	{ /* the block's threads all take the same path through here */
+		const uint64_t first = c << kp.chunk_log;
+		const uint64_t m = kp.n - first < cs ? kp.n - first : cs;
+		const uint64_t B0 = kp.chunk_start[c], B1 = kp.chunk_start[c + 1];
+
+		/* Checks every chunk the CPU accepts passes (its m codewords of 1..max_len bits end at
+		 * B1, and chunk starts then increase up to a total <= the payload), bounding the work. */
+		if (B1 < B0 || B1 - B0 < m || B1 - B0 > m * (uint64_t)kp.max_len ||
+		    B1 > kp.payload_bits) {
+			if (j == 0)
+				*kp.flag = 1;
+			return; /* uniform over the block */
+		}
+		const int32_t bits = (int32_t)(B1 - B0);
+		const uint64_t vb = B0 + 8 * kp.src.head;
+		const uint32_t vb0 = (uint32_t)(vb & 31);
+		const uint64_t need = STAGE_NEED(vb0, bits);
+		if (j == 0)
+			STAT(0, 1);
+		if (need <= STAGE_WORDS) {
+			const uint64_t wb = vb >> 5;
+			for (uint32_t i = j; i < need; i += LANES)
+				s_stage[i] = load_word(kp.src, wb + i);
+			__syncthreads();
+			decode_chunk<W, stage_reader>(kp, vb0, B0, bits, m, first);
+		} else {
+			if (j == 0)
+				STAT(4, 1);
+			decode_chunk<W, global_reader>(kp, vb0, B0, bits, m, first);
+		}
+	}
+}
+
+template <int W>
+__global__ void __launch_bounds__(LANES, BLOCKS_PER_SM) decode_kernel(const kparams kp)
+{
+	const uint32_t j = threadIdx.x;
+
+	{ /* the table into shared memory, 16 bytes at a time */
+		const uint4 *src = reinterpret_cast<const uint4 *>(kp.img->table);
+		uint4 *dst = reinterpret_cast<uint4 *>(s_table);
+		for (uint32_t i = j; i < sizeof(s_table) / 16; i += LANES)
+			dst[i] = __ldg(src + i);
+	}
+	if (j < GPZ_MAX_CODE_LEN + 1)
+		s_base[j] = kp.img->base[j];
+	if (blockIdx.x == 0 && j == 0 && kp.chunk_start[kp.nchunks] > kp.payload_bits)
+		*kp.flag = 1; /* the CPU decoder's first check */
+
+	/* Chunks are handed out dynamically: the first gridDim.x by block index, the rest by an
+	 * atomic counter, so blocks that drew slow (unstaged, resynchronising) chunks take fewer. */
+	const uint64_t cs = (uint64_t)1 << kp.chunk_log;
+	for (uint64_t c = blockIdx.x; c < kp.nchunks; c = s_next) {
+		__syncthreads(); /* the previous chunk is done with the stage, s_end, s_warp, s_next */
+		if (j == 0)
+			s_next = gridDim.x + atomicAdd(kp.next, 1ull);
+		decode_one_chunk<W>(kp, c, cs);
+		__syncthreads(); /* s_next is visible */
+	}
+}
+
+/* Kernel launch geometry, cached per device (idempotent, so racing first calls are harmless). */
+template <int W> static gpz_result launch(const kparams &kp, cudaStream_t st)
+{
+	static int cached_sms[64], cached_per_sm[64];
+	int dev = 0;
+	GPZ_CUDA_TRY(cudaGetDevice(&dev));
+	int sms = dev < 64 ? __atomic_load_n(&cached_sms[dev], __ATOMIC_RELAXED) : 0;
+	int per_sm = dev < 64 ? __atomic_load_n(&cached_per_sm[dev], __ATOMIC_RELAXED) : 0;
+	if (sms <= 0 || per_sm <= 0) {
+		GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+		/* Seven blocks of ~31 KB of shared memory per SM: ask for the largest carveout. */
+		GPZ_CUDA_TRY(cudaFuncSetAttribute(decode_kernel<W>,
+		                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+		                                  cudaSharedmemCarveoutMaxShared));
+		GPZ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, decode_kernel<W>,
+		                                                           LANES, 0));
+		if (dev < 64) {
+			__atomic_store_n(&cached_sms[dev], sms, __ATOMIC_RELAXED);
+			__atomic_store_n(&cached_per_sm[dev], per_sm, __ATOMIC_RELAXED);
+		}
+	}
+	uint64_t grid = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
+	if (grid > kp.nchunks)
+		grid = kp.nchunks ? kp.nchunks : 1;
+	decode_kernel<W><<<(unsigned)grid, LANES, 0, st>>>(kp);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
+}
+
+/* The lookup table from the host decoder's first-level table: up to 3 codewords (2 for 4-byte
+ * symbols) of at most TB bits in the next TB bits. */
+static void build_table(const gpz_decoder *dec, int w, uint64_t *t)
+{
+	const uint32_t mask = TSIZE - 1, sbits = w == 4 ? 20 : 8 * (uint32_t)w;
+	const uint32_t maxc = w == 4 ? 2 : 3;
+	for (uint32_t x = 0; x < TSIZE; x++) {
+		uint64_t e = 0;
+		uint32_t used = 0, n = 0, ends[3] = { 0, 0, 0 };
+		while (n < maxc) {
+			uint32_t d = dec->table[(x << used) & mask];
+			uint32_t l = d & 31;
+			if (l == 0 || used + l > TB)
+				break;
+			e |= (uint64_t)(d >> 5) << (sbits * n);
+			used += l;
+			ends[n++] = used;
+		}
+		t[x] = e | ((uint64_t)n << 48) | ((uint64_t)ends[0] << 50) | ((uint64_t)ends[1] << 54) |
+		       ((uint64_t)used << 58);
+	}
+}
+
+/* Lease a table image slot of g_img (-1: none free, the caller allocates an image). */
+static int img_slots_busy[IMG_SLOTS];
+static unsigned img_slot_next;
+
+static int lease_img_slot(void)
+{
+	unsigned start = __atomic_fetch_add(&img_slot_next, 1u, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < IMG_SLOTS; i++) {
+		unsigned s = (start + i) % IMG_SLOTS;
+		if (__atomic_exchange_n(&img_slots_busy[s], 1, __ATOMIC_ACQUIRE) == 0)
+			return (int)s;
+	}
+	return -1;
+}
+
+static void release_img_slot(int s)
+{
+	if (s >= 0)
+		__atomic_store_n(&img_slots_busy[s], 0, __ATOMIC_RELEASE);
+}
+
+#ifdef GPZ_DECODE_STATS
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+#define TICK(i) (tk[i] = now_us())
+#else
+#define TICK(i) ((void)0)
+#endif
+
+extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload,
+                                     size_t payload_size, const uint64_t *d_chunk_start,
+                                     size_t n, int w, int chunk_log, uint8_t *d_dst,
+                                     gpz_stream_t stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+#ifdef GPZ_DECODE_STATS
+	double tk[8] = { 0 };
+#endif
+	TICK(0);
+	if (!dec || !d_chunk_start || (w != 1 && w != 2 && w != 4) ||
+	    chunk_log < GPZ_MIN_CHUNK_LOG || chunk_log > GPZ_MAX_CHUNK_LOG || dec->max_len < 1 ||
+	    dec->max_len > GPZ_MAX_CODE_LEN || (payload_size && !d_payload) || (n && !d_dst))
+		return GPZ_ERR_PARAM;
+
+	/* The part of sorted[] the long codes use: from the first code longer than TB to the end. */
+	uint32_t lo = 0, hi = 0;
+	if (dec->max_len > TB) {
+		lo = (uint32_t)(dec->base[TB + 1] + (int32_t)((dec->limit[TB] >> (PEEK - TB)) << 1));
+		hi = (uint32_t)(dec->base[dec->max_len] +
+		                (int32_t)(dec->limit[dec->max_len] >> (PEEK - dec->max_len)));
+		if (hi < lo || !dec->sorted)
+			return GPZ_ERR_PARAM;
+	}
+	const size_t nsorted = hi - lo, ninline = nsorted <= INLINE_SORTED ? nsorted : 0;
+	const size_t send = offsetof(dec_image, sorted) + ninline * sizeof(uint32_t);
+
+	dec_image *img = (dec_image *)malloc(sizeof(*img));
+	if (!img)
+		return GPZ_ERR_NOMEM;
+	memset(img, 0, sizeof(*img));
+	build_table(dec, w, img->table);
+	memcpy(img->base, dec->base, sizeof(img->base));
+	if (ninline)
+		memcpy(img->sorted, dec->sorted + lo, ninline * sizeof(uint32_t));
+	TICK(1);
+
+	/* Device memory: a leased image slot; an allocation only for a large sorted[] (or when
+	 * every slot is in use). */
+	int slot = lease_img_slot();
+	dec_image *d_img = NULL;
+	uint32_t *d_sorted = NULL, flag = 0;
+	void *d_mem = NULL;
+	cudaError_t e = cudaSuccess;
+	size_t mem_bytes = (slot < 0 ? sizeof(dec_image) : 0) +
+	                   (ninline ? 0 : nsorted * sizeof(uint32_t));
+	if (slot >= 0) {
+		e = cudaGetSymbolAddress((void **)&d_img, g_img);
+		if (e == cudaSuccess)
+			d_img += slot;
+	}
+	if (e == cudaSuccess && mem_bytes) {
+		e = cudaMallocAsync(&d_mem, mem_bytes, st);
+		if (e == cudaSuccess && slot < 0)
+			d_img = (dec_image *)d_mem;
+		if (e == cudaSuccess && !ninline && nsorted) {
+			d_sorted = (uint32_t *)((uint8_t *)d_mem + (slot < 0 ? sizeof(dec_image) : 0));
+			e = cudaMemcpyAsync(d_sorted, dec->sorted + lo, nsorted * sizeof(uint32_t),
+			                    cudaMemcpyHostToDevice, st);
+		}
+	}
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(d_img, img, send, cudaMemcpyHostToDevice, st);
+	TICK(2);
+	TICK(3);
+	gpz_result r = gpz_cuda_result(e);
+	if (r == GPZ_OK) {
+		size_t cs = (size_t)1 << chunk_log;
+		kparams kp;
+		uintptr_t a = (uintptr_t)d_payload;
+		memset(&kp, 0, sizeof(kp));
+		kp.img = d_img;
+		kp.sorted = ninline ? (const uint32_t *)((const uint8_t *)d_img +
+		                                         offsetof(dec_image, sorted))
+		                    : d_sorted;
+		kp.src.bytes = d_payload;
+		kp.src.head = a & 3;
+		kp.src.words = (const uint32_t *)(a - (a & 3));
+		kp.src.vend = kp.src.head + payload_size;
+		kp.src.full_lo = (kp.src.head + 3) / 4;
+		kp.src.full_hi = kp.src.vend / 4;
+		kp.chunk_start = d_chunk_start;
+		kp.n = n;
+		kp.nchunks = (n + cs - 1) / cs;
+		kp.payload_bits = (uint64_t)payload_size * 8;
+		kp.dst = d_dst;
+		kp.flag = (uint32_t *)((uint8_t *)d_img + offsetof(dec_image, flag));
+		kp.next = (unsigned long long *)((uint8_t *)d_img + offsetof(dec_image, next));
+		memcpy(kp.limit, dec->limit, sizeof(kp.limit));
+		kp.sorted_lo = lo;
+		kp.chunk_log = chunk_log;
+		kp.max_len = dec->max_len;
+		/* A 1-bit codeword is the canonical code "0": runs of zero bits repeat its symbol. */
+		if ((dec->table[0] & 31) == 1) {
+			uint64_t sym = dec->table[0] >> 5;
+			uint64_t pat = w == 1 ? sym * 0x0101010101010101ull
+			             : w == 2 ? sym * 0x0001000100010001ull
+			                      : sym * 0x0000000100000001ull;
+			/* The writers lay the pattern at absolute byte positions: rotate it so that its
+			 * symbols line up with those of a destination that is not w-aligned. */
+			unsigned ph = (unsigned)((uintptr_t)d_dst % (uintptr_t)w);
+			kp.run = 1;
+			kp.run_pattern = ph ? (pat << (8 * ph)) | (pat >> (64 - 8 * ph)) : pat;
+		}
+		r = w == 1 ? launch<1>(kp, st) : w == 2 ? launch<2>(kp, st) : launch<4>(kp, st);
+		TICK(4);
+		if (r == GPZ_OK)
+			r = gpz_cuda_result(cudaMemcpyAsync(&flag, kp.flag, sizeof(flag),
+			                                    cudaMemcpyDeviceToHost, st));
+		TICK(5);
+	}
+	if (d_mem)
+		cudaFreeAsync(d_mem, st);
+	e = cudaStreamSynchronize(st);
+	TICK(6);
+	release_img_slot(slot);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(e);
+	free(img);
+#ifdef GPZ_DECODE_STATS
+	{
+		unsigned long long h[8];
+		cudaMemcpyFromSymbol(h, g_stats, sizeof(h));
+		fprintf(stderr,
+		        "stats: chunks %llu rounds %llu resynced %llu chase-misses %llu unstaged %llu | "
+		        "us: prep %.0f mem %.0f launch %.0f d2h %.0f sync %.0f\n",
+		        h[0], h[1], h[2], h[3], h[4], tk[1] - tk[0], tk[2] - tk[1], tk[4] - tk[3],
+		        tk[5] - tk[4], tk[6] - tk[5]);
+		memset(h, 0, sizeof(h));
+		cudaMemcpyToSymbol(g_stats, h, sizeof(h));
+	}
+#endif
+	if (r == GPZ_OK && flag)
+		r = GPZ_ERR_CORRUPT;
+	return r;
+}
