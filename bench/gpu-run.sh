@@ -61,4 +61,9 @@ if [ "$what" != tests ]; then
     "$B/gpz-bench" --gpu -b 1 -r 5 "$D"/debtext100m "$D"/silesia/*
   } > "$out/bench-gpu.md" 2>&1
   cat "$out/bench-gpu.md"
+  "$B/tests/test_gpu_codebook" > "$out/gpu-codebook.log" 2>&1; echo "gpu codebook rc=$?"
+  grep -iE "us|median" "$out/gpu-codebook.log" | tail -12
+  "$B/tests/test_gpu_decode" "$D"/nyx/baryon_density.dat.b16 "$D"/debtext100m \
+    > "$out/gpu-decode.log" 2>&1; echo "gpu decode rc=$?"
+  grep -iE "GB/s" "$out/gpu-decode.log" | tail -6
 fi

@@ -73,8 +73,9 @@
  * the stream synchronisation: ~20 us per call measured on top of the kernel.
  *
  * Measured on an H200 (whole call, median of 20; tests/gpu/test_gpu_decode.cu):
- *   Nyx-Quant, 2-byte, chunk_log 14, 1.006 bit/symbol:  ~0.49 ms = ~550 GB/s of output
- *   debtext 100 MB, 1-byte, chunk_log 14, 5.21 bit/symbol: ~0.66 ms = ~150 GB/s (goal 200)
+ *   Nyx-Quant, 2-byte, chunk_log 14, 1.006 bit/symbol:  0.47-0.49 ms = 545-570 GB/s of output
+ *   debtext 100 MB, 1-byte, chunk_log 14, 5.21 bit/symbol: 0.65-0.67 ms = 150-155 GB/s (goal 200)
+ * (kernel alone, Nsight Compute: Nyx ~0.42 ms, text ~0.63 ms.)
  * Where the time goes (Nsight Compute): Nyx is bound by its 16-byte per-thread stores (each
  * warp store touches 32 sectors; L1TEX stalls dominate). Text issues ~40 instructions per
  * symbol at IPC ~0.6 per scheduler with 28 resident warps per SM and ~20 of 32 lanes active;
