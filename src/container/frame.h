@@ -49,9 +49,12 @@ struct gpz_frame_plan {
 	size_t index_at, check_at, payload_at, sum_at, total; /* offsets in the frame; size */
 };
 
-/* counts[0 .. alphabet) of n >= 1 symbols; alphabet from the histogram. */
+/* counts[0 .. alphabet) of n >= 1 symbols; alphabet from the histogram. `lengths`, when not
+ * NULL, are the code lengths already built for these counts (by the GPU codebook, which
+ * reproduces gpz_code_lengths exactly, and only when they fit GPZ_MAX_CODE_LEN). */
 gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
-                               const uint32_t *counts, uint32_t alphabet, size_t n);
+                               const uint32_t *counts, uint32_t alphabet, size_t n,
+                               const uint8_t *lengths);
 void gpz_frame_plan_free(struct gpz_frame_plan *pl);
 
 /* Reading a Huffman frame: from its bytes up to the payload (header, codebook, chunk index;

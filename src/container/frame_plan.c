@@ -31,7 +31,8 @@ static void set_layout(struct gpz_frame_plan *pl)
 }
 
 /* Lengths, encoder table and payload size of a Huffman code for the counts. */
-static gpz_result plan_codes(struct gpz_frame_plan *pl, const uint32_t *counts)
+static gpz_result plan_codes(struct gpz_frame_plan *pl, const uint32_t *counts,
+                             const uint8_t *lengths)
 {
 	uint32_t *code = malloc(pl->alphabet * sizeof(uint32_t));
 
@@ -41,7 +42,14 @@ static gpz_result plan_codes(struct gpz_frame_plan *pl, const uint32_t *counts)
 		free(code);
 		return GPZ_ERR_NOMEM;
 	}
-	pl->max_len = gpz_code_lengths(counts, pl->alphabet, GPZ_MAX_CODE_LEN, pl->len);
+	if (lengths) {
+		memcpy(pl->len, lengths, pl->alphabet);
+		pl->max_len = 0;
+		for (uint32_t s = 0; s < pl->alphabet; s++)
+			pl->max_len = lengths[s] > pl->max_len ? lengths[s] : pl->max_len;
+	} else {
+		pl->max_len = gpz_code_lengths(counts, pl->alphabet, GPZ_MAX_CODE_LEN, pl->len);
+	}
 	if (pl->max_len < 0) {
 		free(code);
 		return GPZ_ERR_NOMEM;
@@ -72,7 +80,8 @@ static gpz_result plan_simple(struct gpz_frame_plan *pl, gpz_frame_type type, ui
 }
 
 gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
-                               const uint32_t *counts, uint32_t alphabet, size_t n)
+                               const uint32_t *counts, uint32_t alphabet, size_t n,
+                               const uint8_t *lengths)
 {
 	uint32_t used = 0;
 	size_t cb_bytes, huff_total;
@@ -88,7 +97,7 @@ gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
 		used += counts[s] != 0;
 	if (used == 1) /* the one symbol present is the largest */
 		return plan_simple(pl, GPZ_FRAME_CONSTANT, alphabet - 1);
-	r = plan_codes(pl, counts);
+	r = plan_codes(pl, counts, lengths);
 	if (r != GPZ_OK)
 		return r;
 	pl->head = malloc(GPZ_FRAME_HEADER_SIZE + gpz_lengths_bound(alphabet));

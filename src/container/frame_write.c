@@ -105,7 +105,7 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	if (r == GPZ_OK)
 		r = gpz_histogram(src, n, p->symbol_bytes, ctx->nthreads, counts, &alphabet);
 	if (r == GPZ_OK)
-		r = gpz_frame_plan_make(&pl, p, counts, alphabet, n);
+		r = gpz_frame_plan_make(&pl, p, counts, alphabet, n, NULL);
 	if (r == GPZ_OK && pl.total > cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)

@@ -44,9 +44,10 @@
  *   Measured on an H200 (tests/gpu/test_gpu_codebook, medians; "geom": every symbol used,
  *   two-sided geometric counts, max length 22-30; "nyx": one symbol at p = 0.996, ~1000 others):
  *     symbols          1024   4096   65536   2^20
- *     lengths  geom      42     77     249   1834 us
- *              nyx       25     42     105    165 us
- *     canonical         9.4     18      22     41 us
+ *     lengths  geom      43     78     252   1888 us
+ *              nyx       26     42     104    162 us
+ *     canonical         9.5     18      21     41 us
+ *   (about 5 us of each is launch latency; 65536 "nyx": ~80 us are keys + cub sort + launches)
  *   For 1024 symbols (geom): ~8 us sort, ~23 us rounds (29 rounds), ~4 us depths, ~6 us launch.
  *
  * Canonical codes: code[s] = first[len] + rank of s among the symbols of its length. Ranks: per
