@@ -184,6 +184,31 @@ gpz_result gpz_write_trailer(uint64_t total_bytes, uint32_t frame_count, void *d
 gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_bytes,
                             uint32_t frame_count);
 
+/* ---- DEFLATE streams (gzip, zlib, raw deflate) ----
+ *
+ * Standard streams that every gzip/zlib tool decodes: LZ77 over a 32 KiB window at level 1..9
+ * (gzip's meaning: 1 fastest, 9 smallest, 6 default), DEFLATE blocks with length-limited
+ * Huffman codes from the project's codebook stage. This release runs it on the CPU (on one
+ * thread) whatever the context's backend; the GPU match stage is future work.
+ */
+typedef enum gpz_format {
+	GPZ_FORMAT_GPZ = 0,     /* the .gpz container (gpz_compress) */
+	GPZ_FORMAT_GZIP = 1,    /* RFC 1952 */
+	GPZ_FORMAT_ZLIB = 2,    /* RFC 1950 */
+	GPZ_FORMAT_DEFLATE = 3  /* RFC 1951, raw */
+} gpz_format;
+
+/* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown. */
+typedef struct gpz_gzip_info {
+	const char *name;
+	uint32_t mtime;
+} gpz_gzip_info;
+
+size_t gpz_deflate_bound(size_t src_size);
+gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
+                                const gpz_gzip_info *gzip, const void *src, size_t src_size,
+                                void *dst, size_t dst_cap, size_t *dst_size);
+
 /* ---- Device buffers (GPU backend) ----
  *
  * Compress or decompress buffers in device memory on the caller's CUDA stream (a cudaStream_t

@@ -1,0 +1,71 @@
+/* lz.h - the LZ77 match stage (CPU reference): DEFLATE tokens over a 32 KiB window, and the
+ * DEFLATE block writer that codes them (RFC 1951). */
+#ifndef GPZ_LZ_H
+#define GPZ_LZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpz.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPZ_LZ_WINDOW 32768
+#define GPZ_LZ_MIN_MATCH 3
+#define GPZ_LZ_MAX_MATCH 258
+
+/* A token: a literal byte (bit 31 clear, value in bits 0-7) or a match (bit 31 set,
+ * length - 3 in bits 16-23, distance - 1 in bits 0-14). */
+#define GPZ_TOK_MATCH 0x80000000u
+static inline uint32_t gpz_tok_literal(uint8_t b)
+{
+	return b;
+}
+static inline uint32_t gpz_tok_match(unsigned len, unsigned dist)
+{
+	return GPZ_TOK_MATCH | ((uint32_t)(len - 3) << 16) | (dist - 1);
+}
+static inline unsigned gpz_tok_len(uint32_t t)
+{
+	return ((t >> 16) & 0xff) + 3;
+}
+static inline unsigned gpz_tok_dist(uint32_t t)
+{
+	return (t & 0x7fff) + 1;
+}
+
+/*
+ * Parse src[start .. end) into tokens at compression level 1..9 (gzip's meaning: greedy parsing
+ * for 1-3, lazy for 4-9, more match candidates as the level rises). Bytes src[0 .. start) are
+ * history that matches may reach into (at most GPZ_LZ_WINDOW back). tokens must hold
+ * end - start entries; returns the number written, or 0 when out of memory (and end > start).
+ */
+size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uint32_t *tokens);
+
+/* LSB-first bit writer of DEFLATE. */
+struct gpz_bitw {
+	uint8_t *p, *end;
+	uint64_t acc;
+	unsigned nb;
+	int overflow;
+};
+
+void gpz_bitw_init(struct gpz_bitw *bw, uint8_t *dst, size_t cap);
+void gpz_bitw_put(struct gpz_bitw *bw, uint32_t bits, unsigned n);
+/* Pad to a byte boundary with zero bits and flush. */
+void gpz_bitw_finish(struct gpz_bitw *bw);
+
+/*
+ * Code tokens (covering src[start .. start + nbytes)) as DEFLATE blocks: dynamic Huffman codes
+ * (limited to 15 bits, code-length code to 7), or fixed codes or a stored block when smaller.
+ * The last block gets BFINAL when `last` is set.
+ */
+gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t start,
+                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
