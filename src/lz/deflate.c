@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#define BLOCK_TOKENS 65536
+#define BLOCK_TOKENS 16384
 #define NLIT 286
 #define NDIST 30
 #define NCL 19

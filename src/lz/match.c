@@ -13,6 +13,7 @@
 #define HASH_SIZE (1u << HASH_BITS)
 #define WMASK (GPZ_LZ_WINDOW - 1)
 #define NIL 0xffffffffu
+#define TOO_FAR 4096
 
 struct level_cfg {
 	unsigned good, lazy, nice, chain;
@@ -129,6 +130,8 @@ static size_t parse_lazy(struct matcher *m, size_t start, const struct level_cfg
 		if (!have_prev || prev_len < cfg->lazy)
 			len = longest(m, pos, cfg->chain, cfg->nice, have_prev ? prev_len : 0, cfg->good,
 			              &dist);
+		if (len == GPZ_LZ_MIN_MATCH && dist > TOO_FAR)
+			len = 0; /* a 3-byte match this far away costs more bits than 3 literals */
 		if (have_prev && prev_len >= GPZ_LZ_MIN_MATCH && len <= prev_len) {
 			/* the match at pos - 1 wins: emit it and skip over it */
 			tok[n++] = gpz_tok_match(prev_len, prev_dist);
