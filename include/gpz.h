@@ -188,8 +188,11 @@ gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_byt
  *
  * Standard streams that every gzip/zlib tool decodes: LZ77 over a 32 KiB window at level 1..9
  * (gzip's meaning: 1 fastest, 9 smallest, 6 default), DEFLATE blocks with length-limited
- * Huffman codes from the project's codebook stage. This release runs it on the CPU (on one
- * thread) whatever the context's backend; the GPU match stage is future work.
+ * Huffman codes from the project's codebook stage. The input is cut into pieces of
+ * GPZ_DEFLATE_PIECE bytes, each parsed with the 32 KiB before it as history and coded as its own
+ * blocks, so pieces compress in parallel on the context's threads and the output depends only on
+ * the input, the level and the format: never on threads or on how a stream is fed. This release
+ * runs on the CPU whatever the context's backend; the GPU match stage is future work.
  */
 typedef enum gpz_format {
 	GPZ_FORMAT_GPZ = 0,     /* the .gpz container (gpz_compress) */
@@ -198,16 +201,30 @@ typedef enum gpz_format {
 	GPZ_FORMAT_DEFLATE = 3  /* RFC 1951, raw */
 } gpz_format;
 
+#define GPZ_DEFLATE_PIECE ((size_t)1 << 20)
+
 /* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown. */
 typedef struct gpz_gzip_info {
 	const char *name;
 	uint32_t mtime;
 } gpz_gzip_info;
 
+/* One-shot: the largest output for src_size bytes, and the call. */
 size_t gpz_deflate_bound(size_t src_size);
 gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
                                 const gpz_gzip_info *gzip, const void *src, size_t src_size,
                                 void *dst, size_t dst_cap, size_t *dst_size);
+
+/* Streaming, with bounded memory (about 2 pieces per thread). gpz_deflate_update consumes all
+ * src_size bytes and writes what is complete; `last` finishes the stream (trailer included).
+ * dst must hold gpz_deflate_update_bound(src_size) bytes. */
+typedef struct gpz_deflate_stream gpz_deflate_stream;
+gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
+                                     const gpz_gzip_info *gzip, gpz_deflate_stream **out);
+size_t gpz_deflate_update_bound(size_t src_size);
+gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size, int last,
+                              void *dst, size_t dst_cap, size_t *written);
+void gpz_deflate_stream_free(gpz_deflate_stream *st);
 
 /* ---- Device buffers (GPU backend) ----
  *

@@ -92,6 +92,59 @@ static void edge(void)
 	free(buf);
 }
 
+/* One-shot on 1 and 3 threads, and streamed in random-sized pieces, give the same bytes. */
+static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, uint64_t *st)
+{
+	gpz_ctx *c3;
+	size_t cap = gpz_deflate_bound(n), a = 0, b = 0, pos = 0, o = 0;
+	uint8_t *x = malloc(cap), *y = malloc(cap), *z = malloc(gpz_deflate_update_bound(n) + n);
+	gpz_deflate_stream *ds;
+	gpz_result r;
+
+	gpz_ctx_create(&c3, GPZ_BACKEND_CPU, 3);
+	r = gpz_deflate_compress(ctx, level, f, NULL, src, n, x, cap, &a);
+	CHECK(r == GPZ_OK, "one-shot: %s", gpz_result_string(r));
+	r = gpz_deflate_compress(c3, level, f, NULL, src, n, y, cap, &b);
+	CHECK(r == GPZ_OK && a == b && memcmp(x, y, a) == 0, "n=%zu: 3 threads differ", n);
+	r = gpz_deflate_stream_create(c3, level, f, NULL, &ds);
+	while (r == GPZ_OK) {
+		size_t piece = (size_t)(test_rand(st) % (3 * GPZ_DEFLATE_PIECE / 2));
+		size_t w = 0;
+		if (piece > n - pos)
+			piece = n - pos;
+		int last = pos + piece == n && test_rand(st) % 2;
+		r = gpz_deflate_update(ds, src + pos, piece, last, z + o,
+		                       gpz_deflate_update_bound(piece), &w);
+		pos += piece;
+		o += w;
+		if (last)
+			break;
+	}
+	gpz_deflate_stream_free(ds);
+	CHECK(r == GPZ_OK && o == a && memcmp(x, z, a) == 0, "n=%zu: streamed output differs (%s)",
+	      n, gpz_result_string(r));
+	gpz_ctx_free(c3);
+	free(x);
+	free(y);
+	free(z);
+}
+
+static void streams(void)
+{
+	size_t n = 5 * GPZ_DEFLATE_PIECE + 12345;
+	uint8_t *buf = malloc(n);
+	uint64_t st = 99;
+	for (size_t i = 0; i < n; i++) /* compressible: words from a small vocabulary */
+		buf[i] = (uint8_t)("the quick brown fox jumps over a lazy dog "[test_rand(&st) % 43]);
+	size_t sizes[] = { 0, 1, GPZ_DEFLATE_PIECE - 1, GPZ_DEFLATE_PIECE, GPZ_DEFLATE_PIECE + 1,
+	                   2 * GPZ_DEFLATE_PIECE, 4 * GPZ_DEFLATE_PIECE, n };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		stream_same(buf, sizes[k], 1 + (int)k % 9, (gpz_format)(1 + k % 3), &st);
+		check(buf, sizes[k], 1 + (int)k % 9, (gpz_format)(1 + k % 3), "pieces");
+	}
+	free(buf);
+}
+
 static void corpus_file(const char *path, void *all_levels)
 {
 	size_t n;
@@ -120,6 +173,7 @@ int main(int argc, char **argv)
 	gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 1);
 	if (!strcmp(which, "edge")) {
 		edge();
+		streams();
 	} else {
 		int all = 1, some = 0;
 		if (!shared) {

@@ -1,0 +1,334 @@
+/* deflate_stream.c - gzip / zlib / raw deflate streams from pieces of GPZ_DEFLATE_PIECE bytes.
+ *
+ * Piece k covers input bytes [k * PIECE, (k + 1) * PIECE); it is parsed with the 32 KiB before it
+ * as history and coded as its own DEFLATE blocks into a private buffer, so a batch of pieces
+ * compresses in parallel. The pieces' bit strings are then appended in order (DEFLATE blocks need
+ * not end on a byte boundary), and only the stream's last block carries BFINAL. Piece boundaries
+ * are fixed positions of the input, so the output never depends on threads or on how the caller
+ * feeds the stream. */
+#include "container/context.h"
+#include "common/bits.h"
+#include "common/parallel.h"
+#include "lz/lz.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PIECE GPZ_DEFLATE_PIECE
+#define HIST GPZ_LZ_WINDOW
+#define MAX_BATCH 32 /* pieces compressed at once: bounds memory at ~6 MiB a piece */
+
+struct piece_out {
+	uint8_t *buf;
+	size_t cap, bytes; /* whole bytes written */
+	uint64_t acc;      /* and the bits after them */
+	unsigned nb;
+	gpz_result r;
+};
+
+struct gpz_deflate_stream {
+	gpz_ctx *ctx;
+	int level;
+	gpz_format format;
+	char *name;
+	uint32_t mtime;
+	uint8_t *buf;          /* history (hist bytes) then pending input */
+	size_t hist, pending, batch;
+	struct piece_out *out; /* batch entries */
+	uint32_t *tokens;      /* batch * PIECE entries */
+	uint32_t check;        /* running CRC-32 or Adler-32 */
+	uint64_t total;
+	uint64_t acc;          /* stream bits not yet written */
+	unsigned nb;
+	int started, finished;
+};
+
+static size_t piece_cap(size_t len)
+{
+	/* stored sub-blocks of <= 65535 bytes, one block per 16384 tokens: 5 bytes each at most */
+	return len + 5 * (len / 65535 + len / 16384 + 4) + 16;
+}
+
+size_t gpz_deflate_update_bound(size_t n)
+{
+	return n + PIECE + (n + PIECE) / 2048 + 4400;
+}
+
+size_t gpz_deflate_bound(size_t n)
+{
+	return gpz_deflate_update_bound(n);
+}
+
+void gpz_deflate_stream_free(gpz_deflate_stream *st)
+{
+	if (!st)
+		return;
+	if (st->out)
+		for (size_t i = 0; i < st->batch; i++)
+			free(st->out[i].buf);
+	free(st->out);
+	free(st->tokens);
+	free(st->buf);
+	free(st->name);
+	free(st);
+}
+
+gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
+                                     const gpz_gzip_info *gzip, gpz_deflate_stream **out)
+{
+	gpz_deflate_stream *st;
+
+	if (!ctx || !out || level < 1 || level > 9 || format < GPZ_FORMAT_GZIP ||
+	    format > GPZ_FORMAT_DEFLATE)
+		return GPZ_ERR_PARAM;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return GPZ_ERR_NOMEM;
+	st->ctx = ctx;
+	st->level = level;
+	st->format = format;
+	st->batch = (size_t)(ctx->nthreads > 1 ? 2 * ctx->nthreads : 1);
+	if (st->batch > MAX_BATCH)
+		st->batch = MAX_BATCH;
+	/* one piece more than a batch: the piece holding the newest byte waits for the next call */
+	st->buf = malloc(HIST + (st->batch + 1) * PIECE);
+	st->out = calloc(st->batch, sizeof(*st->out));
+	st->tokens = malloc(st->batch * PIECE * sizeof(*st->tokens));
+	if (gzip && gzip->name)
+		st->name = strdup(gzip->name);
+	st->mtime = gzip ? gzip->mtime : 0;
+	st->check = format == GPZ_FORMAT_ZLIB ? (uint32_t)adler32(0L, Z_NULL, 0)
+	                                      : (uint32_t)crc32(0L, Z_NULL, 0);
+	for (size_t i = 0; st->out && i < st->batch; i++) {
+		st->out[i].cap = piece_cap(PIECE);
+		st->out[i].buf = malloc(st->out[i].cap);
+		if (!st->out[i].buf)
+			break;
+	}
+	if (!st->buf || !st->out || !st->tokens || (gzip && gzip->name && !st->name) ||
+	    !st->out[st->batch - 1].buf) {
+		gpz_deflate_stream_free(st);
+		return GPZ_ERR_NOMEM;
+	}
+	*out = st;
+	return GPZ_OK;
+}
+
+/* ---- output ---- */
+
+struct sink {
+	uint8_t *p, *end;
+	int overflow;
+};
+
+static void sink_bytes(struct sink *k, const uint8_t *b, size_t n)
+{
+	if ((size_t)(k->end - k->p) < n) {
+		k->overflow = 1;
+		return;
+	}
+	memcpy(k->p, b, n);
+	k->p += n;
+}
+
+/* Append n whole bytes and then `nb` bits to the stream's pending bits. */
+static void append_bits(gpz_deflate_stream *st, struct sink *k, const uint8_t *b, size_t n,
+                        uint64_t acc, unsigned nb)
+{
+	if (st->nb == 0) {
+		sink_bytes(k, b, n);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			uint8_t byte = (uint8_t)(st->acc | ((uint64_t)b[i] << st->nb));
+			sink_bytes(k, &byte, 1);
+			st->acc = (uint64_t)b[i] >> (8 - st->nb);
+		}
+	}
+	st->acc |= acc << st->nb;
+	st->nb += nb;
+	while (st->nb >= 8) {
+		uint8_t byte = (uint8_t)st->acc;
+		sink_bytes(k, &byte, 1);
+		st->acc >>= 8;
+		st->nb -= 8;
+	}
+}
+
+static size_t put_header(gpz_deflate_stream *st, uint8_t *d)
+{
+	if (st->format == GPZ_FORMAT_GZIP) {
+		size_t o = 10, name = st->name ? strlen(st->name) : 0;
+		if (name > 4095)
+			name = 4095;
+		d[0] = 0x1f;
+		d[1] = 0x8b;
+		d[2] = 8;                        /* CM: deflate */
+		d[3] = name ? 0x08 : 0;          /* FLG: FNAME */
+		gpz_store_le32(d + 4, st->mtime);
+		d[8] = st->level >= 9 ? 2 : st->level == 1 ? 4 : 0; /* XFL */
+		d[9] = 3;                        /* OS: Unix */
+		if (name) {
+			memcpy(d + o, st->name, name);
+			o += name;
+			d[o++] = 0;
+		}
+		return o;
+	}
+	if (st->format == GPZ_FORMAT_ZLIB) {
+		unsigned flevel = st->level <= 1 ? 0 : st->level <= 5 ? 1 : st->level == 6 ? 2 : 3;
+		unsigned cmf = 0x78, flg = flevel << 6;
+		flg += 31 - (cmf * 256 + flg) % 31;
+		d[0] = (uint8_t)cmf;
+		d[1] = (uint8_t)flg;
+		return 2;
+	}
+	return 0;
+}
+
+static void put_trailer(gpz_deflate_stream *st, struct sink *k)
+{
+	uint8_t t[8];
+	if (st->nb)
+		append_bits(st, k, NULL, 0, 0, 8 - st->nb);
+	if (st->format == GPZ_FORMAT_GZIP) {
+		gpz_store_le32(t, st->check);
+		gpz_store_le32(t + 4, (uint32_t)st->total);
+		sink_bytes(k, t, 8);
+	} else if (st->format == GPZ_FORMAT_ZLIB) {
+		for (int i = 0; i < 4; i++)
+			t[i] = (uint8_t)(st->check >> (24 - 8 * i));
+		sink_bytes(k, t, 4);
+	}
+}
+
+/* ---- pieces ---- */
+
+struct batch_job {
+	gpz_deflate_stream *st;
+	size_t npieces, bytes; /* pieces in the batch, input bytes after the history */
+	int last;              /* the batch ends the stream */
+};
+
+static void piece_task(void *ctx, size_t i)
+{
+	struct batch_job *j = ctx;
+	gpz_deflate_stream *st = j->st;
+	size_t start = st->hist + i * PIECE;
+	size_t len = j->bytes - i * PIECE < PIECE ? j->bytes - i * PIECE : PIECE;
+	uint32_t *tok = st->tokens + i * PIECE;
+	struct piece_out *o = &st->out[i];
+	struct gpz_bitw bw;
+	size_t ntok = gpz_lz_parse(st->buf, start, start + len, st->level, tok);
+
+	o->r = len && !ntok ? GPZ_ERR_NOMEM : GPZ_OK;
+	gpz_bitw_init(&bw, o->buf, o->cap);
+	if (o->r == GPZ_OK)
+		o->r = gpz_deflate_blocks(&bw, st->buf, start, len, tok, ntok,
+		                          j->last && i + 1 == j->npieces);
+	o->bytes = (size_t)(bw.p - o->buf);
+	o->acc = bw.acc;
+	o->nb = bw.nb;
+}
+
+/* Compress pending bytes and keep the last 32 KiB as history. Unless `last`, only whole pieces
+ * that end before the newest byte go: the piece holding the stream's final byte must be the one
+ * that carries BFINAL, whatever the batch size or the way the caller fed the stream. */
+static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
+{
+	size_t bytes = last ? st->pending : st->pending ? (st->pending - 1) / PIECE * PIECE : 0;
+	struct batch_job j = { st, (bytes + PIECE - 1) / PIECE, bytes, last };
+	size_t keep;
+
+	if (j.npieces > st->batch) { /* a whole batch first, the rest after */
+		j.npieces = st->batch;
+		j.bytes = bytes = st->batch * PIECE;
+		j.last = 0;
+	}
+	if (j.npieces == 0 && last)
+		j.npieces = 1; /* empty stream: one empty final block */
+	if (j.npieces == 0)
+		return GPZ_OK;
+	gpz_parallel_for(st->ctx->nthreads, j.npieces, piece_task, &j);
+	for (size_t i = 0; i < j.npieces; i++) {
+		if (st->out[i].r != GPZ_OK)
+			return st->out[i].r;
+		append_bits(st, k, st->out[i].buf, st->out[i].bytes, st->out[i].acc, st->out[i].nb);
+	}
+	/* history for the next batch: the HIST bytes before the first unprocessed byte */
+	keep = st->hist + bytes < HIST ? st->hist + bytes : HIST;
+	memmove(st->buf, st->buf + st->hist + bytes - keep, keep + st->pending - bytes);
+	st->pending -= bytes;
+	st->hist = keep;
+	if (k->overflow)
+		return GPZ_ERR_DST_TOO_SMALL;
+	return j.last == last ? GPZ_OK : run_batch(st, k, last);
+}
+
+static void update_check(gpz_deflate_stream *st, const uint8_t *s, size_t n)
+{
+	for (size_t off = 0; off < n; off += 1u << 30) {
+		uInt len = (uInt)(n - off < (1u << 30) ? n - off : 1u << 30);
+		st->check = st->format == GPZ_FORMAT_ZLIB ? (uint32_t)adler32(st->check, s + off, len)
+		                                          : (uint32_t)crc32(st->check, s + off, len);
+	}
+}
+
+gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size, int last,
+                              void *dst, size_t dst_cap, size_t *written)
+{
+	const uint8_t *s = src;
+	struct sink k = { dst, (uint8_t *)dst + dst_cap, 0 };
+	gpz_result r = GPZ_OK;
+
+	if (!st || !written || (!src && src_size) || (!dst && dst_cap))
+		return GPZ_ERR_PARAM;
+	*written = 0;
+	if (st->finished)
+		return GPZ_ERR_PARAM;
+	if (!st->started) {
+		uint8_t h[4200];
+		sink_bytes(&k, h, put_header(st, h));
+		st->started = 1;
+	}
+	update_check(st, s, src_size);
+	st->total += src_size;
+	while (r == GPZ_OK && src_size) {
+		size_t room = (st->batch + 1) * PIECE - st->pending;
+		size_t take = src_size < room ? src_size : room;
+		memcpy(st->buf + st->hist + st->pending, s, take);
+		st->pending += take;
+		s += take;
+		src_size -= take;
+		if (st->pending == (st->batch + 1) * PIECE)
+			r = run_batch(st, &k, 0);
+	}
+	if (r == GPZ_OK)
+		r = run_batch(st, &k, last);
+	if (r == GPZ_OK && last) {
+		put_trailer(st, &k);
+		st->finished = 1;
+	}
+	if (r == GPZ_OK && k.overflow)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	*written = (size_t)(k.p - (uint8_t *)dst);
+	return r;
+}
+
+gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
+                                const gpz_gzip_info *gzip, const void *src, size_t src_size,
+                                void *dst, size_t dst_cap, size_t *dst_size)
+{
+	gpz_deflate_stream *st;
+	gpz_result r;
+
+	if (!dst_size)
+		return GPZ_ERR_PARAM;
+	*dst_size = 0;
+	r = gpz_deflate_stream_create(ctx, level, format, gzip, &st);
+	if (r != GPZ_OK)
+		return r;
+	r = gpz_deflate_update(st, src, src_size, 1, dst, dst_cap, dst_size);
+	gpz_deflate_stream_free(st);
+	return r;
+}
