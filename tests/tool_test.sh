@@ -390,6 +390,40 @@ else
 	skip "prepared codes: $DATA not found (run corpora/prepare.sh)"
 fi
 
+# ---- gzip / zlib / raw deflate through the tool; other tools must read our .gz ----
+if [ -d "$CORPORA" ]; then
+	for f in canterbury/alice29.txt canterbury/kennedy.xls canterbury-artificial/aaa.txt \
+	         canterbury-artificial/random.txt calgary/pic; do
+		[ -f "$CORPORA/$f" ] || continue
+		b=$(basename "$f")
+		for lv in 1 6 9; do
+			"$GPZ" -q -c --format=gzip -$lv <"$CORPORA/$f" >d.gz || fail "gzip -$lv of $f"
+			gzip -dc d.gz | cmp -s - "$CORPORA/$f" || fail "gzip -d of our -$lv .gz of $f"
+			python3 -c 'import gzip,sys; sys.stdout.buffer.write(gzip.decompress(open(sys.argv[1],"rb").read()))' \
+				d.gz | cmp -s - "$CORPORA/$f" || fail "python gzip of our -$lv .gz of $f"
+			"$GPZ" -q -dc d.gz | cmp -s - "$CORPORA/$f" || fail "gpz -d of our -$lv .gz of $f"
+		done
+		gzip -6 -c "$CORPORA/$f" >g.gz
+		"$GPZ" -q -dc g.gz | cmp -s - "$CORPORA/$f" || fail "gpz -d of gzip's .gz of $f"
+		cat g.gz d.gz >m.gz
+		cat "$CORPORA/$f" "$CORPORA/$f" >m.orig
+		"$GPZ" -q -dc m.gz | cmp -s - m.orig || fail "multi-member .gz of $f"
+		"$GPZ" -q -c --format=zlib <"$CORPORA/$f" >d.zz
+		"$GPZ" -q -dc d.zz | cmp -s - "$CORPORA/$f" || fail "zlib round trip of $f"
+		"$GPZ" -q -c --format=deflate -3 <"$CORPORA/$f" >d.deflate
+		"$GPZ" -q -dc --format=deflate <d.deflate | cmp -s - "$CORPORA/$f" || fail "raw deflate of $f"
+	done
+	pass "gzip/zlib/deflate output read by gzip, python and gpz; gzip's output and multi-member .gz read by gpz"
+	cp "$CORPORA/canterbury/alice29.txt" gzfile
+	run 0 "compress --format=gzip FILE" "$GPZ" --format=gzip gzfile
+	exists gzfile.gz "FILE.gz written"
+	absent gzfile "input removed after .gz is complete"
+	run 0 "decompress FILE.gz" "$GPZ" -d gzfile.gz
+	same gzfile "$CORPORA/canterbury/alice29.txt" ".gz file round trip"
+	head -c 200 "$CORPORA/canterbury/alice29.txt" | "$GPZ" -c --format=gzip | head -c 30 >cut.gz
+	run 1 "truncated .gz is an error" "$GPZ" -t cut.gz
+fi
+
 echo "all $NCHECK checks passed"
 cd /
 rm -rf "$W"

@@ -10,6 +10,7 @@
 
 #include "fileio.h"
 #include "gpz.h"
+#include <zlib.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SUFFIX ".gpz"
-#define SUFFIX_LEN 4
 #define MAX_THREADS 65536
 #define MAX_TRAILER_BYTES 4096
 
@@ -39,6 +38,8 @@ enum op { OP_COMPRESS, OP_DECOMPRESS, OP_TEST, OP_LIST };
 struct opts {
 	enum op op;
 	int to_stdout, keep, force, verbose, quiet;
+	gpz_format format; /* output format when compressing */
+	int level;         /* DEFLATE level 1..9 */
 	const char *output;
 	int threads;
 	gpz_backend backend;
@@ -130,7 +131,7 @@ static void usage(void)
 {
 	fputs(
 "Usage: gpz [OPTION]... [FILE]...\n"
-"Compress or decompress FILEs with gpz, a GPU-native Huffman coder (default: compress).\n"
+"Compress or decompress FILEs with gpz, a GPU-native compressor (default: compress).\n"
 "\n"
 "With no FILE, or when FILE is -, read standard input and write standard output.\n"
 "Like gzip, FILE is replaced by FILE.gpz when compressing, and FILE.gpz by FILE when\n"
@@ -154,8 +155,13 @@ static void usage(void)
 "  -f, --force             replace existing output files, write compressed data to a\n"
 "                          terminal, follow symbolic links, compress hard-linked files and\n"
 "                          read non-regular files with -c, -t or -l\n"
-"Compression (Huffman-only coding is the only mode):\n"
-"      --huff              Huffman-only coding of fixed-width symbols (the default)\n"
+"Compression:\n"
+"      --format=FMT        gpz (the default: Huffman-only .gpz), or gzip (.gz), zlib (.zz)\n"
+"                          or deflate (.deflate): standard DEFLATE streams any gzip/zlib tool\n"
+"                          reads (decompression detects gzip and zlib; raw deflate by its\n"
+"                          suffix or --format=deflate)\n"
+"  -1 .. -9                DEFLATE level: -1 (--fast) fastest, -9 (--best) smallest, default 6\n"
+"      --huff              Huffman-only coding of fixed-width symbols (--format=gpz)\n"
 "  -b, --symbol-bytes=N    symbol width in bytes: 1, 2 or 4 (default 1); the input size\n"
 "                          must be a multiple of N\n"
 "      --chunk-log=M       independently decodable chunks of 2^M symbols (8..24, default 14)\n"
@@ -184,7 +190,7 @@ static void version(void)
 /* ---- Option parsing ---- */
 
 enum {
-	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU
+	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT
 };
 
 struct longopt {
@@ -201,9 +207,10 @@ static const struct longopt longopts[] = {
 	{ "test", 't', 0 },           { "list", 'l', 0 },           { "verbose", 'v', 0 },
 	{ "quiet", 'q', 0 },          { "threads", 'T', 1 },        { "cpu", K_CPU, 0 },
 	{ "gpu", K_GPU, 0 },          { "help", 'h', 0 },           { "version", 'V', 0 },
+	{ "format", K_FORMAT, 1 },    { "fast", '1', 0 },           { "best", '9', 0 },
 };
 
-#define SHORT_FLAGS "cdfhklqtvVz"
+#define SHORT_FLAGS "cdfhklqtvVz123456789"
 #define SHORT_WITH_ARG "boT"
 
 /* Parse a decimal number no larger than max. */
@@ -252,6 +259,10 @@ static int parse_size(const char *s, uint64_t *v)
 	return 0;
 }
 
+/* Format names (--format) and file suffixes, indexed by gpz_format. */
+static const char *const format_names[] = { "gpz", "gzip", "zlib", "deflate" };
+static const char *const format_suffix[] = { ".gpz", ".gz", ".zz", ".deflate" };
+
 static int bad_value(const char *what, const char *arg, const char *hint)
 {
 	report_error(NULL, "invalid %s '%s' (%s)", what, arg, hint);
@@ -286,6 +297,13 @@ static int apply_value(struct opts *o, int key, const char *arg)
 	case 'o':
 		o->output = arg;
 		return 0;
+	case K_FORMAT:
+		for (int f = GPZ_FORMAT_GPZ; f <= GPZ_FORMAT_DEFLATE; f++)
+			if (strcmp(arg, format_names[f]) == 0) {
+				o->format = (gpz_format)f;
+				return 0;
+			}
+		return bad_value("format", arg, "use gpz, gzip, zlib or deflate");
 	}
 	return -1;
 }
@@ -303,7 +321,10 @@ static int apply_flag(struct opts *o, int key)
 	case 'k': o->keep = 1; break;
 	case 'q': o->quiet = 1; o->verbose = 0; break;
 	case 'v': o->verbose++; o->quiet = 0; break;
-	case K_HUFF: o->params.mode = GPZ_MODE_HUFFMAN; break;
+	case K_HUFF: o->params.mode = GPZ_MODE_HUFFMAN; o->format = GPZ_FORMAT_GPZ; break;
+	case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+		o->level = key - '0';
+		break;
 	case K_CPU: o->backend = GPZ_BACKEND_CPU; break;
 	case K_GPU: o->backend = GPZ_BACKEND_GPU; break;
 	case 'h': usage(); return 1;
@@ -502,12 +523,19 @@ static double saved_percent(uint64_t compressed, uint64_t uncompressed)
 	return 100.0 * (1.0 - (double)compressed / (double)uncompressed);
 }
 
-static int has_suffix(const char *path)
+/* The format whose suffix path ends in, or -1. */
+static int suffix_format(const char *path)
 {
 	size_t n = strlen(path);
 
-	return n >= SUFFIX_LEN && strcmp(path + n - SUFFIX_LEN, SUFFIX) == 0;
+	for (int f = GPZ_FORMAT_GPZ; f <= GPZ_FORMAT_DEFLATE; f++) {
+		size_t k = strlen(format_suffix[f]);
+		if (n >= k && strcmp(path + n - k, format_suffix[f]) == 0)
+			return f;
+	}
+	return -1;
 }
+
 
 static int write_out(fio_out *out, const struct job *j, const void *buf, size_t n)
 {
@@ -555,6 +583,143 @@ static int compress_frames(const struct opts *o, gpz_ctx *ctx, const struct job 
 	return 0;
 }
 
+/* ---- gzip, zlib and raw deflate ---- */
+
+#define DEFLATE_IO ((size_t)8 << 20) /* bytes read per step */
+
+static int compress_deflate(const struct opts *o, const struct job *j, fio_out *out,
+                            struct counts *c)
+{
+	gpz_ctx *ctx = get_ctx(o);
+	gpz_deflate_stream *ds;
+	gpz_gzip_info gi = { NULL, 0 };
+	size_t got, n;
+	gpz_result r;
+	int rc = 0;
+
+	if (ctx == NULL)
+		return -1;
+	if (!j->is_stdin) { /* gzip records the original name and mtime */
+		const char *base = strrchr(j->path, '/');
+		gi.name = base != NULL ? base + 1 : j->path;
+		gi.mtime = j->st.st_mtime > 0 ? (uint32_t)j->st.st_mtime : 0;
+	}
+	if (reserve(&g_in, &g_in_cap, DEFLATE_IO) != 0 ||
+	    reserve(&g_out, &g_out_cap, gpz_deflate_update_bound(DEFLATE_IO)) != 0)
+		return io_error(j->name);
+	r = gpz_deflate_stream_create(ctx, o->level, o->format, &gi, &ds);
+	if (r != GPZ_OK)
+		return lib_error(j->name, r);
+	for (;;) {
+		if (fio_read_full(j->fd, g_in, DEFLATE_IO, &got) != 0) {
+			rc = io_error(j->name);
+			break;
+		}
+		int last = got < DEFLATE_IO;
+		r = gpz_deflate_update(ds, g_in, got, last, g_out, g_out_cap, &n);
+		if (r != GPZ_OK) {
+			rc = lib_error(j->name, r);
+			break;
+		}
+		if (write_out(out, j, g_out, n) != 0) {
+			rc = -1;
+			break;
+		}
+		c->in += got;
+		c->out += n;
+		if (last)
+			break;
+	}
+	gpz_deflate_stream_free(ds);
+	return rc;
+}
+
+/* The zlib window-bits that decode the stream starting with b[0..n): 31 gzip, 15 zlib, -15 raw
+ * deflate (by suffix or --format), 0 for gpz or unknown. */
+static int deflate_kind(const struct opts *o, const struct job *j, const unsigned char *b,
+                        size_t n)
+{
+	if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return 31;
+	if (n >= 2 && (b[0] & 0x0f) == 8 && (b[0] >> 4) <= 7 && (b[0] * 256 + b[1]) % 31 == 0)
+		return 15;
+	if (n >= 1 && b[0] == 0x89)
+		return 0;
+	if (suffix_format(j->path) == GPZ_FORMAT_DEFLATE || o->format == GPZ_FORMAT_DEFLATE)
+		return -15;
+	return 0;
+}
+
+/* Decode gzip (every member), zlib or raw deflate through zlib. out == NULL: test only. */
+static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *out,
+                          struct counts *c)
+{
+	z_stream z;
+	size_t got = 0;
+	int zr = Z_OK, rc = 0, eof = 0;
+
+	if (reserve(&g_in, &g_in_cap, DEFLATE_IO) != 0 ||
+	    reserve(&g_out, &g_out_cap, DEFLATE_IO) != 0)
+		return io_error(j->name);
+	memset(&z, 0, sizeof z);
+	if (inflateInit2(&z, wbits) != Z_OK)
+		return lib_error(j->name, GPZ_ERR_NOMEM);
+	for (;;) {
+		if (z.avail_in == 0 && !eof) {
+			if (fio_in_read(in, g_in, DEFLATE_IO, &got) != 0) {
+				rc = io_error(j->name);
+				break;
+			}
+			eof = got < DEFLATE_IO;
+			z.next_in = g_in;
+			z.avail_in = (uInt)got;
+		}
+		z.next_out = g_out;
+		z.avail_out = (uInt)DEFLATE_IO;
+		zr = inflate(&z, Z_NO_FLUSH);
+		size_t produced = DEFLATE_IO - z.avail_out;
+		if (produced && out != NULL && write_out(out, j, g_out, produced) != 0) {
+			rc = -1;
+			break;
+		}
+		c->out += produced;
+		if (zr == Z_STREAM_END) {
+			if (z.avail_in == 0 && !eof) { /* look for another gzip member */
+				if (fio_in_read(in, g_in, DEFLATE_IO, &got) != 0) {
+					rc = io_error(j->name);
+					break;
+				}
+				eof = got < DEFLATE_IO;
+				z.next_in = g_in;
+				z.avail_in = (uInt)got;
+			}
+			if (z.avail_in == 0)
+				break;
+			if (wbits == 31 && z.avail_in >= 2 && z.next_in[0] == 0x1f &&
+			    z.next_in[1] == 0x8b) {
+				inflateReset(&z);
+				continue;
+			}
+			report_error(j->name, "trailing garbage after the compressed data");
+			rc = -1;
+			break;
+		}
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			report_error(j->name, "corrupt compressed data (%s)", z.msg ? z.msg : "zlib error");
+			rc = -1;
+			break;
+		}
+		if (zr == Z_BUF_ERROR && z.avail_in == 0 && eof) {
+			report_error(j->name, "compressed data is truncated");
+			rc = -1;
+			break;
+		}
+	}
+	c->in = in->pos - z.avail_in;
+	inflateEnd(&z);
+	return rc;
+}
+
 static int compress_stream(const struct opts *o, const struct job *j, fio_out *out,
                            struct counts *c)
 {
@@ -562,6 +727,9 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 	uint64_t size = (uint64_t)j->st.st_size;
 	gpz_ctx *ctx;
 	gpz_result r;
+
+	if (o->format != GPZ_FORMAT_GPZ)
+		return compress_deflate(o, j, out, c);
 
 	/* Fail early when the size is known; pipes are caught at their end by compress_frames. */
 	if (S_ISREG(j->st.st_mode) && size % (uint64_t)o->params.symbol_bytes != 0)
@@ -739,6 +907,15 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 	if (ctx == NULL)
 		return -1;
 	fio_in_init(&in, j->fd);
+	{ /* gzip, zlib and raw deflate go through zlib */
+		unsigned char b[2];
+		int wbits;
+		if (fio_in_read(&in, b, sizeof b, &got) != 0 || fio_in_unread(&in, b, got) != 0)
+			return io_error(j->name);
+		wbits = deflate_kind(o, j, b, got);
+		if (wbits != 0)
+			return decode_deflate(j, &in, wbits, out, c);
+	}
 	more = read_stream_header(j, &in, 1);
 	while (more > 0) {
 		if (peek_block(j, &in, &info, &got) != 0 || load_block(j, &in, &info, got) != 0)
@@ -1053,22 +1230,25 @@ static char *output_name(const struct opts *o, const struct job *j)
 	if (o->output != NULL)
 		return no_null(strdup(o->output), j);
 	base = base != NULL ? base + 1 : j->path;
-	if (o->op == OP_COMPRESS && has_suffix(j->path)) {
-		report_warning(o, j->name, "already has %s suffix -- unchanged", SUFFIX);
+	int sf = suffix_format(j->path);
+	const char *suffix = format_suffix[o->format];
+	if (o->op == OP_COMPRESS && sf >= 0) {
+		report_warning(o, j->name, "already has %s suffix -- unchanged", format_suffix[sf]);
 		return NULL;
 	}
-	if (o->op == OP_DECOMPRESS && (!has_suffix(j->path) || strlen(base) == SUFFIX_LEN)) {
-		report_error(j->name, "unknown suffix -- ignored (expected %s; use -c or -o)", SUFFIX);
+	if (o->op == OP_DECOMPRESS && (sf < 0 || strlen(base) == strlen(format_suffix[sf]))) {
+		report_error(j->name, "unknown suffix -- ignored (expected .gpz, .gz, .zz or .deflate; "
+		             "use -c or -o)");
 		return NULL;
 	}
-	name = no_null(malloc(n + SUFFIX_LEN + 1), j);
+	name = no_null(malloc(n + strlen(suffix) + 1), j);
 	if (name == NULL)
 		return NULL;
 	memcpy(name, j->path, n + 1);
 	if (o->op == OP_COMPRESS)
-		memcpy(name + n, SUFFIX, SUFFIX_LEN + 1);
+		memcpy(name + n, suffix, strlen(suffix) + 1);
 	else
-		name[n - SUFFIX_LEN] = '\0';
+		name[n - strlen(format_suffix[sf])] = '\0';
 	return name;
 }
 
@@ -1188,6 +1368,8 @@ static void init_opts(struct opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->op = OP_COMPRESS;
+	o->format = GPZ_FORMAT_GPZ;
+	o->level = 6;
 	o->backend = GPZ_BACKEND_AUTO;
 	gpz_params_default(&o->params);
 }
