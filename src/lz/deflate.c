@@ -6,6 +6,7 @@
 #include "lz/lz.h"
 #include "huffman/huffman.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #define BLOCK_TOKENS 16384
@@ -54,20 +55,42 @@ void gpz_bitw_finish(struct gpz_bitw *bw)
 		gpz_bitw_put(bw, 0, 8 - bw->nb);
 }
 
-static unsigned len_code(unsigned len)
+/* Code of a match length (3..258) and distance (1..32768), by table: lengths directly, small
+ * distances directly and large ones by (dist - 1) >> 7, which never splits a code's range. */
+static uint8_t len_table[GPZ_LZ_MAX_MATCH + 1];
+static uint8_t dist_table[512];
+
+static void fill_tables(void)
 {
-	unsigned c = 0;
-	while (c < 28 && len_base[c + 1] <= len)
-		c++;
-	return c;
+	for (unsigned c = 0, l = 3; l <= GPZ_LZ_MAX_MATCH; l++) {
+		while (c < 28 && len_base[c + 1] <= l)
+			c++;
+		len_table[l] = (uint8_t)c;
+	}
+	for (unsigned c = 0, d = 1; d <= 32768; d++) {
+		while (c < 29 && dist_base[c + 1] <= d)
+			c++;
+		if (d <= 256)
+			dist_table[d - 1] = (uint8_t)c;
+		else
+			dist_table[256 + ((d - 1) >> 7)] = (uint8_t)c;
+	}
 }
 
-static unsigned dist_code(unsigned dist)
+static void init_tables(void)
 {
-	unsigned c = 0;
-	while (c < 29 && dist_base[c + 1] <= dist)
-		c++;
-	return c;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, fill_tables); /* pieces are coded on several threads */
+}
+
+static inline unsigned len_code(unsigned len)
+{
+	return len_table[len];
+}
+
+static inline unsigned dist_code(unsigned dist)
+{
+	return dist <= 256 ? dist_table[dist - 1] : dist_table[256 + ((dist - 1) >> 7)];
 }
 
 static uint32_t reverse(uint32_t code, unsigned len)
@@ -305,6 +328,7 @@ gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t st
 {
 	size_t pos = start, i = 0;
 
+	init_tables();
 	if (ntok == 0) { /* empty input: one empty final block */
 		put_block(bw, src + pos, tokens, 0, 0, last);
 		return bw->overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
