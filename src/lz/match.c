@@ -55,6 +55,28 @@ static inline void insert(struct matcher *m, size_t pos)
 	m->head[h] = (uint32_t)pos;
 }
 
+/* Length of the common prefix of c and s (c < s), at most maxlen: 8 bytes at a time. */
+static inline unsigned match_len(const uint8_t *c, const uint8_t *s, unsigned maxlen)
+{
+	unsigned len = 0;
+	while (len + 8 <= maxlen) {
+		uint64_t a, b;
+		memcpy(&a, c + len, 8);
+		memcpy(&b, s + len, 8);
+		if (a != b) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return len + (unsigned)(__builtin_ctzll(a ^ b) >> 3);
+#else
+			break;
+#endif
+		}
+		len += 8;
+	}
+	while (len < maxlen && c[len] == s[len])
+		len++;
+	return len;
+}
+
 /* Longest match at pos (length >= 3, else 0); *dist receives its distance. */
 static unsigned longest(const struct matcher *m, size_t pos, unsigned chain, unsigned nice,
                         unsigned prev_len, unsigned good, unsigned *dist)
@@ -76,9 +98,7 @@ static unsigned longest(const struct matcher *m, size_t pos, unsigned chain, uns
 	       best < maxlen) {
 		const uint8_t *c = m->src + cand;
 		if (c[best] == s[best] && c[0] == s[0] && c[1] == s[1]) {
-			unsigned len = 2;
-			while (len < maxlen && c[len] == s[len])
-				len++;
+			unsigned len = match_len(c, s, maxlen);
 			if (len > best) {
 				best = len;
 				*dist = (unsigned)(pos - cand);
