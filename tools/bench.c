@@ -16,9 +16,11 @@
 #include <time.h>
 
 struct opts {
-	int w, threads, runs, chunk_log, gpu;
+	int w, threads, runs, chunk_log, gpu, deflate;
 	size_t frame_bytes;
 };
+
+int gpz_bench_deflate(int argc, char **argv, int threads, int runs); /* bench_deflate.c */
 
 #ifdef GPZ_HAVE_CUDA
 int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int runs); /* bench_gpu.cu */
@@ -279,8 +281,9 @@ static void print_row(const struct row *r)
 
 static void usage(void)
 {
-	printf("usage: gpz-bench [--gpu] [-b 1|2|4] [-T threads] [-r runs] [-c chunk_log] "
-	       "[-F frame_bytes] FILE...\n"
+	printf("usage: gpz-bench [--gpu | --deflate] [-b 1|2|4] [-T threads] [-r runs] "
+	       "[-c chunk_log] [-F frame_bytes] FILE...\n"
+	       "--deflate: gpz's gzip output against zlib, libdeflate and zstd (levels 1, 6, 9).\n"
 	       "Times histogram, codebook, encode and decode of the Huffman-only codec (CPU backend,\n"
 	       "or with --gpu the GPU backend on inputs tiled to 1 GiB in device memory) and the\n"
 	       "library's compress/decompress calls; prints a markdown table.\n");
@@ -288,13 +291,14 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, 0, GPZ_DEFAULT_FRAME_BYTES };
+	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, 0, 0, GPZ_DEFAULT_FRAME_BYTES };
 	int i = 1, failed = 0;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(argv[i], "--gpu")) {
-			o.gpu = 1;
+		if (!strcmp(argv[i], "--gpu") || !strcmp(argv[i], "--deflate")) {
+			o.gpu |= !strcmp(argv[i], "--gpu");
+			o.deflate |= !strcmp(argv[i], "--deflate");
 			i--;
 			continue;
 		}
@@ -322,6 +326,8 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	if (o.deflate)
+		return gpz_bench_deflate(argc - i, argv + i, o.threads, o.runs);
 	if (o.gpu) {
 #ifdef GPZ_HAVE_CUDA
 		return gpz_bench_gpu(argc - i, argv + i, o.w, o.chunk_log, o.runs);
