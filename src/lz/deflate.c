@@ -2,14 +2,19 @@
  *
  * Each block is written in the smallest of its three forms: dynamic Huffman (codes from the
  * project's codebook stage, limited to 15 bits by package-merge; the code-length code to 7),
- * fixed Huffman, or stored. Blocks cover BLOCK_TOKENS tokens. */
+ * fixed Huffman, or stored. Block boundaries come from the statistics: the tokens are cut into
+ * units of UNIT_TOKENS, and a unit joins the current block while the estimated cost of coding
+ * them together (order-0 entropy plus a header allowance) is no more than coding them apart. */
 #include "lz/lz.h"
 #include "huffman/huffman.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 
-#define BLOCK_TOKENS 16384
+#define UNIT_TOKENS 2048
+#define MAX_BLOCK_TOKENS (1u << 18)
+#define HEADER_BITS_PER_SYMBOL 3.0 /* rough cost of a used symbol's length in a block header */
 #define NLIT 286
 #define NDIST 30
 #define NCL 19
@@ -323,6 +328,74 @@ static void put_block(struct gpz_bitw *bw, const uint8_t *src, const uint32_t *t
 	}
 }
 
+struct freqs {
+	uint32_t lf[NLIT], df[NDIST];
+};
+
+static void add_unit(struct freqs *f, const uint32_t *tok, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = tok[i];
+		if (t & GPZ_TOK_MATCH) {
+			f->lf[257 + len_code(gpz_tok_len(t))]++;
+			f->df[dist_code(gpz_tok_dist(t))]++;
+		} else {
+			f->lf[t]++;
+		}
+	}
+}
+
+static double entropy_bits(const uint32_t *f, unsigned n, unsigned *used)
+{
+	double total = 0, bits = 0;
+	for (unsigned s = 0; s < n; s++)
+		total += f[s];
+	for (unsigned s = 0; s < n; s++)
+		if (f[s]) {
+			bits += f[s] * log2(total / f[s]);
+			(*used)++;
+		}
+	return bits;
+}
+
+/* Estimated bits of one dynamic block with these frequencies (extra bits are the same whether
+ * blocks are joined or not, so they are left out). */
+static double est_bits(const struct freqs *f)
+{
+	unsigned used = 0;
+	double bits = entropy_bits(f->lf, NLIT, &used) + entropy_bits(f->df, NDIST, &used);
+	return bits + 80 + HEADER_BITS_PER_SYMBOL * used;
+}
+
+static void merge(struct freqs *a, const struct freqs *b)
+{
+	for (unsigned s = 0; s < NLIT; s++)
+		a->lf[s] += b->lf[s];
+	for (unsigned s = 0; s < NDIST; s++)
+		a->df[s] += b->df[s];
+}
+
+/* Tokens in the next block starting at tokens[0]: whole units while joining them pays. */
+static size_t next_block(const uint32_t *tok, size_t ntok)
+{
+	struct freqs cur = { { 0 }, { 0 } }, unit;
+	size_t n = ntok < UNIT_TOKENS ? ntok : UNIT_TOKENS;
+
+	add_unit(&cur, tok, n);
+	while (n < ntok && n < MAX_BLOCK_TOKENS) {
+		size_t u = ntok - n < UNIT_TOKENS ? ntok - n : UNIT_TOKENS;
+		struct freqs joined = cur;
+		memset(&unit, 0, sizeof(unit));
+		add_unit(&unit, tok + n, u);
+		merge(&joined, &unit);
+		if (est_bits(&joined) > est_bits(&cur) + est_bits(&unit))
+			break;
+		cur = joined;
+		n += u;
+	}
+	return n;
+}
+
 gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t start,
                               size_t nbytes, const uint32_t *tokens, size_t ntok, int last)
 {
@@ -334,7 +407,7 @@ gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t st
 		return bw->overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
 	}
 	while (i < ntok) {
-		size_t n = ntok - i < BLOCK_TOKENS ? ntok - i : BLOCK_TOKENS;
+		size_t n = next_block(tokens + i, ntok - i);
 		size_t b = token_bytes(tokens + i, n);
 		put_block(bw, src + pos, tokens + i, n, b, last && i + n == ntok);
 		pos += b;
