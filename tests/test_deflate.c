@@ -82,6 +82,13 @@ static void edge(void)
 		size_t got = check(buf, n, l, GPZ_FORMAT_DEFLATE, "random");
 		CHECK(got <= n + n / 1000 + 64, "random grew to %zu", got);
 	}
+	/* alternating incompressible and skewed units: many small blocks, stored ones among them,
+	 * must still fit gpz_deflate_bound */
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (i / 2048) % 2 ? (uint8_t)test_rand(&st)
+		                        : (uint8_t)("ab"[test_rand(&st) % 2] + (test_rand(&st) % 64 == 0));
+	for (int l = 1; l <= 9; l += 4)
+		check(buf, n, l, GPZ_FORMAT_GZIP, "alternating units");
 	/* a repeated 40 KiB random piece: matches just past the 32 KiB window must not be used */
 	for (size_t i = 40960; i < n; i++)
 		buf[i] = buf[i - 40960];

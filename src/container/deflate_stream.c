@@ -46,13 +46,15 @@ struct gpz_deflate_stream {
 
 static size_t piece_cap(size_t len)
 {
-	/* stored sub-blocks of <= 65535 bytes, one block per 16384 tokens: 5 bytes each at most */
-	return len + 5 * (len / 65535 + len / 16384 + 4) + 16;
+	/* Every block is at most its bytes stored: 5 bytes per stored sub-block of <= 65535 bytes,
+	 * and blocks hold at least 2048 tokens (>= 2048 bytes) but the last. */
+	return len + 5 * (len / 65535 + len / 2048 + 4) + 16;
 }
 
 size_t gpz_deflate_update_bound(size_t n)
 {
-	return n + PIECE + (n + PIECE) / 2048 + 4400;
+	/* at most a piece pending from earlier calls, plus the pieces' worst case, header, trailer */
+	return n + PIECE + (n + PIECE) / 256 + 4400;
 }
 
 size_t gpz_deflate_bound(size_t n)

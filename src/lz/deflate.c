@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#define UNIT_TOKENS 2048
+#define UNIT_TOKENS 2048 /* deflate_stream.c's size bounds rely on blocks this large */
 #define MAX_BLOCK_TOKENS (1u << 18)
 #define HEADER_BITS_PER_SYMBOL 3.0 /* rough cost of a used symbol's length in a block header */
 #define NLIT 286
