@@ -426,6 +426,22 @@ if [ -d "$CORPORA" ]; then
 	run 1 "truncated .gz is an error" "$GPZ" -t cut.gz
 fi
 
+# ---- a gzip member boundary that straddles the tool's 8 MiB reads ----
+head -c 8500000 /dev/urandom >rnd
+n=8380000
+for _ in 1 2 3 4 5 6; do # stored blocks: size follows n exactly after a step or two
+	head -c $n rnd | "$GPZ" -q -c --format=gzip -1 >m1.gz
+	n=$((n + 8388607 - $(size_of m1.gz)))
+done
+if [ "$(size_of m1.gz)" -eq 8388607 ]; then
+	printf 'second member' | gzip -c >m2.gz
+	cat m1.gz m2.gz >straddle.gz
+	run 0 "gzip member magic split across reads" "$GPZ" -t straddle.gz
+else
+	skip "could not size a member to 8 MiB - 1"
+fi
+rm -f rnd m1.gz m2.gz straddle.gz
+
 echo "all $NCHECK checks passed"
 cd /
 rm -rf "$W"

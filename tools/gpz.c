@@ -650,30 +650,40 @@ static int deflate_kind(const struct opts *o, const struct job *j, const unsigne
 	return 0;
 }
 
+/* Make at least `want` input bytes available to z (fewer only at end of input): the unread
+ * bytes move to the front of g_in and more are read after them. */
+static int refill(const struct job *j, fio_in *in, z_stream *z, size_t want, int *eof)
+{
+	size_t got;
+
+	if (z->avail_in >= want || *eof)
+		return 0;
+	memmove(g_in, z->next_in, z->avail_in);
+	if (fio_in_read(in, g_in + z->avail_in, DEFLATE_IO - z->avail_in, &got) != 0)
+		return io_error(j->name);
+	*eof = got < DEFLATE_IO - z->avail_in;
+	z->next_in = g_in;
+	z->avail_in += (uInt)got;
+	return 0;
+}
+
 /* Decode gzip (every member), zlib or raw deflate through zlib. out == NULL: test only. */
 static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *out,
                           struct counts *c)
 {
 	z_stream z;
-	size_t got = 0;
 	int zr = Z_OK, rc = 0, eof = 0;
 
 	if (reserve(&g_in, &g_in_cap, DEFLATE_IO) != 0 ||
 	    reserve(&g_out, &g_out_cap, DEFLATE_IO) != 0)
 		return io_error(j->name);
 	memset(&z, 0, sizeof z);
+	z.next_in = g_in;
 	if (inflateInit2(&z, wbits) != Z_OK)
 		return lib_error(j->name, GPZ_ERR_NOMEM);
 	for (;;) {
-		if (z.avail_in == 0 && !eof) {
-			if (fio_in_read(in, g_in, DEFLATE_IO, &got) != 0) {
-				rc = io_error(j->name);
-				break;
-			}
-			eof = got < DEFLATE_IO;
-			z.next_in = g_in;
-			z.avail_in = (uInt)got;
-		}
+		if ((rc = refill(j, in, &z, 1, &eof)) != 0)
+			break;
 		z.next_out = g_out;
 		z.avail_out = (uInt)DEFLATE_IO;
 		zr = inflate(&z, Z_NO_FLUSH);
@@ -684,16 +694,8 @@ static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *o
 		}
 		c->out += produced;
 		if (zr == Z_STREAM_END) {
-			if (z.avail_in == 0 && !eof) { /* look for another gzip member */
-				if (fio_in_read(in, g_in, DEFLATE_IO, &got) != 0) {
-					rc = io_error(j->name);
-					break;
-				}
-				eof = got < DEFLATE_IO;
-				z.next_in = g_in;
-				z.avail_in = (uInt)got;
-			}
-			if (z.avail_in == 0)
+			/* another gzip member may follow; its magic may straddle a read */
+			if ((rc = refill(j, in, &z, 2, &eof)) != 0 || z.avail_in == 0)
 				break;
 			if (wbits == 31 && z.avail_in >= 2 && z.next_in[0] == 0x1f &&
 			    z.next_in[1] == 0x8b) {
