@@ -2,7 +2,7 @@
 # On the GPU machine, from the repository root, with .devdata/run carried (bench/gpu-data.sh):
 # unpack the data, build for sm_90, run every test (GPU tests included) and compute-sanitizer,
 # then the GPU benchmark. Logs go to $OUT (the device tool brings them back).
-# Usage: sh bench/gpu-run.sh [tests|bench|all]
+# Usage: sh bench/gpu-run.sh [tests|bench|lz|all]
 set -u
 what=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,7 +45,7 @@ cmake --build "$root/build-gpu" -j16 > "$out/build.log" 2>&1 || { grep -E "error
 echo "built"
 B=$root/build-gpu
 if [ "$what" != bench ]; then
-  ctest --test-dir "$B" -j8 --timeout 150 --output-on-failure > "$out/ctest.log" 2>&1
+  ctest --test-dir "$B" -j8 --output-on-failure > "$out/ctest.log" 2>&1
   echo "ctest rc=$?"; grep -E "tests passed|Failed|\*\*\*|Skipped|Passed" "$out/ctest.log" | tail -30
   for t in memcheck racecheck; do
     timeout 80 compute-sanitizer --tool $t --error-exitcode 9 "$B/tests/test_gpu" quick \
@@ -53,7 +53,11 @@ if [ "$what" != bench ]; then
     echo "compute-sanitizer $t rc=$?"; tail -3 "$out/sanitizer-$t.log"
   done
 fi
-if [ "$what" != tests ]; then
+if [ "$what" = all ] || [ "$what" = lz ]; then
+  timeout 240 "$B/tests/test_gpu_lz" > "$out/gpu-lz.log" 2>&1; echo "gpu lz (all levels) rc=$?"
+  tail -5 "$out/gpu-lz.log"
+fi
+if [ "$what" != tests ] && [ "$what" != lz ]; then
   {
     "$B/gpz-bench" --gpu -b 2 -r 5 "$D"/nyx/*.b16 "$D"/quant/TREFHT-8members.eb1e-3.u16 \
       "$D"/quant/TREFHT-8members.eb1e-4.u16
@@ -66,4 +70,6 @@ if [ "$what" != tests ]; then
   "$B/tests/test_gpu_decode" "$D"/nyx/baryon_density.dat.b16 "$D"/debtext100m \
     > "$out/gpu-decode.log" 2>&1; echo "gpu decode rc=$?"
   grep -iE "GB/s" "$out/gpu-decode.log" | tail -6
+  "$B/tests/test_gpu_crc" > "$out/gpu-crc.log" 2>&1; echo "gpu crc rc=$?"
+  grep -iE "GB/s|fail" "$out/gpu-crc.log" | tail -6
 fi

@@ -5,8 +5,13 @@
  * codebook, encode, histogram + encode) plus decode, the whole device pipeline (compress and
  * decompress through the device API, one 1 GiB frame) and the device's copy bandwidth.
  *
- * The encoder places codes by a block scan instead of the paper's reduce-merge into fixed words,
- * so the paper's r and "breaking units" do not exist here: no unit can overflow.
+ * The encoder places codes by a block scan, so no unit can overflow. For comparison the paper's
+ * encoder (encode_paper.cu: reduce-merge into 32-bit units, then shuffle-merge) runs too, with r
+ * chosen from the average code length as in the paper: its output must equal the scan encoder's
+ * byte for byte (at M = 10 and at the bench's chunk_log when it supports it; "MISMATCH" and exit 1
+ * otherwise). "r" and "breaking units %" (units of 2^r codes longer than 32 bits, which it
+ * re-encodes in a fallback kernel) are its; "paper encode GB/s (M=10)" times it on 1024-symbol
+ * chunks, the paper's choice.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -92,8 +97,11 @@ static uint8_t *read_tiled(const char *path, size_t target, int w, size_t *size,
 }
 
 struct gpu_row {
-	double bits, hist, code_host, code_gpu, enc, dec, pipe_c, pipe_d;
+	double bits, hist, code_host, code_gpu, enc, dec, pipe_c, pipe_d, sum;
+	double enc_shape[GPZ_GPU_ENCODE_SHAPES]; /* each block shape of the encoder */
 	int code_same; /* GPU lengths == CPU unlimited lengths */
+	int paper_r;         /* the paper encoder's r (-1: not run) */
+	double paper, paper_break; /* its time at M = 10; breaking units, % of units */
 	uint32_t used;
 	size_t compressed;
 	int ok;
@@ -119,10 +127,90 @@ static double codebook_host(const uint32_t *d_counts, uint32_t alphabet, uint32_
 	return t[t.size() / 2];
 }
 
+/* The paper's encoder (encode_paper.cu) at chunk_log cl and reduction factor pr: its chunk bit
+ * lengths and payload must equal gpz_gpu_encode's at the same chunk_log byte for byte, else
+ * "MISMATCH" and exit 1. With runs > 0 returns its median time (timed with stats = NULL, which
+ * keeps it asynchronous); 0 when cl is not supported. *st receives its stats. */
+static double paper_encode(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
+                           uint32_t alphabet, int max_len, int cl, int pr, uint64_t bits,
+                           int runs, gpz_paper_stats *st)
+{
+	size_t nchunks = (n + ((size_t)1 << cl) - 1) >> cl, pbytes = (size_t)((bits + 7) / 8);
+	size_t rwork = gpz_gpu_encode_work(n, cl, max_len);
+	size_t pwork = gpz_gpu_encode_paper_work(n, cl, max_len);
+	uint8_t *d_ref, *d_pay;
+	uint32_t *d_rbits, *d_pbits;
+	void *d_rw, *d_pw;
+	double t = 0;
+
+	CK(cudaMalloc(&d_ref, pbytes + 64));
+	CK(cudaMalloc(&d_pay, pbytes + 64));
+	CK(cudaMalloc(&d_rbits, nchunks * 4));
+	CK(cudaMalloc(&d_pbits, nchunks * 4));
+	CK(cudaMalloc(&d_rw, rwork));
+	CK(cudaMalloc(&d_pw, pwork ? pwork : 256));
+	CK(cudaMemset(d_ref, 0, pbytes + 64));
+	gpz_result e = gpz_gpu_encode(d_src, n, w, d_table, alphabet, max_len, cl, d_rbits, d_ref,
+	                              d_rw, rwork, 0);
+	if (e != GPZ_OK) {
+		fprintf(stderr, "gpz-bench: gpz_gpu_encode (chunk_log %d): %s\n", cl,
+		        gpz_result_string(e));
+		exit(1);
+	}
+	std::vector<uint8_t> ref(pbytes), got(pbytes);
+	std::vector<uint32_t> rb(nchunks), pb(nchunks);
+	CK(cudaMemcpy(ref.data(), d_ref, pbytes, cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(rb.data(), d_rbits, nchunks * 4, cudaMemcpyDeviceToHost));
+	auto check = [&](const char *when) {
+		CK(cudaMemcpy(got.data(), d_pay, pbytes, cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(pb.data(), d_pbits, nchunks * 4, cudaMemcpyDeviceToHost));
+		if (got != ref || pb != rb) {
+			size_t i = 0, c = 0;
+			while (i < pbytes && got[i] == ref[i])
+				i++;
+			while (c < nchunks && pb[c] == rb[c])
+				c++;
+			printf("MISMATCH: paper encoder (chunk_log %d, r %d, %s): payload differs from byte "
+			       "%zu of %zu, chunk bits from chunk %zu of %zu\n",
+			       cl, pr, when, i, pbytes, c, nchunks);
+			exit(1);
+		}
+	};
+	CK(cudaMemset(d_pay, 0xa5, pbytes + 64));
+	e = gpz_gpu_encode_paper(d_src, n, w, d_table, alphabet, max_len, cl, pr, d_pbits, d_pay,
+	                         d_pw, pwork, 0, st);
+	if (e == GPZ_OK) {
+		check("first run");
+		if (runs > 0) {
+			CK(cudaMemset(d_pay, 0xa5, pbytes + 64));
+			t = time_median(runs, [&] {
+				gpz_gpu_encode_paper(d_src, n, w, d_table, alphabet, max_len, cl, pr, d_pbits,
+				                     d_pay, d_pw, pwork, 0, NULL);
+			});
+			check("timed runs");
+		}
+	} else if (e != GPZ_ERR_PARAM) {
+		fprintf(stderr, "gpz-bench: paper encoder (chunk_log %d, r %d): %s\n", cl, pr,
+		        gpz_result_string(e));
+		exit(1);
+	} else {
+		fprintf(stderr, "gpz-bench: paper encoder: chunk_log %d with r %d not supported\n", cl,
+		        pr);
+	}
+	CK(cudaFree(d_ref));
+	CK(cudaFree(d_pay));
+	CK(cudaFree(d_rbits));
+	CK(cudaFree(d_pbits));
+	CK(cudaFree(d_rw));
+	CK(cudaFree(d_pw));
+	return t;
+}
+
 static gpu_row bench_one(gpz_ctx *ctx, const uint8_t *h, size_t size, int w, int chunk_log,
                          int runs)
 {
 	gpu_row r = {};
+	r.paper_r = -1;
 	size_t n = size / (size_t)w, nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
 	uint32_t limit = gpz_alphabet_limit(w), stats[2];
 	uint8_t *d_src, *d_payload, *d_out, *d_c, *d_back;
@@ -189,10 +277,45 @@ static gpu_row bench_one(gpz_ctx *ctx, const uint8_t *h, size_t size, int w, int
 	r.bits = (double)bits / (double)n;
 	size_t words = (size_t)((bits + 31) / 32);
 	r.enc = time_median(runs, [&] {
-		cudaMemsetAsync(d_payload, 0, words * 4 + 8);
 		gpz_gpu_encode(d_src, n, w, d_table, alphabet, max_len, chunk_log, d_bits, d_payload,
 		               d_work, work, 0);
 	});
+	{ /* the other block shapes: the same bytes, and their speed */
+		std::vector<uint8_t> ref(words * 4), alt(words * 4);
+		std::vector<uint32_t> rb(nchunks), ab(nchunks);
+		CK(cudaMemcpy(ref.data(), d_payload, (bits + 7) / 8, cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(rb.data(), d_bits, nchunks * 4, cudaMemcpyDeviceToHost));
+		for (int sh = 0; sh < GPZ_GPU_ENCODE_SHAPES; sh++) {
+			CK(cudaMemset(d_payload, 0xa5, words * 4));
+			r.enc_shape[sh] = time_median(runs, [&] {
+				gpz_gpu_encode_shape(d_src, n, w, d_table, alphabet, max_len, chunk_log, d_bits,
+				                     d_payload, d_work, work, sh, 0);
+			});
+			CK(cudaMemcpy(alt.data(), d_payload, (bits + 7) / 8, cudaMemcpyDeviceToHost));
+			CK(cudaMemcpy(ab.data(), d_bits, nchunks * 4, cudaMemcpyDeviceToHost));
+			if (memcmp(ref.data(), alt.data(), (bits + 7) / 8) || rb != ab) {
+				fprintf(stderr, "gpz-bench: encoder shape %d: MISMATCH\n", sh);
+				exit(1);
+			}
+		}
+		/* the default shape wrote last in the decode check below */
+		gpz_gpu_encode(d_src, n, w, d_table, alphabet, max_len, chunk_log, d_bits, d_payload,
+		               d_work, work, 0);
+		uint64_t *d_sum;
+		CK(cudaMalloc(&d_sum, 8));
+		r.sum = time_median(runs, [&] { gpz_gpu_checksum(d_src, size, d_sum, 0); });
+		CK(cudaFree(d_sum));
+	}
+	{ /* the paper's encoder, r from the average code length (same bytes, checked) */
+		gpz_paper_stats ps = {};
+		r.paper_r = gpz_paper_choose_r(r.bits);
+		r.paper = paper_encode(d_src, n, w, d_table, alphabet, max_len, 10, r.paper_r, bits, runs,
+		                       &ps);
+		r.paper_break = ps.units ? 100.0 * (double)ps.breaking / (double)ps.units : 0;
+		if (chunk_log != 10)
+			paper_encode(d_src, n, w, d_table, alphabet, max_len, chunk_log, r.paper_r, bits, 0,
+			             NULL);
+	}
 	/* decode: chunk starts from the encoder's chunk lengths */
 	std::vector<uint32_t> cb(nchunks);
 	std::vector<uint64_t> starts(nchunks + 1, 0);
@@ -289,9 +412,10 @@ extern "C" int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int ru
 	       copy_bandwidth(target, runs) / 1e9);
 	printf("| file | tiled bytes | symbols used | avg bits | r | breaking units %% | "
 	       "histogram GB/s | codebook us (host) | codebook us (GPU) | encode GB/s | "
+	       "paper encode GB/s (M=10) | "
 	       "hist+encode GB/s | decode GB/s | pipeline compress GB/s | "
-	       "pipeline decompress GB/s | ratio | ok |\n");
-	printf("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	       "pipeline decompress GB/s | ratio | ok | encode GB/s, shapes 0-8 | checksum GB/s |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
 	for (int i = 0; i < argc; i++) {
 		size_t size, orig;
 		uint8_t *h = read_tiled(argv[i], target, w, &size, &orig);
@@ -302,13 +426,24 @@ extern "C" int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int ru
 		}
 		gpu_row r = bench_one(ctx, h, size, w, chunk_log, runs);
 		const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
-		printf("| %s | %zu | %u | %.4f | scan | 0 | %.0f | %.1f | %.1f%s | %.0f | %.0f | %.0f | "
-		       "%.0f | %.0f | %.4f | %s |\n",
-		       name, size, r.used, r.bits, gbs(size, r.hist), r.code_host * 1e6,
+		char pr[16] = "-", pb[32] = "-", pg[32] = "-";
+		if (r.paper_r >= 0) {
+			snprintf(pr, sizeof(pr), "%d", r.paper_r);
+			snprintf(pb, sizeof(pb), "%.6f", r.paper_break);
+			snprintf(pg, sizeof(pg), "%.0f", gbs(size, r.paper));
+		}
+		char shapes[256] = "";
+		for (int sh = 0; sh < GPZ_GPU_ENCODE_SHAPES; sh++)
+			snprintf(shapes + strlen(shapes), sizeof(shapes) - strlen(shapes), "%s%.0f",
+			         sh ? ", " : "", gbs(size, r.enc_shape[sh]));
+		printf("| %s | %zu | %u | %.4f | %s | %s | %.0f | %.1f | %.1f%s | %.0f | %s | %.0f | %.0f | "
+		       "%.0f | %.0f | %.4f | %s | %s | %.0f |\n",
+		       name, size, r.used, r.bits, pr, pb, gbs(size, r.hist), r.code_host * 1e6,
 		       r.code_gpu * 1e6, r.code_same ? "" : " (DIFFERS)",
-		       gbs(size, r.enc), gbs(size, r.hist + r.enc), gbs(size, r.dec),
+		       gbs(size, r.enc), pg, gbs(size, r.hist + r.enc), gbs(size, r.dec),
 		       gbs(size, r.pipe_c), gbs(size, r.pipe_d),
-		       size ? (double)r.compressed / (double)size : 0, r.ok ? "yes" : "NO");
+		       size ? (double)r.compressed / (double)size : 0, r.ok ? "yes" : "NO",
+		       shapes, gbs(size, r.sum));
 		fflush(stdout);
 		failed |= (!r.ok || !r.code_same) && r.used >= 2;
 		free(h);

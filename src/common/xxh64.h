@@ -52,31 +52,44 @@ GPZ_HD uint64_t gpz_xxh_merge(uint64_t acc, uint64_t val)
 	return acc * GPZ_P64_1 + GPZ_P64_4;
 }
 
-GPZ_HD uint64_t gpz_xxh64(const void *data, size_t len, uint64_t seed)
-{
-	const uint8_t *p = (const uint8_t *)data;
-	const uint8_t *end = p + len;
-	uint64_t h;
+/* The four lanes that consume 32-byte stripes, and how they fold into one value. The GPU
+ * checksum kernel feeds stripes from vector loads and shares the rest of the algorithm here. */
+struct gpz_xxh_lanes {
+	uint64_t v1, v2, v3, v4;
+};
 
-	if (len >= 32) {
-		uint64_t v1 = seed + GPZ_P64_1 + GPZ_P64_2, v2 = seed + GPZ_P64_2;
-		uint64_t v3 = seed, v4 = seed - GPZ_P64_1;
-		for (; end - p >= 32; p += 32) {
-			v1 = gpz_xxh_round(v1, gpz_xxh_read64(p));
-			v2 = gpz_xxh_round(v2, gpz_xxh_read64(p + 8));
-			v3 = gpz_xxh_round(v3, gpz_xxh_read64(p + 16));
-			v4 = gpz_xxh_round(v4, gpz_xxh_read64(p + 24));
-		}
-		h = gpz_xxh_rotl(v1, 1) + gpz_xxh_rotl(v2, 7) + gpz_xxh_rotl(v3, 12) +
-		    gpz_xxh_rotl(v4, 18);
-		h = gpz_xxh_merge(h, v1);
-		h = gpz_xxh_merge(h, v2);
-		h = gpz_xxh_merge(h, v3);
-		h = gpz_xxh_merge(h, v4);
-	} else {
-		h = seed + GPZ_P64_5;
-	}
-	h += (uint64_t)len;
+GPZ_HD void gpz_xxh_lanes_init(struct gpz_xxh_lanes *l, uint64_t seed)
+{
+	l->v1 = seed + GPZ_P64_1 + GPZ_P64_2;
+	l->v2 = seed + GPZ_P64_2;
+	l->v3 = seed;
+	l->v4 = seed - GPZ_P64_1;
+}
+
+GPZ_HD void gpz_xxh_stripe(struct gpz_xxh_lanes *l, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	l->v1 = gpz_xxh_round(l->v1, a);
+	l->v2 = gpz_xxh_round(l->v2, b);
+	l->v3 = gpz_xxh_round(l->v3, c);
+	l->v4 = gpz_xxh_round(l->v4, d);
+}
+
+GPZ_HD uint64_t gpz_xxh_converge(const struct gpz_xxh_lanes *l)
+{
+	uint64_t h = gpz_xxh_rotl(l->v1, 1) + gpz_xxh_rotl(l->v2, 7) + gpz_xxh_rotl(l->v3, 12) +
+	             gpz_xxh_rotl(l->v4, 18);
+	h = gpz_xxh_merge(h, l->v1);
+	h = gpz_xxh_merge(h, l->v2);
+	h = gpz_xxh_merge(h, l->v3);
+	return gpz_xxh_merge(h, l->v4);
+}
+
+/* h (after the stripes, or seed + P5 for short input) plus the total length, then the last
+ * len % 32 bytes at p, then the avalanche. */
+GPZ_HD uint64_t gpz_xxh_finish(uint64_t h, uint64_t total, const uint8_t *p, size_t rest)
+{
+	const uint8_t *end = p + rest;
+	h += total;
 	for (; end - p >= 8; p += 8) {
 		h ^= gpz_xxh_round(0, gpz_xxh_read64(p));
 		h = gpz_xxh_rotl(h, 27) * GPZ_P64_1 + GPZ_P64_4;
@@ -96,6 +109,23 @@ GPZ_HD uint64_t gpz_xxh64(const void *data, size_t len, uint64_t seed)
 	h *= GPZ_P64_3;
 	h ^= h >> 32;
 	return h;
+}
+
+GPZ_HD uint64_t gpz_xxh64(const void *data, size_t len, uint64_t seed)
+{
+	const uint8_t *p = (const uint8_t *)data;
+	size_t stripes = len / 32;
+	uint64_t h = seed + GPZ_P64_5;
+
+	if (stripes) {
+		struct gpz_xxh_lanes l;
+		gpz_xxh_lanes_init(&l, seed);
+		for (size_t i = 0; i < stripes; i++, p += 32)
+			gpz_xxh_stripe(&l, gpz_xxh_read64(p), gpz_xxh_read64(p + 8),
+			               gpz_xxh_read64(p + 16), gpz_xxh_read64(p + 24));
+		h = gpz_xxh_converge(&l);
+	}
+	return gpz_xxh_finish(h, (uint64_t)len, p, len % 32);
 }
 
 #endif

@@ -107,7 +107,7 @@ __global__ void fill_kernel(uint8_t *dst, size_t n, int w, uint32_t v)
 /* ---- compress ---- */
 
 struct enc_layout {
-	size_t counts, stats, table, chunk_bits, payload, sum, lens, codebook, encode, total;
+	size_t counts, stats, table, chunk_bits, sum, lens, codebook, encode, total;
 };
 
 /* Alphabets from this size up get their code lengths from the GPU codebook (codebook.cu): below
@@ -121,13 +121,11 @@ static enc_layout layout_for(size_t n, int w, int chunk_log)
 	enc_layout l;
 	size_t limit = gpz_alphabet_limit(w);
 	size_t nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
-	size_t payload_max = align256(n * (size_t)GPZ_MAX_CODE_LEN / 8 + 16);
 	l.counts = 0;
 	l.stats = l.counts + align256(limit * 4);
 	l.table = l.stats + 256;
 	l.chunk_bits = l.table + align256(limit * 4);
-	l.payload = l.chunk_bits + align256(nchunks * 4);
-	l.sum = l.payload + payload_max;
+	l.sum = l.chunk_bits + align256(nchunks * 4);
 	l.lens = l.sum + 256;
 	l.codebook = l.lens + align256(limit + 8);
 	l.encode = l.codebook + align256(gpz_gpu_code_lengths_work((uint32_t)limit));
@@ -135,26 +133,22 @@ static enc_layout layout_for(size_t n, int w, int chunk_log)
 	return l;
 }
 
-/* Queue the Huffman payload and chunk index of a planned frame into d_dst. */
+/* Queue the Huffman payload and chunk index of a planned frame into d_dst. The encoder writes
+ * the payload in place (it may spill up to 3 bytes into the content checksum, stored later). */
 static gpz_result encode_on_device(gpu_state *g, const struct gpz_frame_plan *pl,
                                    const uint8_t *d_src, uint8_t *d_dst, const enc_layout &l,
                                    cudaStream_t s)
 {
 	uint32_t *d_table = (uint32_t *)(g->work + l.table);
 	uint32_t *d_bits = (uint32_t *)(g->work + l.chunk_bits);
-	uint8_t *d_payload = g->work + l.payload;
-	size_t words = (size_t)((pl->bits + 31) / 32);
 
 	GPZ_CUDA_TRY(cudaMemcpyAsync(d_table, pl->table, pl->alphabet * 4, cudaMemcpyHostToDevice, s));
-	GPZ_CUDA_TRY(cudaMemsetAsync(d_payload, 0, words * 4 + 8, s));
 	gpz_result r = gpz_gpu_encode(d_src, pl->n, pl->w, d_table, pl->alphabet, pl->max_len,
-	                              pl->chunk_log, d_bits, d_payload, g->work + l.encode,
+	                              pl->chunk_log, d_bits, d_dst + pl->payload_at, g->work + l.encode,
 	                              l.total - l.encode, (gpz_stream_t)s);
 	if (r != GPZ_OK)
 		return r;
 	GPZ_CUDA_TRY(cudaMemcpyAsync(d_dst + pl->index_at, d_bits, (size_t)pl->nchunks * 4,
-	                             cudaMemcpyDeviceToDevice, s));
-	GPZ_CUDA_TRY(cudaMemcpyAsync(d_dst + pl->payload_at, d_payload, pl->payload,
 	                             cudaMemcpyDeviceToDevice, s));
 	return GPZ_OK;
 }

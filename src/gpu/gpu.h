@@ -50,14 +50,48 @@ gpz_result gpz_gpu_canonical(const uint8_t *d_len, uint32_t alphabet, uint32_t *
                              void *d_work, size_t work_bytes, gpz_stream_t stream);
 
 /* ---- encode.cu ----
- * Encode n symbols in chunks of 2^chunk_log into the MSB-first payload layout of FORMAT.md:
- * d_chunk_bits[c] receives each chunk's bit length, d_payload (zeroed by the caller, at least
- * ceil(total / 32) * 4 + 8 bytes) the joined bitstream. d_work: gpz_gpu_encode_work(). */
+ * Encode n symbols in chunks of 2^chunk_log (8 <= chunk_log) into the MSB-first payload layout
+ * of FORMAT.md: d_chunk_bits[c] receives each chunk's bit length, d_payload (any alignment, need
+ * not be zeroed) the joined bitstream. Bytes before d_payload are not touched; up to 3 bytes past
+ * the payload's last byte may be overwritten (the end is rounded up to a 4-byte boundary).
+ * d_work (256-byte aligned): gpz_gpu_encode_work() bytes. */
 size_t gpz_gpu_encode_work(size_t n, int chunk_log, int max_len);
 gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
                           uint32_t alphabet, int max_len, int chunk_log, uint32_t *d_chunk_bits,
                           uint8_t *d_payload, void *d_work, size_t work_bytes,
                           gpz_stream_t stream);
+/* The same with a given block shape (0 .. GPZ_GPU_ENCODE_SHAPES - 1, listed in encode.cu;
+ * gpz_gpu_encode uses the fastest measured), for the benchmark and tests: every shape writes the
+ * same bytes. */
+#define GPZ_GPU_ENCODE_SHAPES 9
+gpz_result gpz_gpu_encode_shape(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
+                                uint32_t alphabet, int max_len, int chunk_log,
+                                uint32_t *d_chunk_bits, uint8_t *d_payload, void *d_work,
+                                size_t work_bytes, int shape, gpz_stream_t stream);
+
+/* ---- encode_paper.cu ----
+ * The paper's encoder (reduce-merge of 2^r codes per 32-bit unit, then chunk_log - r rounds of
+ * shuffle-merge in shared memory), for comparison: the same d_chunk_bits and payload bytes as
+ * gpz_gpu_encode. Chunks holding a "breaking" unit (over 32 bits) are re-encoded by a fallback
+ * kernel, so no bit is lost. Needs 8 <= chunk_log <= 16, 0 <= r <= 5, chunk_log - r <= 14 and
+ * 8 * max(256, 2^(chunk_log - r)) bytes of shared memory (+ 4 * alphabet when alphabet <= 4096)
+ * within the device's per-block limit; GPZ_ERR_PARAM otherwise. d_payload: any alignment, need
+ * not be zeroed, only its ceil(total / 8) bytes are written. d_work (256-byte aligned):
+ * gpz_gpu_encode_paper_work() bytes. stats, when not NULL, is filled after the call, which then
+ * synchronises the stream (to read the breaking count); NULL keeps the call asynchronous. */
+struct gpz_paper_stats {
+	int r;             /* reduction factor used */
+	uint64_t units;    /* merged units: ceil(n / 2^r) */
+	uint64_t breaking; /* units longer than 32 bits */
+};
+size_t gpz_gpu_encode_paper_work(size_t n, int chunk_log, int max_len);
+gpz_result gpz_gpu_encode_paper(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
+                                uint32_t alphabet, int max_len, int chunk_log, int r,
+                                uint32_t *d_chunk_bits, uint8_t *d_payload, void *d_work,
+                                size_t work_bytes, gpz_stream_t stream,
+                                struct gpz_paper_stats *stats);
+/* r as the paper chooses it from the average code length: 2^r * avg_bits in [16, 32) (0..4). */
+int gpz_paper_choose_r(double avg_bits);
 
 /* ---- decode.cu ----
  * Decode n symbols of width w in chunks of 2^chunk_log from d_payload; chunk c spans bits
@@ -72,6 +106,25 @@ gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload, size
  * The frame content checksum of FORMAT.md into *d_sum (device u64). */
 gpz_result gpz_gpu_checksum(const uint8_t *d_data, size_t size, uint64_t *d_sum,
                             gpz_stream_t stream);
+
+/* ---- crc_gpu.cu ----
+ * gzip's CRC-32 (zlib's crc32(0, data, n)) and zlib's Adler-32 (adler32(1, data, n)) of n bytes
+ * at d_data (any alignment, n may be 0) into *d_out (device u32). Two kernels on the stream; no
+ * workspace. */
+gpz_result gpz_gpu_crc32(const uint8_t *d_data, size_t n, uint32_t *d_out, gpz_stream_t stream);
+gpz_result gpz_gpu_adler32(const uint8_t *d_data, size_t n, uint32_t *d_out,
+                           gpz_stream_t stream);
+
+/* ---- match.cu ----
+ * The LZ77 match stage of DEFLATE: the input is cut into pieces of `piece` bytes (the last one
+ * shorter); piece p gets exactly the tokens of gpz_lz_parse(d_src, p * piece,
+ * min(n, (p + 1) * piece), level, d_tokens + p * piece) (with up to 32 KiB of history before
+ * it), and d_ntok[p] their count. d_tokens holds n entries, d_ntok ceil(n / piece). d_work:
+ * gpz_gpu_lz_work(n, piece) bytes (256 KiB a piece). Baseline: one thread per piece. */
+size_t gpz_gpu_lz_work(size_t n, size_t piece);
+gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level, size_t piece,
+                            uint32_t *d_tokens, uint32_t *d_ntok, void *d_work,
+                            size_t work_bytes, gpz_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -1,35 +1,54 @@
 /* encode.cu - Huffman encoding on the GPU, producing exactly the CPU backend's bitstream.
  *
- * Three steps, all on the device:
- *  1. encode: one block per chunk. The chunk is cut into tiles of TILE symbols; each thread
- *     takes SPT consecutive symbols, a block scan of the threads' bit counts gives each thread
- *     its bit offset, and the threads write their codes into a zeroed shared-memory tile (plain
- *     stores for words a thread owns, atomicOr for the two words it may share with neighbours).
- *     The tile is appended to the chunk's slot in global memory. Unlike the paper's
- *     reduce-merge/shuffle-merge into fixed 32-bit units, placement by scan has no "breaking"
- *     units: a code never has to fit a word it was merged into, so no bit can be lost.
- *  2. scan of the chunk bit lengths (cub) -> each chunk's bit offset in the frame payload.
- *  3. join: every chunk's slot is copied to its offset with a funnel shift; words are stored
- *     big-endian, so the payload bytes are the MSB-first stream of FORMAT.md.
- * Bytes moved: input once, the compressed stream three times (slot write, slot read, payload
- * write); on Nyx-Quant (16x compression) that is 1.2x the input. */
+ * The frame payload is the concatenation of every symbol's code (chunks only add the index of
+ * chunk bit lengths), so the encoder is one pass over tiles of TILE symbols with a single-pass
+ * scan across tiles (decoupled look-back):
+ *  1. a block takes the next tile (atomic counter, so every tile it may wait for is already
+ *     running), each thread looks up the codes of SPT consecutive symbols, and a block scan of
+ *     the threads' bit counts gives each thread its bit offset inside the tile;
+ *  2. the block publishes its tile's bit count, then warp 0 sums the counts of earlier tiles
+ *     (stopping at the first tile that has published its inclusive prefix) to get the tile's
+ *     bit offset in the payload, and publishes its own inclusive prefix;
+ *  3. meanwhile the threads place their codes in a shared-memory copy of the tile: each word is
+ *     stored by the thread holding its first bit, and a thread starting inside a word ORs its
+ *     leading bits in after a barrier, so nothing needs zeroing;
+ *  4. the tile is written to the payload at its bit offset with a funnel shift, as big-endian
+ *     words; the word it shares with the previous tile (its "head") goes to a side array.
+ * A small kernel then ORs the head words in and turns the chunk start positions (recorded by the
+ * threads whose first symbol starts a chunk) into chunk bit lengths.
+ * Bytes moved: the input once and the payload once (plus 12 bytes per tile), with no zeroing of
+ * the payload and no intermediate copy. A code never has to fit a unit it was merged into, so
+ * the paper's "breaking" units cannot occur. */
 #include <cub/cub.cuh>
 
 #include "gpu/gpu.h"
 #include "gpu/cuda_check.h"
 
-#define THREADS 512
-#define SPT 16                    /* symbols per thread in a tile */
-#define TILE (THREADS * SPT)      /* 8192 symbols */
-#define TILE_WORDS (TILE * GPZ_MAX_CODE_LEN / 32)
+/* Block shapes: THREADS x SPT symbols per tile, one block per tile or (PREFETCH) a few blocks
+ * per multiprocessor looping over the tiles, and a register cap through MINB resident blocks.
+ * Chosen at run time; gpz_gpu_encode uses DEFAULT_CFG. SPT <= 256 keeps every chunk start (chunks
+ * are >= 256 symbols) at a thread's first symbol. bench/ records how they compare. */
+#define SHAPES(X)                 \
+	X(0, 256, 32, false, 1)       \
+	X(1, 512, 16, false, 1)       \
+	X(2, 128, 32, false, 1)       \
+	X(3, 256, 32, true, 1)        \
+	X(4, 512, 16, true, 1)        \
+	X(5, 256, 16, true, 1)        \
+	X(6, 256, 32, true, 3)        \
+	X(7, 128, 32, false, 6)       \
+	X(8, 256, 16, false, 4)
+#define NCFG 9
+#define DEFAULT_CFG 6
+#define SHAPE_TILE(id, t, spt, pf, minb) t * spt,
+static const int cfg_tile[] = { SHAPES(SHAPE_TILE) };
+
 #define SMEM_TABLE 4096u          /* encoder tables up to this size are staged in shared memory */
 
-typedef cub::BlockScan<uint32_t, THREADS> BlockScan;
-
-static size_t slot_words(int chunk_log, int max_len)
-{
-	return ((((size_t)1 << chunk_log) * (size_t)max_len + 31) / 32) + 1;
-}
+/* Look-back states: 2 flag bits over a 62-bit bit count. */
+#define ST_AGG (1ull << 62)       /* the tile's own bit count is published */
+#define ST_INC (2ull << 62)       /* the bit offset of the tile's end is published */
+#define ST_VAL (ST_AGG - 1)
 
 template <int W> __device__ __forceinline__ uint32_t load_symbol(const uint8_t *src, size_t i)
 {
@@ -41,148 +60,241 @@ template <int W> __device__ __forceinline__ uint32_t load_symbol(const uint8_t *
 	       ((uint32_t)src[4 * i + 2] << 16) | ((uint32_t)src[4 * i + 3] << 24);
 }
 
-/* The SPT symbols of one thread: 16-byte vector loads when the input is aligned. */
-template <int W, bool VEC>
-__device__ __forceinline__ void load_symbols(const uint8_t *src, size_t i, size_t end,
-                                             uint32_t (&sym)[SPT])
+/* A thread's SPT symbols as loaded: 16-byte vectors, so that the next tile's loads can be issued
+ * before the current tile is finished. */
+template <int W, int SPT> struct raw_syms {
+	uint4 v[SPT * W / 16];
+};
+
+template <int W, bool VEC, int SPT>
+__device__ __forceinline__ void load_raw(const uint8_t *src, size_t i, size_t end,
+                                         raw_syms<W, SPT> &r)
 {
 	if (VEC && i + SPT <= end) {
 		const uint4 *v = reinterpret_cast<const uint4 *>(src + i * W);
 #pragma unroll
+		for (int q = 0; q < SPT * W / 16; q++)
+			r.v[q] = __ldg(&v[q]);
+	}
+}
+
+/* The codes (code << 8 | len) of the thread's SPT symbols; 0 past the end. From the vectors of
+ * load_raw when the input is aligned and the thread's symbols are all there, else loaded here. */
+template <int W, bool VEC, int SPT>
+__device__ __forceinline__ void load_codes(const uint8_t *src, size_t i, size_t end,
+                                           const raw_syms<W, SPT> &r, const uint32_t *tab,
+                                           uint32_t (&e)[SPT])
+{
+	if (VEC && i + SPT <= end) {
+#pragma unroll
 		for (int q = 0; q < SPT * W / 16; q++) {
-			uint4 x = __ldg(&v[q]);
-			uint32_t wd[4] = { x.x, x.y, x.z, x.w };
+			uint32_t wd[4] = { r.v[q].x, r.v[q].y, r.v[q].z, r.v[q].w };
 #pragma unroll
 			for (int k = 0; k < 16 / W; k++) {
 				uint32_t word = wd[k * W / 4];
-				sym[q * (16 / W) + k] = W == 4 ? word
-				                      : W == 2 ? (word >> (16 * (k & 1))) & 0xffff
-				                               : (word >> (8 * (k & 3))) & 0xff;
+				uint32_t s = W == 4 ? word
+				           : W == 2 ? (word >> (16 * (k & 1))) & 0xffff
+				                    : (word >> (8 * (k & 3))) & 0xff;
+				e[q * (16 / W) + k] = tab[s];
 			}
 		}
 		return;
 	}
 #pragma unroll
 	for (int k = 0; k < SPT; k++)
-		sym[k] = i + k < end ? load_symbol<W>(src, i + k) : 0;
+		e[k] = i + k < end ? tab[load_symbol<W>(src, i + k)] : 0;
 }
 
-/* Write the thread's codes at bit `off` of the zeroed tile buffer. */
-__device__ __forceinline__ void put_codes(uint32_t *buf, uint32_t off, const uint32_t (&e)[SPT])
+/* Store the thread's codes at bit `off` of the tile buffer: every word whose first bit is the
+ * thread's is stored whole; the bits of a word begun by an earlier thread are returned in *lead
+ * (to be ORed in after a barrier). Returns whether there is such a leading word.
+ * The codes are shifted in from the right of a 64-bit accumulator (hi:lo, funnel shifts): its
+ * low `nacc` bits are the current word so far, the off % 32 bits of earlier threads counted as
+ * zeros. */
+template <int SPT>
+__device__ __forceinline__ bool place_codes(uint32_t *buf, uint32_t off, const uint32_t (&e)[SPT],
+                                            uint32_t *lead)
 {
-	uint32_t wi = off / 32;
-	int nacc = off % 32; /* bits of earlier threads in the first word */
-	uint64_t acc = 0;
-	bool shared_word = true;
+	uint32_t wi = off / 32, hi = 0, lo = 0;
+	int nacc = off % 32;
+	bool leading = nacc != 0, had = leading;
+	*lead = 0;
 #pragma unroll
 	for (int k = 0; k < SPT; k++) {
-		int len = e[k] & 0xff;
-		if (len == 0)
-			continue;
-		acc |= (uint64_t)(e[k] >> 8) << (64 - nacc - len);
+		uint32_t len = e[k] & 0xff;
+		hi = __funnelshift_l(lo, hi, len);
+		lo = (lo << len) | (e[k] >> 8);
 		nacc += len;
 		if (nacc >= 32) {
-			uint32_t word = (uint32_t)(acc >> 32);
-			if (shared_word)
-				atomicOr(&buf[wi], word);
+			nacc -= 32;
+			uint32_t word = __funnelshift_r(lo, hi, nacc);
+			if (leading)
+				*lead = word;
 			else
 				buf[wi] = word;
-			shared_word = false;
+			leading = false;
 			wi++;
-			acc <<= 32;
-			nacc -= 32;
 		}
 	}
-	if (nacc > 0 && (acc >> 32))
-		atomicOr(&buf[wi], (uint32_t)(acc >> 32));
+	if (nacc > (leading ? (int)(off % 32) : 0)) { /* a partial last word with bits of ours */
+		uint32_t word = lo << (32 - nacc);
+		if (leading)
+			*lead = word;
+		else
+			buf[wi] = word;
+	}
+	return had;
 }
 
-/* Append `bits` bits of buf at bit `pos` of slot (whose bits past pos are zero or unwritten). */
-__device__ __forceinline__ void append_tile(uint32_t *slot, uint64_t pos, const uint32_t *buf,
-                                            uint32_t bits)
+/* Warp 0: the bit offset where tile t starts, from the published states of tiles < t. */
+__device__ uint64_t look_back(unsigned long long *state, size_t t)
 {
-	uint32_t sh = (uint32_t)(pos % 32);
-	uint64_t base = pos / 32;
-	uint32_t nsrc = (bits + 31) / 32, ndst = (uint32_t)((sh + bits + 31) / 32);
-	for (uint32_t i = threadIdx.x; i < ndst; i += blockDim.x) {
-		uint32_t hi = i < nsrc ? buf[i] : 0;
-		uint32_t v = sh ? (hi >> sh) | (i ? buf[i - 1] << (32 - sh) : 0) : hi;
-		if (i == 0 && sh)
-			v |= slot[base] & (0xffffffffu << (32 - sh)); /* earlier tiles' bits */
-		slot[base + i] = v;
+	int lane = threadIdx.x % 32;
+	uint64_t prefix = 0;
+	for (long long j = (long long)t - 1;; j -= 32) {
+		long long idx = j - lane;
+		uint64_t v;
+		do {
+			v = idx >= 0 ? *(volatile unsigned long long *)&state[idx] : ST_INC;
+		} while (__any_sync(0xffffffffu, (v >> 62) == 0));
+		unsigned inc = __ballot_sync(0xffffffffu, (v & ST_INC) != 0);
+		int stop = inc ? __ffs(inc) - 1 : 32;
+		uint64_t x = lane <= stop ? (v & ST_VAL) : 0;
+#pragma unroll
+		for (int d = 16; d; d >>= 1)
+			x += __shfl_xor_sync(0xffffffffu, x, d);
+		prefix += x;
+		if (inc)
+			return prefix;
 	}
 }
 
-template <int W, bool VEC>
-__global__ void __launch_bounds__(THREADS)
-encode_kernel(const uint8_t *src, size_t n, const uint32_t *table, uint32_t alphabet,
-              int chunk_log, uint32_t *slots, size_t words_per_slot, uint32_t *chunk_bits32,
-              uint64_t *chunk_bits64)
-{
-	extern __shared__ uint32_t smem[];
-	uint32_t *buf = smem;                  /* TILE_WORDS */
-	uint32_t *stable = smem + TILE_WORDS;  /* staged encoder table, when small */
-	__shared__ typename BlockScan::TempStorage scan_tmp;
-	__shared__ uint32_t tile_total;
-	size_t c = blockIdx.x;
-	size_t first = c << chunk_log;
-	size_t end = min(n, first + ((size_t)1 << chunk_log));
-	uint32_t *slot = slots + c * words_per_slot;
-	const uint32_t *tab = table;
-	uint64_t pos = 0;
+struct enc_args {
+	size_t n, tile, ntiles, nchunks;
+	const uint32_t *table;
+	uint32_t alphabet;
+	int chunk_log;
+	uint32_t base_bits;          /* bit offset of the payload in its first aligned word */
+	unsigned long long *state;   /* per tile, zeroed before the launch */
+	unsigned int *counter;       /* zeroed before the launch */
+	uint32_t *head;              /* per tile: its bits in the word shared with the tile before */
+	uint64_t *chunk_pos;         /* per chunk + 1: bit position of its start */
+	uint32_t *out;               /* aligned word array holding the payload */
+};
 
-	if (alphabet <= SMEM_TABLE) {
-		for (uint32_t i = threadIdx.x; i < alphabet; i += blockDim.x)
-			stable[i] = table[i];
+/* One block shape: THREADS x SPT symbols per tile; PREFETCH issues the loads of the block's next
+ * tile before the current tile's look-back and stores (for grids of a few blocks per
+ * multiprocessor that loop over the tiles). */
+template <int W, bool VEC, int THREADS, int SPT, bool PREFETCH, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB)
+encode_kernel(const uint8_t *src, enc_args a)
+{
+	typedef cub::BlockScan<uint32_t, THREADS, cub::BLOCK_SCAN_WARP_SCANS> BlockScan;
+	const size_t TILE = THREADS * SPT;
+	extern __shared__ uint32_t smem[];
+	__shared__ typename BlockScan::TempStorage scan_tmp;
+	__shared__ unsigned s_tile, s_next;
+	__shared__ unsigned long long s_start;
+	uint32_t *stable = smem;                                     /* staged table, if small */
+	uint32_t *buf = smem + (a.alphabet <= SMEM_TABLE ? a.alphabet : 0);
+	const uint32_t *tab = a.table;
+	raw_syms<W, SPT> raw;
+
+	if (a.alphabet <= SMEM_TABLE) {
+		for (uint32_t i = threadIdx.x; i < a.alphabet; i += THREADS)
+			stable[i] = a.table[i];
 		tab = stable;
 	}
-	for (size_t t0 = first; t0 < end; t0 += TILE) {
-		uint32_t sym[SPT], e[SPT], nb = 0, off, total;
-		size_t i = t0 + (size_t)threadIdx.x * SPT;
-		for (uint32_t k = threadIdx.x; k < TILE_WORDS; k += blockDim.x)
-			buf[k] = 0;
-		load_symbols<W, VEC>(src, i, end, sym);
-		__syncthreads(); /* zeroed tile and staged table visible */
-#pragma unroll
-		for (int k = 0; k < SPT; k++) {
-			e[k] = i + k < end ? tab[sym[k]] : 0;
-			nb += e[k] & 0xff;
-		}
-		BlockScan(scan_tmp).ExclusiveSum(nb, off, total);
-		put_codes(buf, off, e);
+	if (threadIdx.x == 0)
+		s_tile = atomicAdd(a.counter, 1u);
+	__syncthreads();
+	size_t t = s_tile;
+	if (PREFETCH && t < a.ntiles)
+		load_raw<W, VEC, SPT>(src, t * TILE + (size_t)threadIdx.x * SPT,
+		                      min(a.n, t * TILE + TILE), raw);
+	/* A block holds its tile and the next one it claimed; every tile it waits for is held by a
+	 * block working on a smaller tile, so the block on the smallest tile always proceeds. */
+	while (t < a.ntiles) {
+		size_t first = t * TILE, end = min(a.n, first + TILE);
+		size_t i = first + (size_t)threadIdx.x * SPT;
+		uint32_t e[SPT], nb = 0, off, total, lead = 0;
+
 		if (threadIdx.x == 0)
-			tile_total = total;
-		__syncthreads();
-		append_tile(slot, pos, buf, tile_total);
-		pos += tile_total;
-		__syncthreads(); /* the slot's last word and buf are reused next tile */
-	}
-	if (threadIdx.x == 0) {
-		chunk_bits32[c] = (uint32_t)pos;
-		chunk_bits64[c] = pos;
+			s_next = atomicAdd(a.counter, 1u);
+		if (!PREFETCH)
+			load_raw<W, VEC, SPT>(src, i, end, raw);
+		load_codes<W, VEC, SPT>(src, i, end, raw, tab, e);
+#pragma unroll
+		for (int k = 0; k < SPT; k++)
+			nb += e[k] & 0xff;
+		BlockScan(scan_tmp).ExclusiveSum(nb, off, total);
+		if (threadIdx.x == 0)
+			*(volatile unsigned long long *)&a.state[t] =
+				t ? ST_AGG | total : ST_INC | (a.base_bits + (uint64_t)total);
+		bool has_lead = nb && place_codes(buf, off, e, &lead);
+		if (threadIdx.x < 32) {
+			uint64_t start = t ? look_back(a.state, t) : a.base_bits;
+			if (threadIdx.x == 0) {
+				s_start = start;
+				if (t)
+					*(volatile unsigned long long *)&a.state[t] = ST_INC | (start + total);
+			}
+		}
+		__syncthreads(); /* whole words stored, tile start and next tile known */
+		size_t next = s_next;
+		if (PREFETCH && next < a.ntiles)
+			load_raw<W, VEC, SPT>(src, next * TILE + (size_t)threadIdx.x * SPT,
+			                      min(a.n, next * TILE + TILE), raw);
+		if (has_lead)
+			atomicOr(&buf[off / 32], lead);
+		uint64_t start = s_start;
+		if (i < end && (i & (((size_t)1 << a.chunk_log) - 1)) == 0)
+			a.chunk_pos[i >> a.chunk_log] = start + off;
+		if (end == a.n && threadIdx.x == 0)
+			a.chunk_pos[a.nchunks] = start + total;
+		__syncthreads(); /* leading bits ORed in */
+		uint32_t sh = (uint32_t)(start % 32);
+		uint64_t base = start / 32;
+		uint32_t nsrc = (total + 31) / 32, ndst = (sh + total + 31) / 32;
+		for (uint32_t j = threadIdx.x; j < ndst; j += THREADS) {
+			uint32_t hi = j < nsrc ? buf[j] : 0;
+			uint32_t v = sh ? (hi >> sh) | (j ? buf[j - 1] << (32 - sh) : 0) : hi;
+			v = __byte_perm(v, 0, 0x0123); /* big-endian: the stream's first bit is the MSB */
+			if (j == 0 && sh)
+				a.head[t] = v;
+			else
+				a.out[base + j] = v;
+		}
+		if (threadIdx.x == 0 && (sh == 0 || total == 0))
+			a.head[t] = 0;
+		__syncthreads(); /* buf, s_start and s_next are reused */
+		t = next;
 	}
 }
 
-/* Copy chunk slots to their bit offsets in the payload, as big-endian words. */
-__global__ void join_kernel(const uint32_t *slots, size_t words_per_slot,
-                            const uint64_t *chunk_bits, const uint64_t *offsets, size_t nchunks,
-                            uint32_t *out)
+/* OR each tile's head bits into the word the tile before it wrote (tile 0's head holds bytes of
+ * whatever precedes the payload: only the payload's bytes are stored), and chunk lengths from
+ * chunk start positions. */
+__global__ void finish_kernel(enc_args a, uint8_t *payload_words, uint32_t *chunk_bits)
 {
-	for (size_t c = blockIdx.x; c < nchunks; c += gridDim.x) {
-		const uint32_t *src = slots + c * words_per_slot;
-		uint64_t bits = chunk_bits[c], off = offsets[c];
-		uint32_t sh = (uint32_t)(off % 32);
-		uint64_t base = off / 32;
-		uint32_t nsrc = (uint32_t)((bits + 31) / 32), ndst = (uint32_t)((sh + bits + 31) / 32);
-		for (uint32_t i = threadIdx.x; i < ndst; i += blockDim.x) {
-			uint32_t hi = i < nsrc ? src[i] : 0;
-			uint32_t v = sh ? (hi >> sh) | (i ? src[i - 1] << (32 - sh) : 0) : hi;
-			/* bits past the chunk's end are zero in the slot, so OR-ing is exact */
-			v = __byte_perm(v, 0, 0x0123);
-			if (i == 0 || i == ndst - 1)
-				atomicOr(&out[base + i], v);
-			else
-				out[base + i] = v;
+	size_t nt = max(a.ntiles, a.nchunks);
+	for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < nt;
+	     k += (size_t)gridDim.x * blockDim.x) {
+		if (k < a.nchunks)
+			chunk_bits[k] = (uint32_t)(a.chunk_pos[k + 1] - a.chunk_pos[k]);
+		if (k >= a.ntiles)
+			continue;
+		uint64_t start = k ? a.state[k - 1] & ST_VAL : a.base_bits;
+		uint32_t h = a.head[k];
+		if (start % 32 == 0 || (k && h == 0))
+			continue;
+		uint8_t *p = payload_words + (start / 32) * 4;
+		for (uint32_t b = 0; b < 4; b++) {
+			uint8_t v = (uint8_t)(h >> (8 * b));
+			if (k)
+				p[b] |= v;
+			else if (b >= a.base_bits / 8)
+				p[b] = v;
 		}
 	}
 }
@@ -192,43 +304,108 @@ static size_t align256(size_t x)
 	return (x + 255) & ~(size_t)255;
 }
 
-/* Workspace regions, each 256-byte aligned (the 64-bit arrays and cub's temporary storage need
- * it; slot arrays have an odd number of words). */
+/* Workspace: tile states and the tile counter (zeroed per call), head words, chunk starts. */
 struct enc_work {
-	size_t bits64, offsets, scan, scan_bytes, total;
+	size_t counter, head, chunk_pos, total;
 };
 
-static enc_work work_layout(size_t nchunks, size_t wps)
+static enc_work work_layout(size_t n, int chunk_log)
 {
+	size_t tile = 2048; /* the smallest tile of any shape */
+	size_t ntiles = (n + tile - 1) / tile, nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
 	enc_work l;
-	l.scan_bytes = 0;
-	cub::DeviceScan::ExclusiveSum(NULL, l.scan_bytes, (uint64_t *)NULL, (uint64_t *)NULL,
-	                              (int)(nchunks + 1));
-	l.bits64 = align256(nchunks * wps * 4);
-	l.offsets = l.bits64 + align256((nchunks + 1) * 8);
-	l.scan = l.offsets + align256((nchunks + 1) * 8);
-	l.total = l.scan + align256(l.scan_bytes);
+	l.counter = ntiles * 8;
+	l.head = align256(l.counter + 4);
+	l.chunk_pos = l.head + align256(ntiles * 4);
+	l.total = l.chunk_pos + align256((nchunks + 1) * 8);
 	return l;
 }
 
 extern "C" size_t gpz_gpu_encode_work(size_t n, int chunk_log, int max_len)
 {
-	size_t nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
-	return work_layout(nchunks, slot_words(chunk_log, max_len)).total;
+	(void)max_len;
+	return work_layout(n, chunk_log).total;
+}
+
+template <int W, int THREADS, int SPT, bool PREFETCH, int MINB>
+static gpz_result launch_shape(const uint8_t *d_src, const enc_args &a, size_t smem,
+                               cudaStream_t s)
+{
+	bool vec = reinterpret_cast<uintptr_t>(d_src) % 16 == 0;
+	auto k = vec ? encode_kernel<W, true, THREADS, SPT, PREFETCH, MINB>
+	             : encode_kernel<W, false, THREADS, SPT, PREFETCH, MINB>;
+	size_t grid = a.ntiles;
+	GPZ_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+	if (PREFETCH) { /* as many blocks as fit at once */
+		int dev, sms, per_sm;
+		GPZ_CUDA_TRY(cudaGetDevice(&dev));
+		GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+		GPZ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, smem));
+		size_t resident = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
+		grid = grid < resident ? grid : resident;
+	}
+	k<<<(unsigned)grid, THREADS, smem, s>>>(d_src, a);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
 }
 
 template <int W>
-static gpz_result launch_encode(const uint8_t *d_src, size_t n, const uint32_t *d_table,
-                                uint32_t alphabet, int chunk_log, uint32_t *slots, size_t wps,
-                                uint32_t *d_chunk_bits, uint64_t *bits64, size_t nchunks,
+static gpz_result launch_encode(const uint8_t *d_src, const enc_args &a, int max_len, int cfg,
                                 cudaStream_t s)
 {
-	size_t smem = TILE_WORDS * 4 + (alphabet <= SMEM_TABLE ? alphabet * 4 : 0);
-	bool vec = reinterpret_cast<uintptr_t>(d_src) % 16 == 0;
-	auto k = vec ? encode_kernel<W, true> : encode_kernel<W, false>;
-	GPZ_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-	k<<<(unsigned)nchunks, THREADS, smem, s>>>(d_src, n, d_table, alphabet, chunk_log, slots, wps,
-	                                           d_chunk_bits, bits64);
+	size_t smem = (a.tile * (size_t)max_len / 32 + 2) * 4 +
+	              (a.alphabet <= SMEM_TABLE ? a.alphabet * 4 : 0);
+#define SHAPE_CASE(id, t, spt, pf, minb) \
+	case id:                             \
+		return launch_shape<W, t, spt, pf, minb>(d_src, a, smem, s);
+	switch (cfg) {
+		SHAPES(SHAPE_CASE)
+	}
+	return GPZ_ERR_PARAM;
+}
+
+extern "C" gpz_result gpz_gpu_encode_shape(const uint8_t *d_src, size_t n, int w,
+                                           const uint32_t *d_table, uint32_t alphabet,
+                                           int max_len, int chunk_log, uint32_t *d_chunk_bits,
+                                           uint8_t *d_payload, void *d_work, size_t work_bytes,
+                                           int shape, gpz_stream_t stream)
+{
+	cudaStream_t s = (cudaStream_t)stream;
+	uint8_t *p = (uint8_t *)d_work;
+	enc_work l = work_layout(n, chunk_log);
+	size_t mis = reinterpret_cast<uintptr_t>(d_payload) % 4;
+	enc_args a;
+	gpz_result r;
+
+	if (n == 0 || chunk_log < 8 || max_len < 1 || max_len > GPZ_MAX_CODE_LEN || shape < 0 ||
+	    shape >= NCFG || work_bytes < l.total || reinterpret_cast<uintptr_t>(d_work) % 256)
+		return GPZ_ERR_PARAM;
+	a.n = n;
+	a.tile = (size_t)cfg_tile[shape];
+	a.ntiles = (n + a.tile - 1) / a.tile;
+	a.nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
+	if (a.ntiles > 0x7fffffffu)
+		return GPZ_ERR_PARAM;
+	a.table = d_table;
+	a.alphabet = alphabet;
+	a.chunk_log = chunk_log;
+	a.base_bits = (uint32_t)(8 * mis);
+	a.state = (unsigned long long *)p;
+	a.counter = (unsigned int *)(p + l.counter);
+	a.head = (uint32_t *)(p + l.head);
+	a.chunk_pos = (uint64_t *)(p + l.chunk_pos);
+	a.out = (uint32_t *)(d_payload - mis);
+	/* the counter sits right after the largest state array: zero the states in use and it */
+	GPZ_CUDA_TRY(cudaMemsetAsync(p, 0, a.ntiles * 8, s));
+	GPZ_CUDA_TRY(cudaMemsetAsync(p + l.counter, 0, 4, s));
+	r = w == 1 ? launch_encode<1>(d_src, a, max_len, shape, s)
+	  : w == 2 ? launch_encode<2>(d_src, a, max_len, shape, s)
+	           : launch_encode<4>(d_src, a, max_len, shape, s);
+	if (r != GPZ_OK)
+		return r;
+	size_t nt = a.ntiles > a.nchunks ? a.ntiles : a.nchunks;
+	unsigned blocks = (unsigned)((nt + 255) / 256 < 4096 ? (nt + 255) / 256 : 4096);
+	finish_kernel<<<blocks, 256, 0, s>>>(a, (uint8_t *)a.out, d_chunk_bits);
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }
@@ -238,35 +415,6 @@ extern "C" gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w,
                                      int chunk_log, uint32_t *d_chunk_bits, uint8_t *d_payload,
                                      void *d_work, size_t work_bytes, gpz_stream_t stream)
 {
-	cudaStream_t s = (cudaStream_t)stream;
-	size_t nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
-	size_t wps = slot_words(chunk_log, max_len);
-	uint8_t *p = (uint8_t *)d_work;
-	enc_work l = work_layout(nchunks, wps);
-	uint32_t *slots = (uint32_t *)p;
-	uint64_t *bits64 = (uint64_t *)(p + l.bits64);
-	uint64_t *offsets = (uint64_t *)(p + l.offsets);
-	void *scan_tmp = p + l.scan;
-	size_t scan_bytes = l.scan_bytes;
-	gpz_result r;
-
-	if (n == 0 || nchunks > 0x7fffffffu || work_bytes < l.total ||
-	    reinterpret_cast<uintptr_t>(d_work) % 256)
-		return GPZ_ERR_PARAM;
-	GPZ_CUDA_TRY(cudaMemsetAsync(bits64 + nchunks, 0, 8, s));
-	r = w == 1 ? launch_encode<1>(d_src, n, d_table, alphabet, chunk_log, slots, wps,
-	                              d_chunk_bits, bits64, nchunks, s)
-	  : w == 2 ? launch_encode<2>(d_src, n, d_table, alphabet, chunk_log, slots, wps,
-	                              d_chunk_bits, bits64, nchunks, s)
-	           : launch_encode<4>(d_src, n, d_table, alphabet, chunk_log, slots, wps,
-	                              d_chunk_bits, bits64, nchunks, s);
-	if (r != GPZ_OK)
-		return r;
-	GPZ_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scan_tmp, scan_bytes, bits64, offsets,
-	                                           (int)(nchunks + 1), s));
-	unsigned blocks = (unsigned)(nchunks < 65535 ? nchunks : 65535);
-	join_kernel<<<blocks, 256, 0, s>>>(slots, wps, bits64, offsets, nchunks,
-	                                    (uint32_t *)d_payload);
-	GPZ_LAUNCH_TRY();
-	return GPZ_OK;
+	return gpz_gpu_encode_shape(d_src, n, w, d_table, alphabet, max_len, chunk_log,
+	                            d_chunk_bits, d_payload, d_work, work_bytes, DEFAULT_CFG, stream);
 }
