@@ -1,0 +1,326 @@
+/* test_gpu_lz.cu - gpz_gpu_lz_parse (src/lz/match.cu) against the CPU's gpz_lz_parse, piece by
+ * piece: token counts and tokens must be equal, at levels 1..9 (and the clamped 0 and 10), with
+ * pieces of 1 MiB and 64 KiB, on generated inputs (random bytes, long runs, repeated phrases,
+ * sizes 0..3, piece - 1, piece, piece + 1) and the shared corpora when present ($GPZ_CORPORA or
+ * ../shared/corpora: canterbury and calgary, each concatenated). Token slots a piece does not
+ * fill and guards past the buffers must keep their poison. Prints the GPU parse time per level
+ * and the MB/s on the largest input (the GPU parse is the one-thread-per-piece baseline).
+ *   test_gpu_lz [quick]   quick: levels 1, 6 and 9 only
+ * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
+extern "C" {
+#include "testutil.h"
+#include "lz/lz.h"
+}
+#include "gpu/gpu.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define CU(call)                                                                             \
+	do {                                                                                     \
+		cudaError_t e_ = (call);                                                             \
+		if (e_ != cudaSuccess) {                                                             \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                    \
+			        cudaGetErrorString(e_));                                                 \
+			exit(1);                                                                         \
+		}                                                                                    \
+	} while (0)
+
+namespace {
+
+const uint32_t POISON = 0xA5A5A5A5u;
+const size_t GUARD = 64; /* tokens / counts past the end */
+
+struct Input {
+	std::string name;
+	std::vector<uint8_t> data;
+};
+
+uint64_t g_seed = 0x2545F4914F6CDD1Dull;
+
+uint32_t rnd(uint32_t below)
+{
+	return (uint32_t)((test_rand(&g_seed) >> 16) % below);
+}
+
+std::vector<uint8_t> random_bytes(size_t n)
+{
+	std::vector<uint8_t> v(n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint8_t)(test_rand(&g_seed) >> 40);
+	return v;
+}
+
+std::vector<uint8_t> runs(size_t n)
+{
+	std::vector<uint8_t> v;
+	while (v.size() < n) {
+		size_t len = 1 + rnd(rnd(8) == 0 ? 70000 : 3000);
+		uint8_t b = rnd(4) == 0 ? 0 : (uint8_t)rnd(256);
+		v.insert(v.end(), std::min(len, n - v.size()), b);
+	}
+	return v;
+}
+
+/* Text-like: words from a small dictionary, now and then a whole earlier line again. */
+std::vector<uint8_t> phrases(size_t n)
+{
+	std::vector<std::string> dict;
+	for (int i = 0; i < 400; i++) {
+		std::string w;
+		int len = 2 + rnd(9);
+		for (int k = 0; k < len; k++)
+			w += (char)('a' + rnd(26));
+		dict.push_back(w);
+	}
+	std::vector<uint8_t> v;
+	std::vector<size_t> line_starts;
+	while (v.size() < n) {
+		if (line_starts.size() > 2 && rnd(6) == 0) {
+			size_t s = line_starts[rnd((uint32_t)line_starts.size() - 1)];
+			size_t e = s;
+			while (e < v.size() && v[e] != '\n')
+				e++;
+			std::vector<uint8_t> copy(v.begin() + s, v.begin() + e + (e < v.size()));
+			v.insert(v.end(), copy.begin(), copy.end());
+		} else {
+			line_starts.push_back(v.size());
+			int words = 3 + rnd(12);
+			for (int k = 0; k < words; k++) {
+				const std::string &w = dict[rnd(rnd(3) ? 40 : 400)];
+				v.insert(v.end(), w.begin(), w.end());
+				v.push_back(k + 1 < words ? ' ' : '\n');
+			}
+		}
+	}
+	v.resize(n);
+	return v;
+}
+
+/* All regular files of dir (sorted by name), concatenated; empty when absent. */
+std::vector<uint8_t> concat_dir(const char *dir)
+{
+	std::vector<uint8_t> v;
+	std::vector<std::string> names;
+	DIR *d = opendir(dir);
+	if (!d)
+		return v;
+	while (struct dirent *e = readdir(d))
+		if (e->d_name[0] != '.')
+			names.push_back(e->d_name);
+	closedir(d);
+	std::sort(names.begin(), names.end());
+	for (const std::string &nm : names) {
+		size_t size = 0;
+		uint8_t *p = test_read_file((std::string(dir) + "/" + nm).c_str(), &size);
+		if (p) {
+			v.insert(v.end(), p, p + size);
+			free(p);
+		}
+	}
+	return v;
+}
+
+/* CPU reference, pieces spread over the host's threads. */
+void cpu_parse(const std::vector<uint8_t> &src, int level, size_t piece,
+               std::vector<uint32_t> &tok, std::vector<uint32_t> &ntok)
+{
+	size_t n = src.size(), np = (n + piece - 1) / piece;
+	tok.assign(n, POISON);
+	ntok.assign(np, 0);
+	std::atomic<size_t> next(0);
+	unsigned nt = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
+	std::vector<std::thread> th;
+	for (unsigned t = 0; t < nt && t < np; t++)
+		th.emplace_back([&]() {
+			for (size_t p; (p = next++) < np;) {
+				size_t s = p * piece, e = std::min(n, s + piece);
+				ntok[p] = (uint32_t)gpz_lz_parse(src.data(), s, e, level, tok.data() + s);
+			}
+		});
+	for (std::thread &t : th)
+		t.join();
+}
+
+struct Gpu {
+	uint8_t *src = NULL;
+	uint32_t *tok = NULL, *ntok = NULL;
+	void *work = NULL;
+	size_t work_bytes = 0;
+	cudaStream_t st;
+	cudaEvent_t e0, e1;
+};
+
+/* One input at one piece size and level: returns the GPU time (ms), -1 on failure. */
+float check_one(Gpu &g, const Input &in, size_t piece, int level)
+{
+	size_t n = in.data.size(), np = (n + piece - 1) / piece;
+	std::vector<uint32_t> want, want_n;
+	cpu_parse(in.data, level, piece, want, want_n);
+
+	CU(cudaMemsetAsync(g.tok, 0xA5, (n + GUARD) * sizeof(uint32_t), g.st));
+	CU(cudaMemsetAsync(g.ntok, 0xA5, (np + GUARD) * sizeof(uint32_t), g.st));
+	CU(cudaEventRecord(g.e0, g.st));
+	gpz_result r = gpz_gpu_lz_parse(g.src, n, level, piece, g.tok, g.ntok, g.work, g.work_bytes,
+	                                (gpz_stream_t)g.st);
+	CU(cudaEventRecord(g.e1, g.st));
+	CU(cudaEventSynchronize(g.e1));
+	CU(cudaGetLastError());
+	CHECK(r == GPZ_OK, "%s piece %zu level %d: %s", in.name.c_str(), piece, level,
+	      gpz_result_string(r));
+	float ms = 0;
+	CU(cudaEventElapsedTime(&ms, g.e0, g.e1));
+
+	std::vector<uint32_t> got(n + GUARD), got_n(np + GUARD);
+	CU(cudaMemcpy(got.data(), g.tok, got.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+	CU(cudaMemcpy(got_n.data(), g.ntok, got_n.size() * sizeof(uint32_t),
+	              cudaMemcpyDeviceToHost));
+	int bad = 0;
+	for (size_t p = 0; p < np && bad < 5; p++) {
+		size_t s = p * piece, e = std::min(n, s + piece);
+		if (got_n[p] != want_n[p]) {
+			CHECK(0, "%s piece %zu level %d: piece %zu: %u tokens, CPU %u", in.name.c_str(),
+			      piece, level, p, got_n[p], want_n[p]);
+			bad++;
+			continue;
+		}
+		for (size_t i = s; i < s + want_n[p]; i++)
+			if (got[i] != want[i]) {
+				CHECK(0, "%s piece %zu level %d: piece %zu token %zu: %08x, CPU %08x",
+				      in.name.c_str(), piece, level, p, i - s, got[i], want[i]);
+				bad++;
+				break;
+			}
+		for (size_t i = s + want_n[p]; i < e; i++)
+			if (got[i] != POISON) {
+				CHECK(0, "%s piece %zu level %d: piece %zu: slot %zu past its tokens written",
+				      in.name.c_str(), piece, level, p, i - s);
+				bad++;
+				break;
+			}
+	}
+	for (size_t i = n; i < n + GUARD; i++)
+		if (got[i] != POISON) {
+			CHECK(0, "%s piece %zu level %d: token guard overwritten", in.name.c_str(), piece,
+			      level);
+			break;
+		}
+	for (size_t i = np; i < np + GUARD; i++)
+		if (got_n[i] != POISON) {
+			CHECK(0, "%s piece %zu level %d: count guard overwritten", in.name.c_str(), piece,
+			      level);
+			break;
+		}
+	return r == GPZ_OK && bad == 0 ? ms : -1;
+}
+
+/* All levels of one input at one piece size; returns the times per level (index = level). */
+std::vector<float> check_input(const Input &in, size_t piece, const std::vector<int> &levels)
+{
+	Gpu g;
+	size_t n = in.data.size(), np = (n + piece - 1) / piece;
+	std::vector<float> ms(11, -1);
+	CU(cudaStreamCreate(&g.st));
+	CU(cudaEventCreate(&g.e0));
+	CU(cudaEventCreate(&g.e1));
+	CU(cudaMalloc(&g.src, n ? n : 1)); /* exactly n: reads past the end would be caught */
+	if (n)
+		CU(cudaMemcpy(g.src, in.data.data(), n, cudaMemcpyHostToDevice));
+	CU(cudaMalloc(&g.tok, (n + GUARD) * sizeof(uint32_t)));
+	CU(cudaMalloc(&g.ntok, (np + GUARD) * sizeof(uint32_t)));
+	g.work_bytes = gpz_gpu_lz_work(n, piece);
+	CU(cudaMalloc(&g.work, g.work_bytes ? g.work_bytes : 1));
+	printf("%-22s %9zu B, piece %7zu:", in.name.c_str(), n, piece);
+	for (int level : levels) {
+		ms[level] = check_one(g, in, piece, level);
+		printf(" L%d %.0fms", level, ms[level]);
+		fflush(stdout);
+	}
+	printf("\n");
+	CU(cudaFree(g.src));
+	CU(cudaFree(g.tok));
+	CU(cudaFree(g.ntok));
+	CU(cudaFree(g.work));
+	CU(cudaEventDestroy(g.e0));
+	CU(cudaEventDestroy(g.e1));
+	CU(cudaStreamDestroy(g.st));
+	return ms;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (!gpz_gpu_usable()) {
+		printf("SKIP: no GPU\n");
+		return TEST_SKIP;
+	}
+	bool quick = argc > 1 && !strcmp(argv[1], "quick");
+	cudaDeviceProp prop;
+	CU(cudaGetDeviceProperties(&prop, 0));
+	printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+
+	std::vector<int> levels = quick ? std::vector<int>{ 1, 6, 9 }
+	                                : std::vector<int>{ 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	const size_t MiB = 1048576;
+	std::vector<Input> common;
+	for (size_t n = 0; n < 4; n++)
+		common.push_back({ "random " + std::to_string(n) + " B", random_bytes(n) });
+	common.push_back({ "random bytes", random_bytes(MiB + MiB / 2 + 7) });
+	common.push_back({ "long runs", runs(2 * MiB + MiB / 2) });
+	common.push_back({ "phrases", phrases(2 * MiB + 3) });
+	const char *corp = test_corpora_dir();
+	if (corp) {
+		for (const char *set : { "canterbury", "calgary" }) {
+			std::vector<uint8_t> v = concat_dir((std::string(corp) + "/" + set).c_str());
+			if (!v.empty())
+				common.push_back({ std::string(set) + " (concat.)", v });
+		}
+	} else {
+		printf("shared corpora absent (set GPZ_CORPORA): generated inputs only\n");
+	}
+	size_t largest = 0;
+	for (size_t i = 1; i < common.size(); i++)
+		if (common[i].data.size() > common[largest].data.size())
+			largest = i;
+
+	for (size_t piece : { MiB, (size_t)65536 }) {
+		std::vector<Input> inputs = common;
+		std::vector<uint8_t> text = phrases(piece + 1);
+		for (long d = -1; d <= 1; d++) {
+			std::vector<uint8_t> v(text.begin(), text.begin() + (long)piece + d);
+			inputs.push_back({ "phrases piece" + std::string(d < 0 ? "-1" : d > 0 ? "+1" : ""),
+			                   v });
+		}
+		for (size_t i = 0; i < inputs.size(); i++) {
+			std::vector<float> ms = check_input(inputs[i], piece, levels);
+			if (i == largest) {
+				printf("throughput %s (%zu B), piece %zu, GPU baseline:", inputs[i].name.c_str(),
+				       inputs[i].data.size(), piece);
+				for (int level : levels)
+					if (ms[level] > 0)
+						printf(" L%d %.2f MB/s", level,
+						       inputs[i].data.size() / (ms[level] * 1e3));
+				printf("\n");
+			}
+		}
+	}
+	/* levels outside 1..9 are clamped like the CPU's */
+	check_input({ "phrases, level 0/10", phrases(300000) }, 65536, std::vector<int>{ 0, 10 });
+
+	if (test_failures) {
+		printf("%d failures\n", test_failures);
+		return 1;
+	}
+	printf("gpu_lz: all passed\n");
+	return 0;
+}
