@@ -65,6 +65,11 @@ if [ "$what" != tests ] && [ "$what" != lz ]; then
     "$B/gpz-bench" --gpu -b 1 -r 5 "$D"/debtext100m "$D"/silesia/*
   } > "$out/bench-gpu.md" 2>&1
   cat "$out/bench-gpu.md"
+  for c in 10 12 16; do  # chunk size M: speed and index overhead
+    "$B/gpz-bench" --gpu -b 2 -r 5 -c $c "$D"/nyx/*.b16
+    "$B/gpz-bench" --gpu -b 1 -r 5 -c $c "$D"/debtext100m
+  done > "$out/bench-gpu-chunks.md" 2>&1
+  grep -E "^\| [a-z]|chunk 2" "$out/bench-gpu-chunks.md"
   "$B/tests/test_gpu_codebook" > "$out/gpu-codebook.log" 2>&1; echo "gpu codebook rc=$?"
   grep -iE "us|median" "$out/gpu-codebook.log" | tail -12
   "$B/tests/test_gpu_decode" "$D"/nyx/baryon_density.dat.b16 "$D"/debtext100m \

@@ -37,8 +37,10 @@
 	X(5, 256, 16, true, 1)        \
 	X(6, 256, 32, true, 3)        \
 	X(7, 128, 32, false, 6)       \
-	X(8, 256, 16, false, 4)
-#define NCFG 9
+	X(8, 256, 16, false, 4)       \
+	X(9, 256, 32, true, 4)        \
+	X(10, 128, 32, true, 6)
+#define NCFG 11
 #define DEFAULT_CFG 6
 #define SHAPE_TILE(id, t, spt, pf, minb) t * spt,
 static const int cfg_tile[] = { SHAPES(SHAPE_TILE) };

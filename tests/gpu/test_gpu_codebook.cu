@@ -18,15 +18,7 @@ extern "C" {
 #include <string.h>
 #include <vector>
 
-#define CU(call)                                                                             \
-	do {                                                                                     \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                    \
-			        cudaGetErrorString(e_));                                                 \
-			exit(1);                                                                         \
-		}                                                                                    \
-	} while (0)
+#include "cuda_test.h"
 
 namespace {
 

@@ -16,15 +16,7 @@ extern "C" {
 #include <stdlib.h>
 #include <vector>
 
-#define CU(call)                                                                             \
-	do {                                                                                     \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                    \
-			        cudaGetErrorString(e_));                                                 \
-			exit(1);                                                                         \
-		}                                                                                    \
-	} while (0)
+#include "cuda_test.h"
 
 namespace {
 
@@ -113,13 +105,8 @@ void throughput(cudaStream_t st, uint32_t *d_out)
 
 int main(void)
 {
-	if (!gpz_gpu_usable()) {
-		printf("SKIP: no GPU\n");
+	if (!gpu_test_start())
 		return TEST_SKIP;
-	}
-	cudaDeviceProp prop;
-	CU(cudaGetDeviceProperties(&prop, 0));
-	printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
 
 	const size_t MiB = 1048576;
 	std::vector<size_t> sizes = { 0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 511, 512, 513, 527, 528,

@@ -31,15 +31,7 @@ extern "C" {
 #include <string.h>
 #include <vector>
 
-#define CU(call)                                                                             \
-	do {                                                                                     \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                    \
-			        cudaGetErrorString(e_));                                                 \
-			exit(1);                                                                         \
-		}                                                                                    \
-	} while (0)
+#include "cuda_test.h"
 
 namespace {
 
@@ -509,13 +501,8 @@ std::vector<uint8_t> read_file(const char *path, size_t multiple)
 
 int main(int argc, char **argv)
 {
-	if (!gpz_gpu_usable()) {
-		printf("SKIP: no GPU\n");
+	if (!gpu_test_start())
 		return TEST_SKIP;
-	}
-	cudaDeviceProp prop;
-	CU(cudaGetDeviceProperties(&prop, 0));
-	printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
 
 	/* GPZ_DECODE_BENCH_ONLY=1: only the throughput runs (for profiling). */
 	const char *bench_only = getenv("GPZ_DECODE_BENCH_ONLY");

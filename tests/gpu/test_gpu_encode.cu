@@ -29,15 +29,7 @@ extern "C" {
 #include <string.h>
 #include <vector>
 
-#define CU(call)                                                                             \
-	do {                                                                                     \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                    \
-			        cudaGetErrorString(e_));                                                 \
-			exit(1);                                                                         \
-		}                                                                                    \
-	} while (0)
+#include "cuda_test.h"
 
 namespace {
 
@@ -406,13 +398,8 @@ void check_params(void)
 
 int main(void)
 {
-	if (!gpz_gpu_usable()) {
-		printf("SKIP: no GPU\n");
+	if (!gpu_test_start())
 		return TEST_SKIP;
-	}
-	cudaDeviceProp prop;
-	CU(cudaGetDeviceProperties(&prop, 0));
-	printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
 	Device dev;
 	g_dev = &dev;
 	check_params();

@@ -25,15 +25,7 @@ extern "C" {
 #include <thread>
 #include <vector>
 
-#define CU(call)                                                                             \
-	do {                                                                                     \
-		cudaError_t e_ = (call);                                                             \
-		if (e_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                    \
-			        cudaGetErrorString(e_));                                                 \
-			exit(1);                                                                         \
-		}                                                                                    \
-	} while (0)
+#include "cuda_test.h"
 
 namespace {
 
@@ -260,14 +252,9 @@ std::vector<float> check_input(const Input &in, size_t piece, const std::vector<
 
 int main(int argc, char **argv)
 {
-	if (!gpz_gpu_usable()) {
-		printf("SKIP: no GPU\n");
+	if (!gpu_test_start())
 		return TEST_SKIP;
-	}
 	bool quick = argc > 1 && !strcmp(argv[1], "quick");
-	cudaDeviceProp prop;
-	CU(cudaGetDeviceProperties(&prop, 0));
-	printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
 
 	std::vector<int> levels = quick ? std::vector<int>{ 1, 6, 9 }
 	                                : std::vector<int>{ 1, 2, 3, 4, 5, 6, 7, 8, 9 };
