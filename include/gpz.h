@@ -3,7 +3,9 @@
  *
  * This release provides the Huffman-only codec: order-0 canonical Huffman coding of 1-, 2- or
  * 4-byte little-endian symbols (quantization codes from lossy scientific compressors, or plain
- * bytes), packaged in the framed .gpz container described in docs/FORMAT.md.
+ * bytes), packaged in the framed .gpz container described in docs/FORMAT.md; an LZ mode that
+ * stores DEFLATE-coded bytes in the same container (gpz_params.lz_level); and standard gzip,
+ * zlib and raw DEFLATE streams (gpz_deflate_compress).
  *
  * Conventions:
  *  - Every function that can fail returns a gpz_result; gpz_result_string() names it.
@@ -89,9 +91,22 @@ typedef struct gpz_params {
 	int symbol_bytes;    /* 1, 2 or 4 (little-endian unsigned symbols) */
 	int chunk_log;       /* chunks of 2^chunk_log symbols decode independently */
 	size_t frame_bytes;  /* input bytes per frame, a multiple of symbol_bytes, <= 1 GiB */
+	/* 0: Huffman-only frames (type 1). 1..9: LZ mode at this DEFLATE level (gzip's meaning):
+	 * each frame is cut into GPZ_LZ_PIECE-byte pieces, each an independent raw DEFLATE stream
+	 * (type-4 frames, docs/FORMAT.md), compressed in parallel on the context's threads; a frame
+	 * of one repeated byte is written as constant, one that DEFLATE does not shrink as stored.
+	 * LZ mode codes bytes: symbol_bytes must be 1 (chunk_log is checked but unused). It runs on
+	 * the CPU for now, whatever the context's backend: GPU contexts hand these frames (and
+	 * type-4 frames when decoding) to the CPU code path. */
+	int lz_level;
 } gpz_params;
 
-/* Fill *p with the defaults: Huffman mode, 1-byte symbols, chunk_log 14, 64 MiB frames. */
+/* Piece size of LZ-mode frames: each piece is one independent raw DEFLATE stream. */
+#define GPZ_LZ_PIECE_LOG 20
+#define GPZ_LZ_PIECE ((size_t)1 << GPZ_LZ_PIECE_LOG)
+
+/* Fill *p with the defaults: Huffman mode, 1-byte symbols, chunk_log 14, 64 MiB frames,
+ * lz_level 0 (Huffman-only). */
 void gpz_params_default(gpz_params *p);
 /* GPZ_OK when *p is a valid parameter set. */
 gpz_result gpz_params_check(const gpz_params *p);
@@ -148,7 +163,8 @@ typedef enum gpz_block_kind {
 typedef enum gpz_frame_type {
 	GPZ_FRAME_HUFFMAN = 1,  /* canonical Huffman codes, chunked */
 	GPZ_FRAME_STORED = 2,   /* raw symbols (Huffman would not shrink them) */
-	GPZ_FRAME_CONSTANT = 3  /* every symbol has the same value */
+	GPZ_FRAME_CONSTANT = 3, /* every symbol has the same value */
+	GPZ_FRAME_DEFLATE = 4   /* LZ mode: bytes in independent raw DEFLATE pieces */
 } gpz_frame_type;
 
 typedef struct gpz_block_info {
@@ -157,7 +173,8 @@ typedef struct gpz_block_info {
 	/* frames: */
 	gpz_frame_type frame_type;
 	int symbol_bytes;
-	int chunk_log;              /* Huffman frames only; 0 for stored and constant frames */
+	int chunk_log;              /* Huffman: log2 symbols per chunk; deflate: log2 bytes per
+	                             * piece; 0 for stored and constant frames */
 	int max_code_len;           /* Huffman frames only; 0 otherwise */
 	uint32_t alphabet;          /* Huffman: code lengths stored; constant: the symbol */
 	uint64_t content_bytes;     /* uncompressed bytes of the frame */
@@ -237,6 +254,8 @@ void gpz_deflate_stream_free(gpz_deflate_stream *st);
  * host and synchronises once per frame. When a call returns, its output is complete.
  * Device memory: the context keeps a workspace, grown on first use to at most
  * gpz_device_workspace_size() bytes, and reuses it until gpz_ctx_free.
+ * LZ mode (lz_level > 0) and deflate frames are staged through host memory and run on the CPU
+ * (one synchronisation per frame); the output is the same.
  */
 size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size);
 gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,

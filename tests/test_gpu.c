@@ -159,6 +159,16 @@ static void edge_cases(void)
 	same(buf, 1000003, &p, "many frames", 1);
 	p.frame_bytes = 65537; /* frames at unaligned device addresses */
 	same(buf, 1000003, &p, "unaligned frames", 1);
+	/* LZ mode (deflate frames) runs on the CPU on every backend: same bytes through the GPU
+	 * context's host and device calls */
+	p = params(1, 14);
+	for (int level = 1; level <= 9; level += 4) {
+		p.lz_level = level;
+		same(buf, 1000003, &p, "LZ frames", 1);
+		p.frame_bytes = 300001;
+		same(buf, 1000003, &p, "LZ frames, several", 1);
+		p.frame_bytes = GPZ_MAX_FRAME_BYTES;
+	}
 	free(buf);
 }
 

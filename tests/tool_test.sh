@@ -203,6 +203,67 @@ run 0 "decompress an empty file" "$GPZ" -dc empty.gpz
 [ ! -s out ] || fail "empty round trip"
 pass "empty round trip"
 
+# ---- LZ mode: --format=gpz with a level writes deflate frames ----
+run 0 "--help documents LZ mode" "$GPZ" --help
+contains out "LZ mode" "--help mentions LZ mode"
+for lv in -1 -6 -9 --fast --best; do
+	run 0 "compress --format=gpz $lv" "$GPZ" -c --format=gpz $lv t.orig
+	mv out lz.gpz
+	run 0 "decompress the $lv LZ file" "$GPZ" -dc lz.gpz
+	same out t.orig "LZ $lv round trip"
+	run 0 "test the $lv LZ file" "$GPZ" -t lz.gpz
+	run 0 "list the $lv LZ file" "$GPZ" -l lz.gpz
+	awk 'NR == 2 && $7 == "deflate" && $6 == 1048576 { ok = 1 } END { exit !ok }' out ||
+		fail "-l shows deflate frames with 1 MiB pieces ($lv)"
+	pass "-l shows deflate frames with 1 MiB pieces ($lv)"
+done
+run 0 "compress -6 (default format gpz) to a file" "$GPZ" -k -6 -o lz6.gpz t.orig
+[ "$(size_of lz6.gpz)" -lt "$(size_of t.txt.gpz)" ] || fail "LZ -6 smaller than Huffman-only"
+pass "LZ -6 smaller than Huffman-only on text"
+run 0 "decompress the -6 file (-d -o)" "$GPZ" -dk -o lz6.out lz6.gpz
+same lz6.out t.orig "-6 file round trip"
+run 0 "--format=gpz without a level" "$GPZ" -c --format=gpz t.orig
+mv out hz.gpz
+run 0 "list it" "$GPZ" -l hz.gpz
+awk 'NR == 2 && $7 == "huffman" { ok = 1 } END { exit !ok }' out ||
+	fail "--format=gpz without a level writes Huffman frames"
+pass "--format=gpz without a level writes Huffman frames"
+run 0 "--huff after -6 goes back to Huffman-only" "$GPZ" -c -6 --huff t.orig
+mv out h.gpz
+run 0 "list the --huff file" "$GPZ" -l h.gpz
+awk 'NR == 2 && $7 == "huffman" { ok = 1 } END { exit !ok }' out || fail "--huff wins over -6"
+pass "--huff wins over -6"
+run 1 "LZ mode refuses -b 2" "$GPZ" -c -6 -b 2 w16.orig
+contains err "symbol-bytes" "the error names --symbol-bytes"
+run 0 "LZ mode in 64K frames" "$GPZ" -c -9 --frame-size=64K t.orig
+mv out lzf.gpz
+run 0 "decompress multi-frame LZ" "$GPZ" -dc lzf.gpz
+same out t.orig "multi-frame LZ round trip"
+head -c 300000 /dev/urandom >rnd.bin
+cat t.orig rnd.bin t.orig >mixed.orig
+run 0 "LZ mode on text, random and text in 128K frames" "$GPZ" -c -6 --frame-size=128K mixed.orig
+mv out mixed.gpz
+run 0 "decompress it" "$GPZ" -dc mixed.gpz
+same out mixed.orig "mixed deflate/stored frames round trip"
+run 0 "list every frame" "$GPZ" -lv mixed.gpz
+contains out "stored" "random frames are stored"
+contains out "deflate" "text frames are deflate"
+cat lz6.gpz t.txt.gpz lz6.gpz >lzcat.gpz
+cat t.orig t.orig t.orig >lzcat.orig
+run 0 "LZ and Huffman streams concatenated" "$GPZ" -dc lzcat.gpz
+same out lzcat.orig "LZ + Huffman concatenation round trip"
+llen=$(size_of lz6.gpz)
+for cut in 20 44 $((llen / 2)) $((llen - 9)) $((llen - 1)); do
+	head -c "$cut" lz6.gpz >lzcut.gpz
+	run 1 "LZ file truncated at $cut of $llen: -t fails" "$GPZ" -t lzcut.gpz
+done
+for off in 8 40 48 $((llen / 2)) $((llen - 25)); do
+	cp lz6.gpz lzbad.gpz
+	flip_byte lzbad.gpz "$off"
+	run 1 "LZ file with byte $off of $llen flipped: -t fails" "$GPZ" -t lzbad.gpz
+done
+rm -f rnd.bin mixed.orig mixed.gpz
+
 # ---- metadata ----
 cp t.orig meta.txt
 chmod 640 meta.txt
@@ -412,10 +473,14 @@ if [ -d "$CORPORA" ]; then
 		"$GPZ" -q -dc m.gz | cmp -s - m.orig || fail "multi-member .gz of $f"
 		"$GPZ" -q -c --format=zlib <"$CORPORA/$f" >d.zz
 		"$GPZ" -q -dc d.zz | cmp -s - "$CORPORA/$f" || fail "zlib round trip of $f"
+		for lv in 1 6 9; do
+			"$GPZ" -q -c --format=gpz -$lv <"$CORPORA/$f" >lz.gpz || fail "LZ -$lv of $f"
+			"$GPZ" -q -dc lz.gpz | cmp -s - "$CORPORA/$f" || fail "LZ -$lv round trip of $f"
+		done
 		"$GPZ" -q -c --format=deflate -3 <"$CORPORA/$f" >d.deflate
 		"$GPZ" -q -dc --format=deflate <d.deflate | cmp -s - "$CORPORA/$f" || fail "raw deflate of $f"
 	done
-	pass "gzip/zlib/deflate output read by gzip, python and gpz; gzip's output and multi-member .gz read by gpz"
+	pass "gzip/zlib/deflate output read by gzip, python and gpz; gzip's output and multi-member .gz read by gpz; LZ .gpz round trips"
 	cp "$CORPORA/canterbury/alice29.txt" gzfile
 	run 0 "compress --format=gzip FILE" "$GPZ" --format=gzip gzfile
 	exists gzfile.gz "FILE.gz written"

@@ -414,7 +414,7 @@ extern "C" int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int ru
 	       "histogram GB/s | codebook us (host) | codebook us (GPU) | encode GB/s | "
 	       "paper encode GB/s (M=10) | "
 	       "hist+encode GB/s | decode GB/s | pipeline compress GB/s | "
-	       "pipeline decompress GB/s | ratio | ok | encode GB/s, shapes 0-10 | checksum GB/s |\n");
+	       "pipeline decompress GB/s | ratio | ok | encode GB/s, shapes 0-16 | checksum GB/s |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
 	for (int i = 0; i < argc; i++) {
 		size_t size, orig;
@@ -432,7 +432,7 @@ extern "C" int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int ru
 			snprintf(pb, sizeof(pb), "%.6f", r.paper_break);
 			snprintf(pg, sizeof(pg), "%.0f", gbs(size, r.paper));
 		}
-		char shapes[512] = "";
+		char shapes[1024] = "";
 		for (int sh = 0; sh < GPZ_GPU_ENCODE_SHAPES; sh++)
 			snprintf(shapes + strlen(shapes), sizeof(shapes) - strlen(shapes), "%s%.0f",
 			         sh ? ", " : "", gbs(size, r.enc_shape[sh]));

@@ -40,6 +40,7 @@ struct opts {
 	int to_stdout, keep, force, verbose, quiet;
 	gpz_format format; /* output format when compressing */
 	int level;         /* DEFLATE level 1..9 */
+	int level_set;     /* -1..-9 given (after any --huff): .gpz output uses LZ mode */
 	const char *output;
 	int threads;
 	gpz_backend backend;
@@ -145,7 +146,8 @@ static void usage(void)
 "  -d, --decompress        decompress FILE.gpz into FILE (concatenated streams are joined)\n"
 "  -t, --test              decode and verify every checksum; write nothing\n"
 "  -l, --list              list compressed and uncompressed size, space saved, frame count,\n"
-"                          symbol width, chunk size (symbols), frame types and the stored\n"
+"                          symbol width, chunk size (symbols; LZ frames: piece bytes), frame\n"
+"                          types (huffman, deflate, stored, constant) and the stored\n"
 "                          content checksum (for several frames the first, then +N more;\n"
 "                          -v lists every frame); nothing is decoded\n"
 "Output:\n"
@@ -156,12 +158,17 @@ static void usage(void)
 "                          terminal, follow symbolic links, compress hard-linked files and\n"
 "                          read non-regular files with -c, -t or -l\n"
 "Compression:\n"
-"      --format=FMT        gpz (the default: Huffman-only .gpz), or gzip (.gz), zlib (.zz)\n"
-"                          or deflate (.deflate): standard DEFLATE streams any gzip/zlib tool\n"
-"                          reads (decompression detects gzip and zlib; raw deflate by its\n"
-"                          suffix or --format=deflate)\n"
-"  -1 .. -9                DEFLATE level: -1 (--fast) fastest, -9 (--best) smallest, default 6\n"
-"      --huff              Huffman-only coding of fixed-width symbols (--format=gpz)\n"
+"      --format=FMT        gpz (the default: .gpz), or gzip (.gz), zlib (.zz) or deflate\n"
+"                          (.deflate): standard DEFLATE streams any gzip/zlib tool reads\n"
+"                          (decompression detects gzip and zlib; raw deflate by its suffix\n"
+"                          or --format=deflate)\n"
+"  -1 .. -9                DEFLATE level: -1 (--fast) fastest, -9 (--best) smallest; for\n"
+"                          gzip, zlib and deflate the default is 6. With --format=gpz a level\n"
+"                          selects LZ mode: .gpz frames of independent 1 MiB raw DEFLATE\n"
+"                          pieces, compressed and decoded in parallel (bytes only, -b 1);\n"
+"                          without a level .gpz frames are Huffman-only\n"
+"      --huff              Huffman-only coding of fixed-width symbols (--format=gpz; the\n"
+"                          default for .gpz, and cancels an earlier -1 .. -9)\n"
 "  -b, --symbol-bytes=N    symbol width in bytes: 1, 2 or 4 (default 1); the input size\n"
 "                          must be a multiple of N\n"
 "      --chunk-log=M       independently decodable chunks of 2^M symbols (8..24, default 14)\n"
@@ -321,9 +328,14 @@ static int apply_flag(struct opts *o, int key)
 	case 'k': o->keep = 1; break;
 	case 'q': o->quiet = 1; o->verbose = 0; break;
 	case 'v': o->verbose++; o->quiet = 0; break;
-	case K_HUFF: o->params.mode = GPZ_MODE_HUFFMAN; o->format = GPZ_FORMAT_GPZ; break;
+	case K_HUFF:
+		o->params.mode = GPZ_MODE_HUFFMAN;
+		o->format = GPZ_FORMAT_GPZ;
+		o->level_set = 0;
+		break;
 	case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
 		o->level = key - '0';
+		o->level_set = 1;
 		break;
 	case K_CPU: o->backend = GPZ_BACKEND_CPU; break;
 	case K_GPU: o->backend = GPZ_BACKEND_GPU; break;
@@ -438,6 +450,11 @@ static int check_opts(const struct opts *o, int nfiles)
 	}
 	if (o->output != NULL && nfiles > 1 && (o->op == OP_COMPRESS || o->op == OP_DECOMPRESS)) {
 		report_error(NULL, "-o needs a single input file");
+		return -1;
+	}
+	if (o->params.lz_level > 0 && o->params.symbol_bytes != 1) {
+		report_error(NULL, "LZ mode (a level -1 .. -9 with --format=gpz) codes bytes: "
+		             "--symbol-bytes must be 1 (use --huff for wider symbols)");
 		return -1;
 	}
 	if (o->params.frame_bytes % (size_t)o->params.symbol_bytes != 0) {
@@ -995,7 +1012,8 @@ static int note_frame(struct listing *L, const gpz_block_info *info, uint64_t su
 	if ((unsigned)info->frame_type < 32)
 		L->types |= 1u << (unsigned)info->frame_type;
 	merge_param(&L->sym, info->symbol_bytes);
-	if (info->frame_type == GPZ_FRAME_HUFFMAN) /* the others have no chunks */
+	/* Huffman chunks and deflate pieces; stored and constant frames have neither */
+	if (info->frame_type == GPZ_FRAME_HUFFMAN || info->frame_type == GPZ_FRAME_DEFLATE)
 		merge_param(&L->chunk_log, info->chunk_log);
 	if (L->frames > L->notes_cap) {
 		size_t cap = L->notes_cap ? L->notes_cap * 2 : 16;
@@ -1064,13 +1082,15 @@ static const char *frame_type_name(gpz_frame_type t)
 	case GPZ_FRAME_HUFFMAN: return "huffman";
 	case GPZ_FRAME_STORED: return "stored";
 	case GPZ_FRAME_CONSTANT: return "constant";
+	case GPZ_FRAME_DEFLATE: return "deflate";
 	}
 	return "unknown";
 }
 
 static void types_string(unsigned types, char *buf, size_t cap)
 {
-	static const gpz_frame_type all[] = { GPZ_FRAME_HUFFMAN, GPZ_FRAME_STORED, GPZ_FRAME_CONSTANT };
+	static const gpz_frame_type all[] = { GPZ_FRAME_HUFFMAN, GPZ_FRAME_DEFLATE, GPZ_FRAME_STORED,
+	                                      GPZ_FRAME_CONSTANT };
 	size_t i, len = 0;
 
 	buf[0] = '\0';
@@ -1388,6 +1408,8 @@ int main(int argc, char **argv)
 	}
 	init_opts(&o);
 	rc = parse_args(&o, argc, argv, files, &nfiles);
+	if (rc == 0 && o.op == OP_COMPRESS && o.format == GPZ_FORMAT_GPZ && o.level_set)
+		o.params.lz_level = o.level; /* LZ mode */
 	if (rc == 0)
 		rc = check_opts(&o, nfiles);
 	if (rc != 0) {

@@ -22,6 +22,14 @@ static inline uint64_t gpz_frame_chunks(uint64_t n_symbols, int chunk_log)
 	return (n_symbols + ((uint64_t)1 << chunk_log) - 1) >> chunk_log;
 }
 
+/* Deflate (LZ-mode) frames: the largest compressed size the format allows a piece of m bytes
+ * (docs/FORMAT.md); gpz's DEFLATE writer stays below it (every block is at most its bytes
+ * stored, and blocks but the last hold at least 2048 bytes). */
+static inline uint64_t gpz_lz_piece_bound(uint64_t m)
+{
+	return m + m / 256 + 64;
+}
+
 /* Low 32 bits of XXH64(data, 0): the header and trailer check. */
 uint32_t gpz_header_check(const void *data, size_t size);
 

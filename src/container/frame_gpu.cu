@@ -5,8 +5,15 @@
  * Compressing a frame synchronises the stream once after the histogram: the codebook and the
  * frame layout are decided on the host from the counts (copying them is a few KiB for
  * quantization codes), exactly as the CPU backend decides them. Everything else is queued on the
- * stream. Decompressing copies the frame's header, codebook and chunk index to the host to
- * validate them and build the decoder tables, then decodes and checksums on the device.
+ * stream, except the content checksum, which runs on a side stream of the context's (it only
+ * reads the input) so that it overlaps the histogram, the planning and the encoder; the caller's
+ * stream waits for it through an event. Decompressing copies the frame's header, codebook and
+ * chunk index to the host to validate them and build the decoder tables, then decodes and
+ * checksums on the device.
+ *
+ * LZ mode (gpz_params.lz_level > 0, type-4 deflate frames) runs on the CPU for now: the host-
+ * buffer calls never reach this file for it (frame_write.c and frame_read.c route it to the CPU
+ * code), and the device-buffer calls stage such frames through host memory.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -29,6 +36,8 @@ struct gpu_state {
 	uint8_t *in, *out;     /* device staging for the host-buffer API */
 	size_t in_cap, out_cap;
 	uint64_t *pinned;      /* small pinned host buffer for results */
+	cudaStream_t side;     /* the content checksum runs here, beside the histogram and encoder */
+	cudaEvent_t in_ready, sum_done;
 };
 
 static gpz_result grow(uint8_t **buf, size_t *cap, size_t need)
@@ -63,9 +72,18 @@ extern "C" gpz_result gpz_gpu_ctx_init(gpz_ctx *ctx)
 	if (!g)
 		return GPZ_ERR_NOMEM;
 	if (cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&g->in_ready, cudaEventDisableTiming) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&g->sum_done, cudaEventDisableTiming) != cudaSuccess ||
 	    cudaMallocHost(&g->pinned, 64) != cudaSuccess) {
 		if (g->stream)
 			cudaStreamDestroy(g->stream);
+		if (g->side)
+			cudaStreamDestroy(g->side);
+		if (g->in_ready)
+			cudaEventDestroy(g->in_ready);
+		if (g->sum_done)
+			cudaEventDestroy(g->sum_done);
 		cudaGetLastError();
 		free(g);
 		return GPZ_ERR_GPU;
@@ -84,6 +102,9 @@ extern "C" void gpz_gpu_ctx_free(gpz_ctx *ctx)
 	cudaFree(g->out);
 	cudaFreeHost(g->pinned);
 	cudaStreamDestroy(g->stream);
+	cudaStreamDestroy(g->side);
+	cudaEventDestroy(g->in_ready);
+	cudaEventDestroy(g->sum_done);
 	free(g);
 	ctx->gpu = NULL;
 }
@@ -243,6 +264,19 @@ static gpz_result compress_frame_dev(gpu_state *g, const gpz_params *p, const ui
 	gpz_result r = grow(&g->work, &g->work_cap, l.total);
 
 	memset(&pl, 0, sizeof(pl));
+	/* The content checksum only reads the input: it runs on a side stream, overlapping the
+	 * histogram, the host's planning and the encoder; s waits for it before storing the sum. */
+	bool side = false;
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaEventRecord(g->in_ready, s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaStreamWaitEvent(g->side, g->in_ready, 0));
+	if (r == GPZ_OK)
+		r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum), (gpz_stream_t)g->side);
+	if (r == GPZ_OK) {
+		side = true;
+		r = gpz_cuda_result(cudaEventRecord(g->sum_done, g->side));
+	}
 	if (r == GPZ_OK)
 		r = plan_on_device(g, p, d_src, n, l, &pl, s);
 	if (r == GPZ_OK && pl.total > cap)
@@ -257,7 +291,7 @@ static gpz_result compress_frame_dev(gpu_state *g, const gpz_params *p, const ui
 		r = gpz_cuda_result(cudaMemcpyAsync(d_dst + pl.payload_at, d_src, size,
 		                                    cudaMemcpyDeviceToDevice, s));
 	if (r == GPZ_OK)
-		r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum), (gpz_stream_t)s);
+		r = gpz_cuda_result(cudaStreamWaitEvent(s, g->sum_done, 0));
 	if (r == GPZ_OK) {
 		store_le64_kernel<<<1, 1, 0, s>>>(d_dst + pl.sum_at, (uint64_t *)(g->work + l.sum));
 		r = gpz_cuda_result(cudaGetLastError());
@@ -267,6 +301,8 @@ static gpz_result compress_frame_dev(gpu_state *g, const gpz_params *p, const ui
 	/* The frame is complete here; errors of queued work surface at this point. */
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaStreamSynchronize(s));
+	if (r != GPZ_OK && side)
+		cudaStreamSynchronize(g->side); /* nothing may still use the workspace or the input */
 	if (r == GPZ_OK)
 		*written = pl.total;
 	gpz_frame_plan_free(&pl);
@@ -294,8 +330,8 @@ static gpz_result decompress_frame_dev(gpu_state *g, const uint8_t *d_src, size_
 		r = gpz_parse_block(peek, np, &in);
 	if (r != GPZ_OK)
 		return r;
-	if (in.kind != GPZ_BLOCK_FRAME)
-		return GPZ_ERR_PARAM;
+	if (in.kind != GPZ_BLOCK_FRAME || in.frame_type == GPZ_FRAME_DEFLATE)
+		return GPZ_ERR_PARAM; /* deflate frames are decoded on the CPU (callers route them) */
 	if (in.block_bytes > src_size)
 		return GPZ_ERR_TRUNCATED;
 	if (in.content_bytes > cap)
@@ -432,6 +468,62 @@ extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size
 	return layout_for(frame / (size_t)p->symbol_bytes, p->symbol_bytes, p->chunk_log).total;
 }
 
+/* LZ mode runs on the CPU: one frame from device memory through host buffers and the CPU
+ * writer (gpz_compress_frame routes lz_level > 0 there on every backend), back to the device. */
+static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const uint8_t *d_src,
+                                       size_t size, uint8_t *d_dst, size_t cap, size_t *written,
+                                       cudaStream_t s)
+{
+	size_t bound = gpz_frame_bound(size, p), got = 0;
+	uint8_t *in = (uint8_t *)malloc(size ? size : 1), *out = (uint8_t *)malloc(bound);
+	gpz_result r = in && out ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	if (r == GPZ_OK)
+		r = d2h(in, d_src, size, s);
+	if (r == GPZ_OK)
+		r = gpz_compress_frame(ctx, p, in, size, out, bound, &got);
+	if (r == GPZ_OK && got > cap)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(d_dst, out, got, cudaMemcpyHostToDevice, s));
+	if (r == GPZ_OK) /* the host buffer must outlive the copy */
+		r = gpz_cuda_result(cudaStreamSynchronize(s));
+	if (r == GPZ_OK)
+		*written = got;
+	free(in);
+	free(out);
+	return r;
+}
+
+/* A deflate (LZ-mode) frame from device memory, decoded on the CPU (gpz_decompress_frame routes
+ * type 4 there on every backend) and copied back. */
+static gpz_result lz_decompress_via_host(gpz_ctx *ctx, const uint8_t *d_src, size_t avail,
+                                         const gpz_block_info *in, uint8_t *d_dst, size_t cap,
+                                         size_t *written, cudaStream_t s)
+{
+	if (in->block_bytes > avail)
+		return GPZ_ERR_TRUNCATED;
+	if (in->content_bytes > cap)
+		return GPZ_ERR_DST_TOO_SMALL;
+	size_t nb = (size_t)in->block_bytes, n = (size_t)in->content_bytes, got = 0;
+	uint8_t *h = (uint8_t *)malloc(nb), *out = (uint8_t *)malloc(n ? n : 1);
+	gpz_result r = h && out ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	if (r == GPZ_OK)
+		r = d2h(h, d_src, nb, s);
+	if (r == GPZ_OK)
+		r = gpz_decompress_frame(ctx, h, nb, out, n, &got, NULL);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(d_dst, out, got, cudaMemcpyHostToDevice, s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaStreamSynchronize(s));
+	if (r == GPZ_OK)
+		*written = got;
+	free(h);
+	free(out);
+	return r;
+}
+
 extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
                                           size_t src_size, void *d_dst, size_t dst_cap,
                                           size_t *dst_size, void *stream)
@@ -458,8 +550,11 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 	pos = w;
 	while (r == GPZ_OK && done < src_size) {
 		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
-		r = compress_frame_dev((gpu_state *)ctx->gpu, p, s + done, piece, d + pos,
-		                       dst_cap - pos, &w, st);
+		if (p->lz_level > 0)
+			r = lz_compress_via_host(ctx, p, s + done, piece, d + pos, dst_cap - pos, &w, st);
+		else
+			r = compress_frame_dev((gpu_state *)ctx->gpu, p, s + done, piece, d + pos,
+			                       dst_cap - pos, &w, st);
 		pos += w;
 		done += piece;
 		frames++;
@@ -514,7 +609,10 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 				pos += GPZ_TRAILER_SIZE;
 				break;
 			}
-			if (r == GPZ_OK)
+			if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE)
+				r = lz_decompress_via_host(ctx, s + pos, src_size - pos, &in, d + total,
+				                           dst_cap - (size_t)total, &got, st);
+			else if (r == GPZ_OK)
 				r = decompress_frame_dev((gpu_state *)ctx->gpu, s + pos, src_size - pos,
 				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
 			pos += (size_t)in.block_bytes;

@@ -4,10 +4,12 @@
 #include "container/frame.h"
 #include "common/bits.h"
 #include "common/checksum.h"
+#include "common/parallel.h"
 #include "huffman/huffman.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 static gpz_result parse_trailer(const uint8_t *s, size_t size, gpz_block_info *info)
 {
@@ -44,6 +46,17 @@ static gpz_result check_frame_fields(const gpz_block_info *in, uint32_t cb_bytes
 		return in->chunk_log || in->max_code_len || cb_bytes || payload ||
 		       (in->symbol_bytes < 4 && in->alphabet >> (8 * in->symbol_bytes))
 		       ? GPZ_ERR_CORRUPT : GPZ_OK;
+	case GPZ_FRAME_DEFLATE: {
+		/* every piece is at least 1 byte and at most gpz_lz_piece_bound of its size; the
+		 * index check (lz_piece_starts) makes this exact */
+		uint64_t pieces;
+		if (in->symbol_bytes != 1 || in->chunk_log < GPZ_MIN_CHUNK_LOG ||
+		    in->chunk_log > GPZ_MAX_CHUNK_LOG || in->max_code_len || in->alphabet || cb_bytes)
+			return GPZ_ERR_CORRUPT;
+		pieces = gpz_frame_chunks(n, in->chunk_log);
+		return payload < pieces || payload > n + n / 256 + 64 * pieces ? GPZ_ERR_CORRUPT
+		                                                                 : GPZ_OK;
+	}
 	}
 	return GPZ_ERR_CORRUPT;
 }
@@ -72,7 +85,7 @@ static gpz_result parse_frame(const uint8_t *s, size_t size, gpz_block_info *inf
 	r = check_frame_fields(info, cb_bytes, n, payload);
 	if (r != GPZ_OK)
 		return r;
-	if (info->frame_type == GPZ_FRAME_HUFFMAN)
+	if (info->frame_type == GPZ_FRAME_HUFFMAN || info->frame_type == GPZ_FRAME_DEFLATE)
 		index = 4 * gpz_frame_chunks(n, info->chunk_log);
 	info->content_bytes = n * (uint64_t)info->symbol_bytes;
 	info->block_bytes = GPZ_FRAME_HEADER_SIZE + cb_bytes + index + GPZ_CHECK_SIZE + payload +
@@ -178,6 +191,124 @@ static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 	return r;
 }
 
+/* ---- deflate (LZ-mode) frames ---- */
+
+/* Piece start offsets in the payload (npieces + 1 entries) from the index, each piece length
+ * within the format's bounds and the sum equal to the payload size. */
+static gpz_result lz_piece_starts(const uint8_t *index, uint64_t n, int log, uint64_t payload,
+                                  uint64_t *starts)
+{
+	uint64_t npieces = gpz_frame_chunks(n, log), ps = (uint64_t)1 << log;
+
+	starts[0] = 0;
+	for (uint64_t i = 0; i < npieces; i++) {
+		uint64_t m = n - i * ps < ps ? n - i * ps : ps;
+		uint64_t len = gpz_load_le32(index + 4 * i);
+		if (len < 1 || len > gpz_lz_piece_bound(m))
+			return GPZ_ERR_CORRUPT;
+		starts[i + 1] = starts[i] + len;
+	}
+	return starts[npieces] == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
+}
+
+/* At a block boundary, `ub` unused bits of the last byte taken (its high bits) precede the
+ * next block header; the header continues in next[0] when ub < 3. If that block is stored, the
+ * bits between its 3 header bits and the byte boundary must be zero (the writer's padding; a
+ * DEFLATE decoder skips them, so without this check flipping one would go unnoticed). */
+static int stored_padding_ok(const uint8_t *next, size_t avail, unsigned ub)
+{
+	unsigned v = ub ? (unsigned)next[-1] >> (8 - ub) : 0, have = ub;
+
+	if (ub < 3) {
+		if (avail == 0)
+			return 1; /* inflate reports the missing header */
+		v |= (unsigned)next[0] << ub;
+		have += 8;
+	}
+	if (((v >> 1) & 3) != 0)
+		return 1; /* not a stored block */
+	return ((v >> 3) & ((1u << (have - 3)) - 1)) == 0;
+}
+
+/* Inflate one piece of clen bytes into exactly m bytes: the stream must end (BFINAL) at the
+ * piece's last byte with zero padding bits, and produce exactly m bytes. */
+static gpz_result inflate_piece(const uint8_t *c, size_t clen, uint8_t *out, size_t m)
+{
+	z_stream z;
+	int zr = Z_OK, ok;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, -15) != Z_OK)
+		return GPZ_ERR_NOMEM;
+	z.next_in = (Bytef *)c;
+	z.avail_in = (uInt)clen;
+	z.next_out = out;
+	z.avail_out = (uInt)m;
+	ok = stored_padding_ok(c, clen, 0);
+	/* Z_BLOCK: inflate stops at every block boundary, where data_type tells the unused bits of
+	 * the last byte taken (+64 after the final block, +128 at a boundary) */
+	while (ok && (zr = inflate(&z, Z_BLOCK)) == Z_OK) {
+		unsigned ub = (unsigned)z.data_type & 7;
+		if (!(z.data_type & 128))
+			continue;
+		if (z.data_type & 64) /* after the final block: the piece ends, padding is zero */
+			ok = z.avail_in == 0 && (ub == 0 || (z.next_in[-1] >> (8 - ub)) == 0);
+		else
+			ok = stored_padding_ok(z.next_in, z.avail_in, ub);
+	}
+	ok = ok && zr == Z_STREAM_END && z.avail_in == 0 && z.avail_out == 0;
+	inflateEnd(&z);
+	if (zr == Z_MEM_ERROR)
+		return GPZ_ERR_NOMEM;
+	return ok ? GPZ_OK : GPZ_ERR_CORRUPT;
+}
+
+struct inflate_job {
+	const uint8_t *data;    /* payload */
+	const uint64_t *starts; /* piece offsets in it */
+	uint8_t *dst;
+	uint64_t n;
+	int log;
+	gpz_result *res;
+};
+
+static void inflate_task(void *vj, size_t i)
+{
+	struct inflate_job *j = vj;
+	uint64_t at = (uint64_t)i << j->log, ps = (uint64_t)1 << j->log;
+	uint64_t m = j->n - at < ps ? j->n - at : ps;
+
+	j->res[i] = inflate_piece(j->data + j->starts[i], (size_t)(j->starts[i + 1] - j->starts[i]),
+	                          j->dst + at, (size_t)m);
+}
+
+static gpz_result decode_deflate(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
+                                 uint8_t *dst)
+{
+	uint64_t payload = gpz_load_le64(s + 24), n = in->content_bytes;
+	uint64_t npieces = gpz_frame_chunks(n, in->chunk_log);
+	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE;
+	struct inflate_job j = { index + 4 * npieces + GPZ_CHECK_SIZE, NULL, dst, n, in->chunk_log,
+	                         NULL };
+	uint64_t *starts = malloc((size_t)(npieces + 1) * sizeof(*starts));
+	gpz_result r = GPZ_OK;
+
+	j.res = malloc((size_t)npieces * sizeof(*j.res));
+	if (!starts || !j.res)
+		r = GPZ_ERR_NOMEM;
+	if (r == GPZ_OK)
+		r = lz_piece_starts(index, n, in->chunk_log, payload, starts);
+	if (r == GPZ_OK) {
+		j.starts = starts;
+		gpz_parallel_for(ctx->nthreads, (size_t)npieces, inflate_task, &j);
+		for (uint64_t i = 0; r == GPZ_OK && i < npieces; i++)
+			r = j.res[i];
+	}
+	free(starts);
+	free(j.res);
+	return r;
+}
+
 static void fill_constant(uint8_t *dst, uint64_t n, int w, uint32_t v)
 {
 	if (w == 1) {
@@ -204,12 +335,13 @@ gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, 
 	if (!ctx || !written || (!dst && dst_cap))
 		return GPZ_ERR_PARAM;
 	*written = 0;
-	if (ctx->backend == GPZ_BACKEND_GPU)
-		return gpz_gpu_decompress_frame_host(ctx, src, src_size, dst, dst_cap, written,
-		                                     checksum);
 	r = gpz_parse_block(src, src_size, &in);
 	if (r != GPZ_OK)
 		return r;
+	/* LZ-mode frames decode on the CPU whatever the backend */
+	if (ctx->backend == GPZ_BACKEND_GPU && in.frame_type != GPZ_FRAME_DEFLATE)
+		return gpz_gpu_decompress_frame_host(ctx, src, src_size, dst, dst_cap, written,
+		                                     checksum);
 	if (in.kind != GPZ_BLOCK_FRAME)
 		return GPZ_ERR_PARAM;
 	if (in.block_bytes > src_size)
@@ -222,6 +354,8 @@ gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, 
 		return GPZ_ERR_CORRUPT;
 	if (in.frame_type == GPZ_FRAME_HUFFMAN)
 		r = decode_huffman(ctx, s, &in, dst);
+	else if (in.frame_type == GPZ_FRAME_DEFLATE)
+		r = decode_deflate(ctx, s, &in, dst);
 	else if (in.frame_type == GPZ_FRAME_STORED)
 		memcpy(dst, s + head + GPZ_CHECK_SIZE, (size_t)in.content_bytes);
 	else

@@ -1,11 +1,14 @@
 /* frame_write.c - compress one frame on the CPU: histogram, plan (frame_plan.c), then the
  * payload, chunk index, header check and content checksum (docs/FORMAT.md). Contexts on the GPU
- * backend hand the frame to frame_gpu.cu. */
+ * backend hand Huffman-mode frames to frame_gpu.cu; LZ-mode frames (type 4: independent raw
+ * DEFLATE pieces) are written here on every backend. */
 #include "container/context.h"
 #include "container/frame.h"
 #include "common/bits.h"
 #include "common/checksum.h"
+#include "common/parallel.h"
 #include "common/xxh64.h"
+#include "lz/lz.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ void gpz_params_default(gpz_params *p)
 	p->symbol_bytes = 1;
 	p->chunk_log = GPZ_DEFAULT_CHUNK_LOG;
 	p->frame_bytes = GPZ_DEFAULT_FRAME_BYTES;
+	p->lz_level = 0;
 }
 
 gpz_result gpz_params_check(const gpz_params *p)
@@ -34,12 +38,14 @@ gpz_result gpz_params_check(const gpz_params *p)
 	if (p->frame_bytes == 0 || p->frame_bytes > GPZ_MAX_FRAME_BYTES ||
 	    p->frame_bytes % (size_t)p->symbol_bytes)
 		return GPZ_ERR_PARAM;
+	if (p->lz_level < 0 || p->lz_level > 9 || (p->lz_level > 0 && p->symbol_bytes != 1))
+		return GPZ_ERR_PARAM;
 	return GPZ_OK;
 }
 
 size_t gpz_frame_bound(size_t src_size, const gpz_params *p)
 {
-	/* A stored frame is never exceeded: Huffman is chosen only when smaller. */
+	/* A stored frame is never exceeded: Huffman or DEFLATE is chosen only when smaller. */
 	return gpz_params_check(p) == GPZ_OK ? src_size + GPZ_FRAME_FIXED : 0;
 }
 
@@ -117,6 +123,141 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	return r;
 }
 
+/* ---- LZ mode: type-4 frames ---- */
+
+/* Header of a frame written in LZ mode (1-byte symbols; docs/FORMAT.md). */
+static void put_lz_header(uint8_t *h, gpz_frame_type type, int chunk_log, uint32_t alphabet,
+                          size_t n, uint64_t payload)
+{
+	memset(h, 0, GPZ_FRAME_HEADER_SIZE);
+	h[0] = (uint8_t)type;
+	h[1] = 1;
+	h[2] = (uint8_t)chunk_log;
+	gpz_store_le32(h + 4, alphabet);
+	gpz_store_le64(h + 8, n);
+	gpz_store_le64(h + 24, payload);
+}
+
+/* A stored or constant frame of n bytes (LZ mode's fallbacks). */
+static gpz_result write_byte_frame(gpz_ctx *ctx, gpz_frame_type type, const uint8_t *src,
+                                   size_t n, uint8_t *dst, size_t cap, size_t *written)
+{
+	size_t payload = type == GPZ_FRAME_STORED ? n : 0;
+	size_t total = GPZ_FRAME_FIXED + payload;
+
+	if (total > cap)
+		return GPZ_ERR_DST_TOO_SMALL;
+	put_lz_header(dst, type, 0, type == GPZ_FRAME_CONSTANT ? src[0] : 0, n, payload);
+	gpz_store_le32(dst + GPZ_FRAME_HEADER_SIZE, gpz_header_check(dst, GPZ_FRAME_HEADER_SIZE));
+	memcpy(dst + GPZ_FRAME_HEADER_SIZE + GPZ_CHECK_SIZE, src, payload);
+	gpz_store_le64(dst + total - GPZ_CONTENT_SIZE, gpz_checksum_threads(src, n, ctx->nthreads));
+	*written = total;
+	return GPZ_OK;
+}
+
+struct lz_job {
+	const uint8_t *src;
+	size_t n;
+	int level;
+	uint8_t *out;      /* one slot of `slot` bytes per piece */
+	size_t slot;
+	size_t *bytes;     /* compressed bytes of each piece */
+	gpz_result *res;   /* and its result */
+};
+
+/* Piece i: its bytes alone (no history) as one raw DEFLATE stream ending in a BFINAL block,
+ * padded with zero bits to a byte. */
+static void lz_piece_task(void *vj, size_t i)
+{
+	struct lz_job *j = vj;
+	size_t start = i << GPZ_LZ_PIECE_LOG;
+	size_t len = j->n - start < GPZ_LZ_PIECE ? j->n - start : GPZ_LZ_PIECE;
+	const uint8_t *piece = j->src + start;
+	uint8_t *o = j->out + i * j->slot;
+	uint32_t *tok = malloc(len * sizeof(*tok));
+	size_t ntok = tok ? gpz_lz_parse(piece, 0, len, j->level, tok) : 0;
+	gpz_result r = ntok ? GPZ_OK : GPZ_ERR_NOMEM;
+	struct gpz_bitw bw;
+
+	gpz_bitw_init(&bw, o, (size_t)gpz_lz_piece_bound(len));
+	if (r == GPZ_OK)
+		r = gpz_deflate_blocks(&bw, piece, 0, len, tok, ntok, 1);
+	if (r == GPZ_OK) {
+		gpz_bitw_finish(&bw);
+		r = bw.overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK; /* beyond the format's bound */
+	}
+	j->bytes[i] = (size_t)(bw.p - o);
+	j->res[i] = r;
+	free(tok);
+}
+
+static int all_same(const uint8_t *s, size_t n)
+{
+	return n < 2 || (s[0] == s[1] && memcmp(s, s + 1, n - 1) == 0);
+}
+
+/* An LZ-mode frame of n >= 1 bytes: constant when one byte value repeats, else deflate when
+ * smaller than stored, else stored. The output depends on the input and the level only. */
+static gpz_result compress_lz(gpz_ctx *ctx, const gpz_params *p, const uint8_t *src, size_t n,
+                              uint8_t *dst, size_t cap, size_t *written)
+{
+	size_t npieces = (n + GPZ_LZ_PIECE - 1) >> GPZ_LZ_PIECE_LOG;
+	size_t slot = (size_t)gpz_lz_piece_bound(n < GPZ_LZ_PIECE ? n : GPZ_LZ_PIECE);
+	size_t payload = 0, index_at = GPZ_FRAME_HEADER_SIZE, check_at, at, total;
+	struct lz_job j;
+	int stored = 0;
+	gpz_result r = GPZ_OK;
+
+	if (all_same(src, n))
+		return write_byte_frame(ctx, GPZ_FRAME_CONSTANT, src, n, dst, cap, written);
+	j.src = src;
+	j.n = n;
+	j.level = p->lz_level;
+	j.slot = slot;
+	j.out = malloc(npieces * slot);
+	j.bytes = malloc(npieces * sizeof(*j.bytes));
+	j.res = malloc(npieces * sizeof(*j.res));
+	if (!j.out || !j.bytes || !j.res) {
+		r = GPZ_ERR_NOMEM;
+		goto done;
+	}
+	gpz_parallel_for(ctx->nthreads, npieces, lz_piece_task, &j);
+	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
+		if (j.res[i] == GPZ_ERR_DST_TOO_SMALL)
+			stored = 1; /* beyond the format's piece bound (never seen): store the frame */
+		else
+			r = j.res[i];
+		payload += j.bytes[i];
+	}
+	if (r != GPZ_OK)
+		goto done;
+	check_at = index_at + 4 * npieces;
+	total = check_at + GPZ_CHECK_SIZE + payload + GPZ_CONTENT_SIZE;
+	if (stored || total >= GPZ_FRAME_FIXED + n) {
+		r = write_byte_frame(ctx, GPZ_FRAME_STORED, src, n, dst, cap, written);
+		goto done;
+	}
+	if (total > cap) {
+		r = GPZ_ERR_DST_TOO_SMALL;
+		goto done;
+	}
+	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, 0, n, payload);
+	at = check_at + GPZ_CHECK_SIZE;
+	for (size_t i = 0; i < npieces; i++) {
+		gpz_store_le32(dst + index_at + 4 * i, (uint32_t)j.bytes[i]);
+		memcpy(dst + at, j.out + i * slot, j.bytes[i]);
+		at += j.bytes[i];
+	}
+	gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));
+	gpz_store_le64(dst + at, gpz_checksum_threads(src, n, ctx->nthreads));
+	*written = total;
+done:
+	free(j.out);
+	free(j.bytes);
+	free(j.res);
+	return r;
+}
+
 gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
                               size_t src_size, void *dst, size_t dst_cap, size_t *written)
 {
@@ -128,6 +269,8 @@ gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src
 		return GPZ_ERR_SIZE_ALIGN;
 	if (src_size == 0)
 		return GPZ_OK; /* an empty frame is not written */
+	if (p->lz_level > 0) /* LZ mode runs on the CPU whatever the backend */
+		return compress_lz(ctx, p, src, src_size, dst, dst_cap, written);
 	if (ctx->backend == GPZ_BACKEND_GPU)
 		return gpz_gpu_compress_frame_host(ctx, p, src, src_size, dst, dst_cap, written);
 	return compress_cpu(ctx, p, src, src_size / (size_t)p->symbol_bytes, dst, dst_cap, written);

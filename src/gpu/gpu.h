@@ -63,7 +63,7 @@ gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w, const uint32_t 
 /* The same with a given block shape (0 .. GPZ_GPU_ENCODE_SHAPES - 1, listed in encode.cu;
  * gpz_gpu_encode uses the fastest measured), for the benchmark and tests: every shape writes the
  * same bytes. */
-#define GPZ_GPU_ENCODE_SHAPES 11
+#define GPZ_GPU_ENCODE_SHAPES 17
 gpz_result gpz_gpu_encode_shape(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
                                 uint32_t alphabet, int max_len, int chunk_log,
                                 uint32_t *d_chunk_bits, uint8_t *d_payload, void *d_work,

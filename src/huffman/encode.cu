@@ -20,29 +20,40 @@
  * the payload and no intermediate copy. A code never has to fit a unit it was merged into, so
  * the paper's "breaking" units cannot occur. */
 #include <cub/cub.cuh>
+#include <cuda_pipeline.h>
 
 #include "gpu/gpu.h"
 #include "gpu/cuda_check.h"
 
-/* Block shapes: THREADS x SPT symbols per tile, one block per tile or (PREFETCH) a few blocks
- * per multiprocessor looping over the tiles, and a register cap through MINB resident blocks.
- * Chosen at run time; gpz_gpu_encode uses DEFAULT_CFG. SPT <= 256 keeps every chunk start (chunks
+/* Block shapes: THREADS x SPT symbols per tile, one block per tile or (PF, see encode_kernel)
+ * a few blocks per multiprocessor looping over the tiles with the next tile prefetched, a
+ * register cap through MINB resident blocks, and PARTS interleaved runs per thread when placing
+ * codes.
+ * Chosen at run time; gpz_gpu_encode uses DEFAULT_CFG_*. SPT <= 256 keeps every chunk start (chunks
  * are >= 256 symbols) at a thread's first symbol. bench/ records how they compare. */
-#define SHAPES(X)                 \
-	X(0, 256, 32, false, 1)       \
-	X(1, 512, 16, false, 1)       \
-	X(2, 128, 32, false, 1)       \
-	X(3, 256, 32, true, 1)        \
-	X(4, 512, 16, true, 1)        \
-	X(5, 256, 16, true, 1)        \
-	X(6, 256, 32, true, 3)        \
-	X(7, 128, 32, false, 6)       \
-	X(8, 256, 16, false, 4)       \
-	X(9, 256, 32, true, 4)        \
-	X(10, 128, 32, true, 6)
-#define NCFG 11
-#define DEFAULT_CFG 6
-#define SHAPE_TILE(id, t, spt, pf, minb) t * spt,
+#define SHAPES(X)               \
+	X(0, 256, 32, 0, 1, 1)      \
+	X(1, 512, 16, 0, 1, 1)      \
+	X(2, 128, 32, 0, 1, 1)      \
+	X(3, 256, 32, 1, 1, 1)      \
+	X(4, 512, 16, 1, 1, 1)      \
+	X(5, 256, 16, 1, 1, 1)      \
+	X(6, 256, 32, 1, 3, 1)      \
+	X(7, 128, 32, 0, 6, 1)      \
+	X(8, 256, 16, 0, 4, 1)      \
+	X(9, 256, 32, 1, 4, 1)      \
+	X(10, 128, 32, 1, 6, 1)     \
+	X(11, 256, 32, 1, 3, 2)     \
+	X(12, 256, 32, 1, 3, 4)     \
+	X(13, 128, 32, 1, 6, 2)     \
+	X(14, 256, 32, 2, 4, 1)     \
+	X(15, 256, 32, 2, 3, 2)     \
+	X(16, 256, 32, 2, 4, 2)
+#define NCFG 17
+/* the fastest measured (bench/NOTES.md): 1-byte symbols, and 2- or 4-byte ones */
+#define DEFAULT_CFG_BYTES 6
+#define DEFAULT_CFG_WIDE 15
+#define SHAPE_TILE(id, t, spt, pf, minb, parts) t * spt,
 static const int cfg_tile[] = { SHAPES(SHAPE_TILE) };
 
 #define SMEM_TABLE 4096u          /* encoder tables up to this size are staged in shared memory */
@@ -107,45 +118,108 @@ __device__ __forceinline__ void load_codes(const uint8_t *src, size_t i, size_t 
 		e[k] = i + k < end ? tab[load_symbol<W>(src, i + k)] : 0;
 }
 
-/* Store the thread's codes at bit `off` of the tile buffer: every word whose first bit is the
- * thread's is stored whole; the bits of a word begun by an earlier thread are returned in *lead
- * (to be ORed in after a barrier). Returns whether there is such a leading word.
- * The codes are shifted in from the right of a 64-bit accumulator (hi:lo, funnel shifts): its
- * low `nacc` bits are the current word so far, the off % 32 bits of earlier threads counted as
- * zeros. */
-template <int SPT>
-__device__ __forceinline__ bool place_codes(uint32_t *buf, uint32_t off, const uint32_t (&e)[SPT],
-                                            uint32_t *lead)
+/* Prefetch through shared memory (PF == 2): each warp copies its threads' input with
+ * asynchronous 16-byte copies, coalesced (copy q of lane l is chunk 32q + l of the warp's range),
+ * into slots swizzled so that a thread's later read of its own Q consecutive chunks hits 8
+ * different 16-byte bank groups per quarter warp. No registers hold the next tile meanwhile. */
+template <int W, int SPT>
+__device__ __forceinline__ int stage_slot(int t, int q)
 {
-	uint32_t wi = off / 32, hi = 0, lo = 0;
-	int nacc = off % 32;
-	bool leading = nacc != 0, had = leading;
-	*lead = 0;
+	const int Q = SPT * W / 16;
+	return t * Q + (q ^ ((t / (Q < 8 ? 8 / Q : 1)) & (Q - 1)));
+}
+
+template <int W, int SPT>
+__device__ __forceinline__ void stage_async(uint4 *stage, const uint8_t *src, size_t first,
+                                            size_t n)
+{
+	const int Q = SPT * W / 16;
+	int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+	size_t base = (first + (size_t)warp * 32 * SPT) * W, limit = n * W;
+	uint4 *ws = stage + warp * 32 * Q;
 #pragma unroll
-	for (int k = 0; k < SPT; k++) {
-		uint32_t len = e[k] & 0xff;
-		hi = __funnelshift_l(lo, hi, len);
-		lo = (lo << len) | (e[k] >> 8);
-		nacc += len;
-		if (nacc >= 32) {
-			nacc -= 32;
-			uint32_t word = __funnelshift_r(lo, hi, nacc);
-			if (leading)
-				*lead = word;
-			else
-				buf[wi] = word;
-			leading = false;
-			wi++;
+	for (int q = 0; q < Q; q++) {
+		int c = q * 32 + lane;
+		size_t at = base + (size_t)c * 16;
+		if (at + 16 <= limit)
+			__pipeline_memcpy_async(&ws[stage_slot<W, SPT>(c / Q, c % Q)], src + at, 16);
+	}
+	__pipeline_commit();
+}
+
+template <int W, int SPT>
+__device__ __forceinline__ void stage_read(const uint4 *stage, raw_syms<W, SPT> &r)
+{
+	const int Q = SPT * W / 16;
+	int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+	__pipeline_wait_prior(0);
+	__syncwarp();
+#pragma unroll
+	for (int q = 0; q < Q; q++)
+		r.v[q] = stage[warp * 32 * Q + stage_slot<W, SPT>(lane, q)];
+}
+
+/* Store the thread's codes at bit `off` of the tile buffer: every word whose first bit is the
+ * thread's is stored whole; the bits of a word begun by an earlier thread (or part) are kept in
+ * lead[] (to be ORed in after a barrier, at lead_at[]). The codes are cut into PARTS runs placed
+ * side by side, so that their dependency chains interleave (instruction-level parallelism).
+ * Each run shifts its codes in from the right of a 64-bit accumulator (hi:lo, funnel shifts):
+ * its low `nacc` bits are the current word so far, the bits before the run counted as zeros. */
+template <int SPT, int PARTS>
+__device__ __forceinline__ void place_codes(uint32_t *buf, uint32_t off, const uint32_t (&e)[SPT],
+                                            uint32_t (&lead)[PARTS], uint32_t (&lead_at)[PARTS])
+{
+	const int K = SPT / PARTS;
+	uint32_t wi[PARTS], hi[PARTS], lo[PARTS], start[PARTS];
+	int nacc[PARTS];
+	bool leading[PARTS], any[PARTS];
+#pragma unroll
+	for (int p = 0; p < PARTS; p++) {
+		uint32_t bits = 0;
+#pragma unroll
+		for (int k = 0; k < K; k++)
+			bits += e[p * K + k] & 0xff;
+		start[p] = off;
+		wi[p] = off / 32;
+		nacc[p] = off % 32;
+		hi[p] = lo[p] = 0;
+		any[p] = bits != 0; /* runs past the end of the input have no bits and store nothing */
+		leading[p] = nacc[p] != 0 && any[p];
+		lead[p] = 0;
+		lead_at[p] = leading[p] ? off / 32 : 0xffffffffu;
+		off += bits;
+	}
+#pragma unroll
+	for (int k = 0; k < K; k++) {
+#pragma unroll
+		for (int p = 0; p < PARTS; p++) {
+			uint32_t x = e[p * K + k], len = x & 0xff;
+			hi[p] = __funnelshift_l(lo[p], hi[p], len);
+			lo[p] = (lo[p] << len) | (x >> 8);
+			nacc[p] += len;
+			if (nacc[p] >= 32) {
+				nacc[p] -= 32;
+				uint32_t word = __funnelshift_r(lo[p], hi[p], nacc[p]);
+				if (leading[p])
+					lead[p] = word;
+				else
+					buf[wi[p]] = word;
+				leading[p] = false;
+				wi[p]++;
+			}
 		}
 	}
-	if (nacc > (leading ? (int)(off % 32) : 0)) { /* a partial last word with bits of ours */
-		uint32_t word = lo << (32 - nacc);
-		if (leading)
-			*lead = word;
-		else
-			buf[wi] = word;
+#pragma unroll
+	for (int p = 0; p < PARTS; p++) {
+		/* a partial last word with bits of this run */
+		if (any[p] && nacc[p] > (leading[p] ? (int)(start[p] % 32) : 0)) {
+			uint32_t word = lo[p] << (32 - nacc[p]);
+			if (leading[p])
+				lead[p] = word;
+			else
+				buf[wi[p]] = word;
+		}
 	}
-	return had;
 }
 
 /* Warp 0: the bit offset where tile t starts, from the published states of tiles < t. */
@@ -182,12 +256,14 @@ struct enc_args {
 	uint32_t *head;              /* per tile: its bits in the word shared with the tile before */
 	uint64_t *chunk_pos;         /* per chunk + 1: bit position of its start */
 	uint32_t *out;               /* aligned word array holding the payload */
+	uint32_t buf_words;          /* shared-memory tile buffer; the input stage follows it */
 };
 
-/* One block shape: THREADS x SPT symbols per tile; PREFETCH issues the loads of the block's next
- * tile before the current tile's look-back and stores (for grids of a few blocks per
- * multiprocessor that loop over the tiles). */
-template <int W, bool VEC, int THREADS, int SPT, bool PREFETCH, int MINB>
+/* One block shape: THREADS x SPT symbols per tile. PF = 0: one tile per block, loaded when it
+ * is processed; PF = 1 or 2: a few blocks per multiprocessor loop over the tiles and the loads
+ * of the block's next tile are issued before the current tile's look-back and stores, into
+ * registers (1) or by asynchronous copies into shared memory (2). */
+template <int W, bool VEC, int THREADS, int SPT, int PF, int MINB, int PARTS>
 __global__ void __launch_bounds__(THREADS, MINB)
 encode_kernel(const uint8_t *src, enc_args a)
 {
@@ -200,6 +276,8 @@ encode_kernel(const uint8_t *src, enc_args a)
 	uint32_t *stable = smem;                                     /* staged table, if small */
 	uint32_t *buf = smem + (a.alphabet <= SMEM_TABLE ? a.alphabet : 0);
 	const uint32_t *tab = a.table;
+	uint4 *stage = reinterpret_cast<uint4 *>(
+		smem + (((a.alphabet <= SMEM_TABLE ? a.alphabet : 0) + a.buf_words + 3) & ~3u));
 	raw_syms<W, SPT> raw;
 
 	if (a.alphabet <= SMEM_TABLE) {
@@ -211,20 +289,24 @@ encode_kernel(const uint8_t *src, enc_args a)
 		s_tile = atomicAdd(a.counter, 1u);
 	__syncthreads();
 	size_t t = s_tile;
-	if (PREFETCH && t < a.ntiles)
+	if (PF == 1 && t < a.ntiles)
 		load_raw<W, VEC, SPT>(src, t * TILE + (size_t)threadIdx.x * SPT,
 		                      min(a.n, t * TILE + TILE), raw);
+	if (PF == 2 && VEC && t < a.ntiles)
+		stage_async<W, SPT>(stage, src, t * TILE, a.n);
 	/* A block holds its tile and the next one it claimed; every tile it waits for is held by a
 	 * block working on a smaller tile, so the block on the smallest tile always proceeds. */
 	while (t < a.ntiles) {
 		size_t first = t * TILE, end = min(a.n, first + TILE);
 		size_t i = first + (size_t)threadIdx.x * SPT;
-		uint32_t e[SPT], nb = 0, off, total, lead = 0;
+		uint32_t e[SPT], nb = 0, off, total, lead[PARTS], lead_at[PARTS];
 
 		if (threadIdx.x == 0)
 			s_next = atomicAdd(a.counter, 1u);
-		if (!PREFETCH)
+		if (PF == 0)
 			load_raw<W, VEC, SPT>(src, i, end, raw);
+		if (PF == 2 && VEC)
+			stage_read<W, SPT>(stage, raw);
 		load_codes<W, VEC, SPT>(src, i, end, raw, tab, e);
 #pragma unroll
 		for (int k = 0; k < SPT; k++)
@@ -233,7 +315,7 @@ encode_kernel(const uint8_t *src, enc_args a)
 		if (threadIdx.x == 0)
 			*(volatile unsigned long long *)&a.state[t] =
 				t ? ST_AGG | total : ST_INC | (a.base_bits + (uint64_t)total);
-		bool has_lead = nb && place_codes(buf, off, e, &lead);
+		place_codes<SPT, PARTS>(buf, off, e, lead, lead_at);
 		if (threadIdx.x < 32) {
 			uint64_t start = t ? look_back(a.state, t) : a.base_bits;
 			if (threadIdx.x == 0) {
@@ -244,11 +326,15 @@ encode_kernel(const uint8_t *src, enc_args a)
 		}
 		__syncthreads(); /* whole words stored, tile start and next tile known */
 		size_t next = s_next;
-		if (PREFETCH && next < a.ntiles)
+		if (PF == 1 && next < a.ntiles)
 			load_raw<W, VEC, SPT>(src, next * TILE + (size_t)threadIdx.x * SPT,
 			                      min(a.n, next * TILE + TILE), raw);
-		if (has_lead)
-			atomicOr(&buf[off / 32], lead);
+		if (PF == 2 && VEC && next < a.ntiles)
+			stage_async<W, SPT>(stage, src, next * TILE, a.n);
+#pragma unroll
+		for (int p = 0; p < PARTS; p++)
+			if (lead_at[p] != 0xffffffffu)
+				atomicOr(&buf[lead_at[p]], lead[p]);
 		uint64_t start = s_start;
 		if (i < end && (i & (((size_t)1 << a.chunk_log) - 1)) == 0)
 			a.chunk_pos[i >> a.chunk_log] = start + off;
@@ -329,16 +415,17 @@ extern "C" size_t gpz_gpu_encode_work(size_t n, int chunk_log, int max_len)
 	return work_layout(n, chunk_log).total;
 }
 
-template <int W, int THREADS, int SPT, bool PREFETCH, int MINB>
-static gpz_result launch_shape(const uint8_t *d_src, const enc_args &a, size_t smem,
-                               cudaStream_t s)
+template <int W, int THREADS, int SPT, int PF, int MINB, int PARTS>
+static gpz_result launch_shape(const uint8_t *d_src, const enc_args &a, cudaStream_t s)
 {
 	bool vec = reinterpret_cast<uintptr_t>(d_src) % 16 == 0;
-	auto k = vec ? encode_kernel<W, true, THREADS, SPT, PREFETCH, MINB>
-	             : encode_kernel<W, false, THREADS, SPT, PREFETCH, MINB>;
+	auto k = vec ? encode_kernel<W, true, THREADS, SPT, PF, MINB, PARTS>
+	             : encode_kernel<W, false, THREADS, SPT, PF, MINB, PARTS>;
 	size_t grid = a.ntiles;
+	size_t smem = (((a.alphabet <= SMEM_TABLE ? a.alphabet : 0) + a.buf_words + 3) & ~(size_t)3) * 4 +
+	              (PF == 2 ? (size_t)THREADS * SPT * W : 0);
 	GPZ_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-	if (PREFETCH) { /* as many blocks as fit at once */
+	if (PF) { /* as many blocks as fit at once */
 		int dev, sms, per_sm;
 		GPZ_CUDA_TRY(cudaGetDevice(&dev));
 		GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -352,14 +439,11 @@ static gpz_result launch_shape(const uint8_t *d_src, const enc_args &a, size_t s
 }
 
 template <int W>
-static gpz_result launch_encode(const uint8_t *d_src, const enc_args &a, int max_len, int cfg,
-                                cudaStream_t s)
+static gpz_result launch_encode(const uint8_t *d_src, const enc_args &a, int cfg, cudaStream_t s)
 {
-	size_t smem = (a.tile * (size_t)max_len / 32 + 2) * 4 +
-	              (a.alphabet <= SMEM_TABLE ? a.alphabet * 4 : 0);
-#define SHAPE_CASE(id, t, spt, pf, minb) \
-	case id:                             \
-		return launch_shape<W, t, spt, pf, minb>(d_src, a, smem, s);
+#define SHAPE_CASE(id, t, spt, pf, minb, parts) \
+	case id:                                    \
+		return launch_shape<W, t, spt, pf, minb, parts>(d_src, a, s);
 	switch (cfg) {
 		SHAPES(SHAPE_CASE)
 	}
@@ -400,9 +484,10 @@ extern "C" gpz_result gpz_gpu_encode_shape(const uint8_t *d_src, size_t n, int w
 	/* the counter sits right after the largest state array: zero the states in use and it */
 	GPZ_CUDA_TRY(cudaMemsetAsync(p, 0, a.ntiles * 8, s));
 	GPZ_CUDA_TRY(cudaMemsetAsync(p + l.counter, 0, 4, s));
-	r = w == 1 ? launch_encode<1>(d_src, a, max_len, shape, s)
-	  : w == 2 ? launch_encode<2>(d_src, a, max_len, shape, s)
-	           : launch_encode<4>(d_src, a, max_len, shape, s);
+	a.buf_words = (uint32_t)(a.tile * (size_t)max_len / 32 + 2);
+	r = w == 1 ? launch_encode<1>(d_src, a, shape, s)
+	  : w == 2 ? launch_encode<2>(d_src, a, shape, s)
+	           : launch_encode<4>(d_src, a, shape, s);
 	if (r != GPZ_OK)
 		return r;
 	size_t nt = a.ntiles > a.nchunks ? a.ntiles : a.nchunks;
@@ -418,5 +503,6 @@ extern "C" gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w,
                                      void *d_work, size_t work_bytes, gpz_stream_t stream)
 {
 	return gpz_gpu_encode_shape(d_src, n, w, d_table, alphabet, max_len, chunk_log,
-	                            d_chunk_bits, d_payload, d_work, work_bytes, DEFAULT_CFG, stream);
+	                            d_chunk_bits, d_payload, d_work, work_bytes,
+	                            w == 1 ? DEFAULT_CFG_BYTES : DEFAULT_CFG_WIDE, stream);
 }
