@@ -2,7 +2,7 @@
 # On the GPU machine, from the repository root, with .devdata/run carried (bench/gpu-data.sh):
 # unpack the data, build for sm_90, run every test (GPU tests included) and compute-sanitizer,
 # then the GPU benchmark. Logs go to $OUT (the device tool brings them back).
-# Usage: sh bench/gpu-run.sh [tests|bench|lz|all]
+# Usage: sh bench/gpu-run.sh [build|tests|bench|lz|all]
 set -u
 what=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +43,7 @@ cmake -S "$root" -B "$root/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_AR
   > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
 cmake --build "$root/build-gpu" -j16 > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 echo "built"
+[ "$what" = build ] && exit 0
 B=$root/build-gpu
 if [ "$what" != bench ]; then
   ctest --test-dir "$B" -j8 --output-on-failure > "$out/ctest.log" 2>&1

@@ -208,8 +208,11 @@ gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_byt
  * Huffman codes from the project's codebook stage. The input is cut into pieces of
  * GPZ_DEFLATE_PIECE bytes, each parsed with the 32 KiB before it as history and coded as its own
  * blocks, so pieces compress in parallel on the context's threads and the output depends only on
- * the input, the level and the format: never on threads or on how a stream is fed. This release
- * runs on the CPU whatever the context's backend; the GPU match stage is future work.
+ * the input, the level and the format: never on threads or on how a stream is fed, nor on the
+ * backend. On a context created with GPZ_BACKEND_GPU the one-shot gpz_deflate_compress runs on
+ * the GPU (the same parse and block writer, one GPU thread per piece: a correct baseline, still
+ * slower than the CPU's threads; synchronous, with its own CUDA stream and device buffers);
+ * GPZ_BACKEND_AUTO contexts and the streaming calls below run on the CPU.
  */
 typedef enum gpz_format {
 	GPZ_FORMAT_GPZ = 0,     /* the .gpz container (gpz_compress) */

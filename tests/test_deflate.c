@@ -99,6 +99,27 @@ static void edge(void)
 	free(buf);
 }
 
+/* Pieces after the first start at any bit of the stream, and a stored block must start on a
+ * byte boundary of the whole stream: text first (so the first piece ends mid-byte), then
+ * incompressible pieces (stored blocks), then text again, at sizes across the 1 MiB pieces. */
+static void stored_after_text(void)
+{
+	size_t piece = (size_t)1 << 20, n = 3 * piece + 777;
+	uint8_t *buf = malloc(n);
+	uint64_t st = 11;
+	for (size_t shift = 0; shift < 4; shift++) {
+		for (size_t i = 0; i < n; i++) {
+			int noisy = i >= piece - 1000 * shift && i < 2 * piece + 5000;
+			buf[i] = noisy ? (uint8_t)(test_rand(&st) >> 24)
+			               : (uint8_t)("the quick brown fox "[(i * 7 + shift) % 20]);
+		}
+		for (int level = 1; level <= 9; level += 4)
+			for (int f = GPZ_FORMAT_GZIP; f <= GPZ_FORMAT_DEFLATE; f++)
+				check(buf, n - shift * 333, level, (gpz_format)f, "stored pieces after text");
+	}
+	free(buf);
+}
+
 /* One-shot on 1 and 3 threads, and streamed in random-sized pieces, give the same bytes. */
 static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, uint64_t *st)
 {
@@ -180,6 +201,7 @@ int main(int argc, char **argv)
 	gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 1);
 	if (!strcmp(which, "edge")) {
 		edge();
+		stored_after_text();
 		streams();
 	} else {
 		int all = 1, some = 0;

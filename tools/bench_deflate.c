@@ -150,10 +150,12 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs)
 {
 	static const int levels[] = { 1, 6, 9 };
 	int failed = 0;
-	gpz_ctx *ctx;
+	gpz_ctx *ctx, *gctx = NULL;
 
 	if (gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, threads) != GPZ_OK)
 		return 1;
+	if (gpz_ctx_create(&gctx, GPZ_BACKEND_GPU, threads) != GPZ_OK)
+		gctx = NULL; /* no usable GPU: CPU rows only */
 	printf("gpz --format=gzip (%d thread(s)) against zlib %s", threads, zlibVersion());
 #ifdef GPZ_HAVE_LIBDEFLATE
 	printf(", libdeflate %s", LIBDEFLATE_VERSION_STRING);
@@ -163,7 +165,9 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs)
 #endif
 	printf(" (one thread each), median of %d runs; MB/s of input bytes; gpz and libdeflate "
 	       "write gzip, zlib zlib-format, zstd its own frames; zstd levels 1, 3, 9 stand for "
-	       "fast, default and high.\n\n", runs);
+	       "fast, default and high.%s\n\n", runs,
+	       gctx ? " gpz-gpu: the GPU backend (device time and host-device copies included), "
+	              "checked equal to gpz's CPU bytes." : "");
 	printf("| file | codec | bytes | ratio | compress MB/s | decompress MB/s | round trip |\n");
 	printf("|---|---|---:|---:|---:|---:|---|\n");
 	for (int i = 0; i < argc; i++) {
@@ -191,6 +195,20 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs)
 		for (int k = 0; k < 3; k++) {
 			j.level = levels[k];
 			failed |= !row(name, "gpz", j.level, &j, runs, gpz_c, zlib_gzip_d);
+			if (gctx) { /* the GPU backend must write the same bytes */
+				uint8_t *cpu_bytes = malloc(j.csize);
+				size_t cpu_n = j.csize;
+				memcpy(cpu_bytes, j.c, cpu_n);
+				j.ctx = gctx;
+				failed |= !row(name, "gpz-gpu", j.level, &j, runs, gpz_c, zlib_gzip_d);
+				if (j.csize != cpu_n || memcmp(j.c, cpu_bytes, cpu_n)) {
+					fprintf(stderr, "gpz-bench: %s -%d: GPU bytes differ from CPU bytes\n",
+					        name, j.level);
+					failed = 1;
+				}
+				j.ctx = ctx;
+				free(cpu_bytes);
+			}
 			failed |= !row(name, "zlib", j.level, &j, runs, zlib_c, zlib_d);
 #ifdef GPZ_HAVE_LIBDEFLATE
 			failed |= !row(name, "libdeflate", j.level, &j, runs, ldf_c, ldf_d);
@@ -205,5 +223,6 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs)
 		free(j.d);
 	}
 	gpz_ctx_free(ctx);
+	gpz_ctx_free(gctx);
 	return failed;
 }

@@ -360,8 +360,6 @@ adler_body_kernel(const uint8_t *body, uint64_t ns, uint64_t after, uint32_t *ou
 	uint64_t nw = (uint64_t)gridDim.x * (ADLER_THREADS / 32);
 	uint64_t w = (uint64_t)blockIdx.x * (ADLER_THREADS / 32) + threadIdx.x / 32, s0, s1;
 	warp_range(ns, w, nw, &s0, &s1);
-	if (s0 == s1)
-		return;
 	uint32_t a, t;
 	adler_lane(reinterpret_cast<const uint4 *>(body), s0, s1, lane, &a, &t);
 #pragma unroll
@@ -369,10 +367,22 @@ adler_body_kernel(const uint8_t *body, uint64_t ns, uint64_t after, uint32_t *ou
 		a += __shfl_xor_sync(0xffffffffu, a, s);
 		t += __shfl_xor_sync(0xffffffffu, t, s);
 	}
+	/* One compare-and-swap per block, not per warp: thousands of them on one word serialise
+	 * (measured: 10.9 ms for 1 GiB on an H200 with one per warp). */
+	__shared__ uint32_t wa[ADLER_THREADS / 32], wt[ADLER_THREADS / 32];
 	if (lane == 0) {
 		a %= MOD;
-		t = (uint32_t)((t + (((ns - s1) * STRIPE + after) % MOD) * a) % MOD);
-		adler_add(out, a, t);
+		wa[threadIdx.x / 32] = a;
+		wt[threadIdx.x / 32] = (uint32_t)((t + (((ns - s1) * STRIPE + after) % MOD) * a) % MOD);
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		uint32_t ba = 0, bt = 0;
+		for (int k = 0; k < ADLER_THREADS / 32; k++) {
+			ba = (ba + wa[k]) % MOD;
+			bt = (bt + wt[k]) % MOD;
+		}
+		adler_add(out, ba, bt);
 	}
 }
 
@@ -462,8 +472,13 @@ extern "C" gpz_result gpz_gpu_adler32(const uint8_t *d_data, size_t n, uint32_t 
 	if (s.ns) {
 		unsigned blocks;
 		gpz_result r = grid_for((const void *)adler_body_kernel, ADLER_THREADS, 0, s.ns, &blocks);
+		int dev = 0, sms = 0;
 		if (r != GPZ_OK)
 			return r;
+		GPZ_CUDA_TRY(cudaGetDevice(&dev));
+		GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+		if (blocks > 2u * (unsigned)sms) /* few blocks: few compare-and-swaps on *d_out */
+			blocks = 2u * (unsigned)sms;
 		adler_body_kernel<<<blocks, ADLER_THREADS, 0, st>>>(d_data + s.head, s.ns, n - s.tail,
 		                                                    d_out);
 		GPZ_LAUNCH_TRY();

@@ -26,6 +26,7 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 	             : backend == GPZ_BACKEND_AUTO ? GPZ_BACKEND_GPU : backend;
 	ctx->nthreads = nthreads ? nthreads : gpz_cpu_count();
 	ctx->gpu = NULL;
+	ctx->gpu_asked = backend == GPZ_BACKEND_GPU;
 	if (ctx->backend == GPZ_BACKEND_GPU) {
 		gpz_result r = gpz_gpu_ctx_init(ctx);
 		if (r != GPZ_OK && backend == GPZ_BACKEND_GPU) {

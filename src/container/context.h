@@ -13,6 +13,8 @@ extern "C" {
 
 struct gpz_ctx {
 	gpz_backend backend; /* resolved: CPU or GPU */
+	int gpu_asked;       /* created with GPZ_BACKEND_GPU (not AUTO): also paths the GPU runs
+	                      * slower than the CPU today (DEFLATE), for those who want them */
 	int nthreads;        /* CPU worker threads, >= 1 */
 	void *gpu;           /* GPU backend state (frame_gpu.cu), NULL on the CPU backend */
 };

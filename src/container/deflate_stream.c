@@ -3,12 +3,20 @@
  * Piece k covers input bytes [k * PIECE, (k + 1) * PIECE); it is parsed with the 32 KiB before it
  * as history and coded as its own DEFLATE blocks into a private buffer, so a batch of pieces
  * compresses in parallel. The pieces' bit strings are then appended in order (DEFLATE blocks need
- * not end on a byte boundary), and only the stream's last block carries BFINAL. Piece boundaries
- * are fixed positions of the input, so the output never depends on threads or on how the caller
- * feeds the stream. */
+ * not end on a byte boundary; a piece holding stored blocks, which were padded as if the piece
+ * started on a byte boundary, gets an empty stored block before it when it would start mid-byte),
+ * and only the stream's last block carries BFINAL. Piece boundaries are fixed positions of the
+ * input, so the output never depends on threads or on how the caller feeds the stream.
+ *
+ * On a GPU context the one-shot gpz_deflate_compress runs the same pieces on the device
+ * (deflate_gpu.cu: the same LZ77 and block-writer code, one thread per piece, the pieces joined
+ * there) and only the gzip/zlib header and trailer are written here, the checksum coming from the
+ * device: the bytes are those of the CPU. The streaming API runs on the CPU. */
 #include "container/context.h"
 #include "common/bits.h"
 #include "common/parallel.h"
+#include "gpu/gpu.h"
+#include "lz/deflate_core.h"
 #include "lz/lz.h"
 
 #include <stdlib.h>
@@ -24,6 +32,7 @@ struct piece_out {
 	size_t cap, bytes; /* whole bytes written */
 	uint64_t acc;      /* and the bits after them */
 	unsigned nb;
+	int stored;        /* some block is stored: the piece must start on a byte boundary */
 	gpz_result r;
 };
 
@@ -47,8 +56,8 @@ struct gpz_deflate_stream {
 static size_t piece_cap(size_t len)
 {
 	/* Every block is at most its bytes stored: 5 bytes per stored sub-block of <= 65535 bytes,
-	 * and blocks hold at least 2048 tokens (>= 2048 bytes) but the last. */
-	return len + 5 * (len / 65535 + len / 2048 + 4) + 16;
+	 * and blocks hold at least 2048 tokens (>= 2048 bytes) but the last (shared with the GPU). */
+	return gpz_dfl_piece_cap(len);
 }
 
 size_t gpz_deflate_update_bound(size_t n)
@@ -157,28 +166,29 @@ static void append_bits(gpz_deflate_stream *st, struct sink *k, const uint8_t *b
 	}
 }
 
-static size_t put_header(gpz_deflate_stream *st, uint8_t *d)
+static size_t write_header(gpz_format format, int level, const char *gz_name, uint32_t mtime,
+                           uint8_t *d)
 {
-	if (st->format == GPZ_FORMAT_GZIP) {
-		size_t o = 10, name = st->name ? strlen(st->name) : 0;
+	if (format == GPZ_FORMAT_GZIP) {
+		size_t o = 10, name = gz_name ? strlen(gz_name) : 0;
 		if (name > 4095)
 			name = 4095;
 		d[0] = 0x1f;
 		d[1] = 0x8b;
 		d[2] = 8;                        /* CM: deflate */
 		d[3] = name ? 0x08 : 0;          /* FLG: FNAME */
-		gpz_store_le32(d + 4, st->mtime);
-		d[8] = st->level >= 9 ? 2 : st->level == 1 ? 4 : 0; /* XFL */
+		gpz_store_le32(d + 4, mtime);
+		d[8] = level >= 9 ? 2 : level == 1 ? 4 : 0; /* XFL */
 		d[9] = 3;                        /* OS: Unix */
 		if (name) {
-			memcpy(d + o, st->name, name);
+			memcpy(d + o, gz_name, name);
 			o += name;
 			d[o++] = 0;
 		}
 		return o;
 	}
-	if (st->format == GPZ_FORMAT_ZLIB) {
-		unsigned flevel = st->level <= 1 ? 0 : st->level <= 5 ? 1 : st->level == 6 ? 2 : 3;
+	if (format == GPZ_FORMAT_ZLIB) {
+		unsigned flevel = level <= 1 ? 0 : level <= 5 ? 1 : level == 6 ? 2 : 3;
 		unsigned cmf = 0x78, flg = flevel << 6;
 		flg += 31 - (cmf * 256 + flg) % 31;
 		d[0] = (uint8_t)cmf;
@@ -186,6 +196,11 @@ static size_t put_header(gpz_deflate_stream *st, uint8_t *d)
 		return 2;
 	}
 	return 0;
+}
+
+static size_t put_header(gpz_deflate_stream *st, uint8_t *d)
+{
+	return write_header(st->format, st->level, st->name, st->mtime, d);
 }
 
 static void put_trailer(gpz_deflate_stream *st, struct sink *k)
@@ -224,10 +239,11 @@ static void piece_task(void *ctx, size_t i)
 	size_t ntok = gpz_lz_parse(st->buf, start, start + len, st->level, tok);
 
 	o->r = len && !ntok ? GPZ_ERR_NOMEM : GPZ_OK;
+	o->stored = 0;
 	gpz_bitw_init(&bw, o->buf, o->cap);
 	if (o->r == GPZ_OK)
-		o->r = gpz_deflate_blocks(&bw, st->buf, start, len, tok, ntok,
-		                          j->last && i + 1 == j->npieces);
+		o->r = gpz_deflate_blocks_stored(&bw, st->buf, start, len, tok, ntok,
+		                                 j->last && i + 1 == j->npieces, &o->stored);
 	o->bytes = (size_t)(bw.p - o->buf);
 	o->acc = bw.acc;
 	o->nb = bw.nb;
@@ -255,6 +271,13 @@ static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 	for (size_t i = 0; i < j.npieces; i++) {
 		if (st->out[i].r != GPZ_OK)
 			return st->out[i].r;
+		/* a piece with stored blocks was padded as if it started on a byte boundary: when it
+		 * does not, an empty stored block takes the stream there (gpz_dfl_marker_bits) */
+		if (gpz_dfl_marker_bits(st->nb, st->out[i].stored)) {
+			append_bits(st, k, NULL, 0, 0, 3);
+			append_bits(st, k, NULL, 0, 0, (8 - st->nb) % 8);
+			append_bits(st, k, NULL, 0, 0xffff0000u, 32);
+		}
 		append_bits(st, k, st->out[i].buf, st->out[i].bytes, st->out[i].acc, st->out[i].nb);
 	}
 	/* history for the next batch: the HIST bytes before the first unprocessed byte */
@@ -317,6 +340,38 @@ gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t sr
 	return r;
 }
 
+/* The one-shot stream on the GPU: header and trailer here, the raw stream and the checksum from
+ * the device. */
+static gpz_result compress_gpu(int level, gpz_format format, const gpz_gzip_info *gzip,
+                               const uint8_t *src, size_t n, uint8_t *dst, size_t dst_cap,
+                               size_t *dst_size)
+{
+	uint8_t h[4200];
+	size_t hl = write_header(format, level, gzip ? gzip->name : NULL, gzip ? gzip->mtime : 0, h);
+	size_t tl = format == GPZ_FORMAT_GZIP ? 8 : format == GPZ_FORMAT_ZLIB ? 4 : 0, raw = 0;
+	uint32_t check = 0;
+	int kind = format == GPZ_FORMAT_GZIP   ? GPZ_GPU_CHECK_CRC32
+	         : format == GPZ_FORMAT_ZLIB ? GPZ_GPU_CHECK_ADLER32
+	                                     : GPZ_GPU_CHECK_NONE;
+	gpz_result r;
+
+	if (dst_cap < hl + tl)
+		return GPZ_ERR_DST_TOO_SMALL;
+	r = gpz_gpu_deflate_host(src, n, level, kind, dst + hl, dst_cap - hl - tl, &raw, &check);
+	if (r != GPZ_OK)
+		return r;
+	memcpy(dst, h, hl);
+	if (format == GPZ_FORMAT_GZIP) {
+		gpz_store_le32(dst + hl + raw, check);
+		gpz_store_le32(dst + hl + raw + 4, (uint32_t)n);
+	} else if (format == GPZ_FORMAT_ZLIB) {
+		for (int i = 0; i < 4; i++)
+			dst[hl + raw + i] = (uint8_t)(check >> (24 - 8 * i));
+	}
+	*dst_size = hl + raw + tl;
+	return GPZ_OK;
+}
+
 gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
                                 const gpz_gzip_info *gzip, const void *src, size_t src_size,
                                 void *dst, size_t dst_cap, size_t *dst_size)
@@ -327,6 +382,14 @@ gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
 	if (!dst_size)
 		return GPZ_ERR_PARAM;
 	*dst_size = 0;
+	/* The GPU DEFLATE path is a one-thread-per-piece baseline, slower than the CPU's threads
+	 * (bench/results): AUTO contexts stay on the CPU; GPU contexts get the GPU (same bytes). */
+	if (ctx && ctx->backend == GPZ_BACKEND_GPU && ctx->gpu && ctx->gpu_asked) {
+		if (level < 1 || level > 9 || format < GPZ_FORMAT_GZIP || format > GPZ_FORMAT_DEFLATE ||
+		    (!src && src_size) || (!dst && dst_cap))
+			return GPZ_ERR_PARAM;
+		return compress_gpu(level, format, gzip, src, src_size, dst, dst_cap, dst_size);
+	}
 	r = gpz_deflate_stream_create(ctx, level, format, gzip, &st);
 	if (r != GPZ_OK)
 		return r;

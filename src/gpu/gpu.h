@@ -126,6 +126,39 @@ gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level, size_t pi
                             uint32_t *d_tokens, uint32_t *d_ntok, void *d_work,
                             size_t work_bytes, gpz_stream_t stream);
 
+/* ---- deflate_gpu.cu ----
+ * Raw DEFLATE (RFC 1951) of n bytes at d_src at level 1..9: exactly the bytes of the CPU's
+ * gpz_deflate_compress(GPZ_FORMAT_DEFLATE) (pieces of GPZ_DEFLATE_PIECE bytes, each parsed with
+ * the 32 KiB before it as history and coded by the CPU's block writer, deflate_core.h; BFINAL
+ * on the last block of the last piece). Baseline: one thread per piece. d_out receives
+ * ceil(bits / 8) bytes, the last padded with zero bits; out_cap >= gpz_gpu_deflate_raw_bound(n)
+ * always suffices. *d_status (device memory) receives the stream's length in bits and GPZ_OK,
+ * or GPZ_ERR_DST_TOO_SMALL when out_cap (or a piece's slot, as on the CPU) is too small; read it
+ * after the stream has run. d_work (256-byte aligned): gpz_gpu_deflate_work(n) bytes (about
+ * 5.3 MiB a piece, at most 1024 pieces' worth). Returns GPZ_ERR_PARAM for bad arguments, else
+ * launch errors only. */
+typedef struct gpz_gpu_deflate_status {
+	uint64_t bits;
+	int32_t result;
+	uint32_t reserved;
+} gpz_gpu_deflate_status;
+size_t gpz_gpu_deflate_work(size_t n);
+size_t gpz_gpu_deflate_raw_bound(size_t n);
+gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_t *d_out,
+                               size_t out_cap, gpz_gpu_deflate_status *d_status, void *d_work,
+                               size_t work_bytes, gpz_stream_t stream);
+
+/* The same for a host buffer, synchronously, with its own stream and device buffers: the raw
+ * stream into dst (*written bytes; GPZ_ERR_DST_TOO_SMALL when it does not fit dst_cap) and, in
+ * *check (may be NULL), the input's CRC-32 (GPZ_GPU_CHECK_CRC32, gzip) or Adler-32
+ * (GPZ_GPU_CHECK_ADLER32, zlib) computed on the device. gpz_deflate_compress uses it on GPU
+ * contexts. */
+#define GPZ_GPU_CHECK_NONE 0
+#define GPZ_GPU_CHECK_CRC32 1
+#define GPZ_GPU_CHECK_ADLER32 2
+gpz_result gpz_gpu_deflate_host(const void *src, size_t n, int level, int check_kind, void *dst,
+                                size_t dst_cap, size_t *written, uint32_t *check);
+
 #ifdef __cplusplus
 }
 #endif

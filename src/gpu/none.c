@@ -49,3 +49,28 @@ gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_siz
 {
 	return GPZ_ERR_NO_GPU;
 }
+
+/* deflate_gpu.cu: unreachable without CUDA (deflate_stream.c takes the GPU path only on GPU
+ * contexts). */
+size_t gpz_gpu_deflate_work(size_t n)
+{
+	return 0;
+}
+
+size_t gpz_gpu_deflate_raw_bound(size_t n)
+{
+	return 0;
+}
+
+gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_t *d_out,
+                               size_t out_cap, gpz_gpu_deflate_status *d_status, void *d_work,
+                               size_t work_bytes, gpz_stream_t stream)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
+gpz_result gpz_gpu_deflate_host(const void *src, size_t n, int level, int check_kind, void *dst,
+                                size_t dst_cap, size_t *written, uint32_t *check)
+{
+	return GPZ_ERR_NO_GPU;
+}

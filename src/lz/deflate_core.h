@@ -1,0 +1,850 @@
+/* deflate_core.h - the DEFLATE block writer (RFC 1951) shared by the CPU (deflate.c) and the GPU
+ * (deflate_gpu.cu), so that both write the same bits.
+ *
+ * Each block is written in the smallest of its three forms: dynamic Huffman (lengths limited to
+ * 15 bits by package-merge, the code-length code to 7), fixed Huffman, or stored. Block
+ * boundaries come from the statistics: the tokens are cut into units of GPZ_DFL_UNIT_TOKENS, and
+ * a unit joins the current block while the estimated cost of coding them together (order-0
+ * entropy plus a header allowance) is no more than coding them apart.
+ *
+ * As in match_core.h, every function is GPZ_HD (host and device under nvcc, plain C otherwise)
+ * and uses no globals, no libc, no floating point and no allocation: the code tables are
+ * formulas, the entropy estimate is fixed-point (log2 with GPZ_DFL_LOG_FRAC fractional bits, by
+ * repeated squaring; the caller provides a table of the small values, filled by
+ * gpz_dfl_log_fill, which is only a cache of the same function), and the caller owns the
+ * scratch memory (struct gpz_dfl_scratch, about 32 KiB: malloc on the CPU, a workspace slice in
+ * global memory on the GPU, so the GPU thread's stack stays small).
+ *
+ * The code lengths (gpz_dfl_code_lengths) are exactly those of gpz_code_lengths() of
+ * src/huffman/codebook.c for alphabets of up to GPZ_DFL_HMAX symbols: symbols sorted by
+ * (count, symbol), Huffman's two-queue construction with ties to the leaf queue, package-merge
+ * with ties to the leaves when the longest code exceeds the limit. */
+#ifndef GPZ_LZ_DEFLATE_CORE_H
+#define GPZ_LZ_DEFLATE_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpz.h"
+#include "lz/lz.h"
+#include "lz/match_core.h"
+
+#ifndef GPZ_HD
+#ifdef __CUDACC__
+#define GPZ_HD __host__ __device__
+#else
+#define GPZ_HD
+#endif
+#endif
+
+#define GPZ_DFL_UNIT_TOKENS 2048 /* deflate_stream.c's size bounds rely on blocks this large */
+#define GPZ_DFL_MAX_BLOCK_TOKENS (1u << 18)
+#define GPZ_DFL_HEADER_BITS_PER_SYMBOL 3 /* rough cost of a used symbol's length in a header */
+#define GPZ_DFL_NLIT 286
+#define GPZ_DFL_NDIST 30
+#define GPZ_DFL_NCL 19
+#define GPZ_DFL_HMAX 286     /* largest alphabet of gpz_dfl_code_lengths */
+#define GPZ_DFL_MAX_LIMIT 15 /* largest length limit of gpz_dfl_code_lengths */
+#define GPZ_DFL_LOG_FRAC 24  /* fractional bits of the fixed-point log2 */
+#define GPZ_DFL_LOG_TAB 4096 /* log2 of 0 .. GPZ_DFL_LOG_TAB - 1 come from the caller's table */
+
+/* ---- small helpers ---- */
+
+/* Number of significant bits of x > 0. */
+GPZ_HD static inline unsigned gpz_dfl_bitlen(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+	return 32u - (unsigned)__clz(x);
+#else
+	return 32u - (unsigned)__builtin_clz(x);
+#endif
+}
+
+GPZ_HD static inline unsigned gpz_dfl_tok_len(uint32_t t)
+{
+	return ((t >> 16) & 0xff) + 3;
+}
+
+GPZ_HD static inline unsigned gpz_dfl_tok_dist(uint32_t t)
+{
+	return (t & 0x7fff) + 1;
+}
+
+/* RFC 1951 3.2.5 as formulas: length codes 257 + c (c = 0..28), distance codes 0..29. */
+GPZ_HD static inline unsigned gpz_dfl_len_extra(unsigned c)
+{
+	return c < 8 || c == 28 ? 0 : (c - 4) >> 2;
+}
+
+GPZ_HD static inline unsigned gpz_dfl_len_base(unsigned c)
+{
+	if (c < 8)
+		return c + 3;
+	if (c == 28)
+		return 258;
+	return ((4 + (c & 3)) << gpz_dfl_len_extra(c)) + 3;
+}
+
+GPZ_HD static inline unsigned gpz_dfl_dist_extra(unsigned c)
+{
+	return c < 4 ? 0 : (c >> 1) - 1;
+}
+
+GPZ_HD static inline unsigned gpz_dfl_dist_base(unsigned c)
+{
+	return c < 4 ? c + 1 : ((2 + (c & 1)) << gpz_dfl_dist_extra(c)) + 1;
+}
+
+/* Code of a match length 3..258. */
+GPZ_HD static inline unsigned gpz_dfl_len_code(unsigned len)
+{
+	unsigned l = len - 3, e;
+	if (l < 8)
+		return l;
+	if (len == 258)
+		return 28;
+	e = gpz_dfl_bitlen(l) - 3;
+	return 4 + 4 * e + ((l >> e) & 3);
+}
+
+/* Code of a distance 1..32768. */
+GPZ_HD static inline unsigned gpz_dfl_dist_code(unsigned dist)
+{
+	unsigned d = dist - 1, k;
+	if (d < 4)
+		return d;
+	k = gpz_dfl_bitlen(d) - 1;
+	return 2 * k + ((d >> (k - 1)) & 1);
+}
+
+/* The order of the code-length code's lengths in a header: 16 17 18 0 8 7 9 6 10 5 11 4 12 3 13
+ * 2 14 1 15. */
+GPZ_HD static inline unsigned gpz_dfl_cl_order(unsigned i)
+{
+	unsigned j;
+	if (i < 3)
+		return 16 + i;
+	if (i == 3)
+		return 0;
+	j = i - 4;
+	return j & 1 ? 7 - (j >> 1) : 8 + (j >> 1);
+}
+
+GPZ_HD static inline uint32_t gpz_dfl_reverse(uint32_t code, unsigned len)
+{
+	uint32_t r = 0;
+	for (unsigned i = 0; i < len; i++)
+		r |= ((code >> i) & 1) << (len - 1 - i);
+	return r;
+}
+
+/* ---- the LSB-first bit writer (struct gpz_bitw of lz.h) ---- */
+
+GPZ_HD static inline void gpz_dfl_bitw_init(struct gpz_bitw *bw, uint8_t *dst, size_t cap)
+{
+	bw->p = dst;
+	bw->end = dst + cap;
+	bw->acc = 0;
+	bw->nb = 0;
+	bw->overflow = 0;
+}
+
+GPZ_HD static inline void gpz_dfl_put(struct gpz_bitw *bw, uint32_t bits, unsigned n)
+{
+	bw->acc |= (uint64_t)bits << bw->nb;
+	bw->nb += n;
+	while (bw->nb >= 8) {
+		if (bw->p < bw->end)
+			*bw->p++ = (uint8_t)bw->acc;
+		else
+			bw->overflow = 1;
+		bw->acc >>= 8;
+		bw->nb -= 8;
+	}
+}
+
+/* Pad to a byte boundary with zero bits and flush. */
+GPZ_HD static inline void gpz_dfl_bitw_finish(struct gpz_bitw *bw)
+{
+	if (bw->nb)
+		gpz_dfl_put(bw, 0, 8 - bw->nb);
+}
+
+/* ---- code lengths (exactly gpz_code_lengths for alphabets <= GPZ_DFL_HMAX) ---- */
+
+struct gpz_dfl_huff {
+	uint64_t key[GPZ_DFL_HMAX]; /* (count << 20) | symbol of the used symbols, sorted */
+	uint64_t w[GPZ_DFL_HMAX];   /* their counts */
+	uint64_t nw[GPZ_DFL_HMAX];  /* two-queue: internal node weights */
+	uint32_t parent[2 * GPZ_DFL_HMAX - 1], depth[2 * GPZ_DFL_HMAX - 1];
+	uint64_t cur[2 * GPZ_DFL_HMAX], nxt[2 * GPZ_DFL_HMAX]; /* package-merge lists */
+	uint64_t is_pkg[GPZ_DFL_MAX_LIMIT + 1][(2 * GPZ_DFL_HMAX + 63) / 64];
+	uint8_t plen[GPZ_DFL_HMAX];
+};
+
+/* Ascending sort of n distinct keys (Shell sort, Ciura's gaps): the result is the same as any
+ * other sort's. */
+GPZ_HD static inline void gpz_dfl_sort(uint64_t *k, unsigned n)
+{
+	for (int g = 0; g < 6; g++) {
+		unsigned gap = g == 0 ? 132 : g == 1 ? 57 : g == 2 ? 23 : g == 3 ? 10 : g == 4 ? 4 : 1;
+		for (unsigned i = gap; i < n; i++) {
+			uint64_t v = k[i];
+			unsigned j = i;
+			while (j >= gap && k[j - gap] > v) {
+				k[j] = k[j - gap];
+				j -= gap;
+			}
+			k[j] = v;
+		}
+	}
+}
+
+/* Two-queue Huffman depths of n >= 2 ascending weights w[]; returns the deepest leaf. */
+GPZ_HD static inline unsigned gpz_dfl_huffman_depths(struct gpz_dfl_huff *h, unsigned n)
+{
+	const uint64_t *w = h->w;
+	unsigned leaf = 0, next = 0, maxd = 0;
+	for (unsigned k = 0; k < n - 1; k++) {
+		uint64_t sum = 0;
+		for (int pick = 0; pick < 2; pick++) {
+			if (leaf < n && (next >= k || w[leaf] <= h->nw[next])) {
+				sum += w[leaf];
+				h->parent[leaf++] = n + k;
+			} else {
+				sum += h->nw[next];
+				h->parent[n + next++] = n + k;
+			}
+		}
+		h->nw[k] = sum;
+	}
+	h->depth[2 * n - 2] = 0;
+	for (unsigned i = 2 * n - 2; i-- > 0;) {
+		h->depth[i] = h->depth[h->parent[i]] + 1;
+		if (i < n && h->depth[i] > maxd)
+			maxd = h->depth[i];
+	}
+	return maxd;
+}
+
+/* Package-merge (Larmore & Hirschberg): optimal lengths of at most `limit` bits for the n
+ * ascending weights w[] (n <= 2^limit) into plen[]; returns plen[0], the longest. The list of
+ * depth d merges the leaves with the pairs of the list of depth d + 1, ties to the leaves; the
+ * first 2n - 2 items of the depth-1 list form the code, and a leaf's length is the number of
+ * lists in which it is selected. */
+GPZ_HD static inline int gpz_dfl_package_merge(struct gpz_dfl_huff *h, unsigned n, int limit)
+{
+	const uint64_t *w = h->w;
+	unsigned words = (2 * n + 63) / 64;
+	uint64_t *cur = h->cur, *nxt = h->nxt;
+	size_t m = n, k;
+
+	for (int d = 0; d <= limit; d++)
+		for (unsigned i = 0; i < words; i++)
+			h->is_pkg[d][i] = 0;
+	for (unsigned i = 0; i < n; i++)
+		cur[i] = w[i];
+	for (int d = limit - 1; d >= 1; d--) {
+		size_t np = m / 2, li = 0, pi = 0, o = 0;
+		uint64_t *bits = h->is_pkg[d];
+		while (li < n || pi < np) {
+			uint64_t pw = pi < np ? cur[2 * pi] + cur[2 * pi + 1] : 0;
+			if (li < n && (pi >= np || w[li] <= pw)) {
+				nxt[o++] = w[li++];
+			} else {
+				bits[o / 64] |= (uint64_t)1 << (o % 64);
+				nxt[o++] = pw;
+				pi++;
+			}
+		}
+		m = o;
+		uint64_t *t = cur;
+		cur = nxt;
+		nxt = t;
+	}
+	for (unsigned i = 0; i < n; i++)
+		h->plen[i] = 0;
+	k = 2 * (size_t)n - 2;
+	for (int d = 1; d <= limit && k > 0; d++) {
+		size_t p = 0;
+		const uint64_t *bits = h->is_pkg[d];
+		if (d < limit)
+			for (size_t i = 0; i < k; i++)
+				p += (bits[i / 64] >> (i % 64)) & 1;
+		for (size_t i = 0; i < k - p; i++)
+			h->plen[i]++;
+		k = 2 * p;
+	}
+	return h->plen[0];
+}
+
+/*
+ * gpz_code_lengths(counts, alphabet, limit, len) for alphabet <= GPZ_DFL_HMAX and
+ * 0 <= limit <= GPZ_DFL_MAX_LIMIT (0 = no limit): the same lengths and the same return value
+ * (the longest code; -1, with len[] untouched, when fewer than two symbols are used or more than
+ * 2^limit are). Returns -1 outside that domain too.
+ */
+GPZ_HD static inline int gpz_dfl_code_lengths(const uint32_t *counts, unsigned alphabet, int limit,
+                                              uint8_t *len, struct gpz_dfl_huff *h)
+{
+	unsigned n = 0;
+	int maxd;
+
+	if (alphabet > GPZ_DFL_HMAX || limit < 0 || limit > GPZ_DFL_MAX_LIMIT)
+		return -1;
+	for (unsigned s = 0; s < alphabet; s++)
+		if (counts[s])
+			h->key[n++] = ((uint64_t)counts[s] << 20) | s;
+	if (n < 2 || (limit > 0 && n > (1u << limit)))
+		return -1;
+	gpz_dfl_sort(h->key, n);
+	for (unsigned i = 0; i < n; i++)
+		h->w[i] = h->key[i] >> 20;
+	maxd = (int)gpz_dfl_huffman_depths(h, n);
+	for (unsigned s = 0; s < alphabet; s++)
+		len[s] = 0;
+	if (limit > 0 && maxd > limit) {
+		maxd = gpz_dfl_package_merge(h, n, limit);
+		for (unsigned i = 0; maxd > 0 && i < n; i++)
+			len[h->key[i] & 0xfffff] = h->plen[i];
+	} else {
+		for (unsigned i = 0; i < n; i++)
+			len[h->key[i] & 0xfffff] = (uint8_t)h->depth[i];
+	}
+	return maxd;
+}
+
+/* Canonical codes (gpz_canonical_codes) for lengths of at most 15 bits, MSB-first values. */
+GPZ_HD static inline void gpz_dfl_canonical(const uint8_t *len, unsigned n, uint32_t *code)
+{
+	uint32_t count[16], next[16], c = 0;
+	for (int l = 0; l < 16; l++)
+		count[l] = 0;
+	for (unsigned s = 0; s < n; s++)
+		count[len[s]]++;
+	count[0] = 0;
+	for (int l = 1; l < 16; l++) {
+		c = (c + count[l - 1]) << 1;
+		next[l] = c;
+	}
+	for (unsigned s = 0; s < n; s++)
+		code[s] = len[s] ? next[len[s]]++ : 0;
+}
+
+/* ---- fixed-point log2 and the entropy estimate ---- */
+
+/* log2(x) * 2^GPZ_DFL_LOG_FRAC, truncated, for x >= 1: the integer part from the bit length, the
+ * fraction bit by bit by squaring the mantissa (kept in [1, 2) as a Q31 number). Exact integer
+ * arithmetic, so the host and the device agree; monotone in x. */
+GPZ_HD static inline uint64_t gpz_dfl_log2_calc(uint32_t x)
+{
+	unsigned k = gpz_dfl_bitlen(x) - 1;
+	uint64_t m = (uint64_t)x << (31 - k);
+	uint64_t r = (uint64_t)k << GPZ_DFL_LOG_FRAC;
+	for (int i = GPZ_DFL_LOG_FRAC - 1; i >= 0; i--) {
+		m = (m * m) >> 31;
+		if (m >> 32) {
+			m >>= 1;
+			r |= (uint64_t)1 << i;
+		}
+	}
+	return r;
+}
+
+/* tab[x] = gpz_dfl_log2_calc(x) for 1 <= x < GPZ_DFL_LOG_TAB (tab[0] = 0); entries from..to-1
+ * only, so that threads can share the work. */
+GPZ_HD static inline void gpz_dfl_log_fill(uint32_t *tab, unsigned from, unsigned to)
+{
+	for (unsigned x = from; x < to && x < GPZ_DFL_LOG_TAB; x++)
+		tab[x] = x ? (uint32_t)gpz_dfl_log2_calc(x) : 0;
+}
+
+GPZ_HD static inline uint64_t gpz_dfl_log2(uint32_t x, const uint32_t *tab)
+{
+	return x < GPZ_DFL_LOG_TAB ? tab[x] : gpz_dfl_log2_calc(x);
+}
+
+struct gpz_dfl_freqs {
+	uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
+};
+
+/* sum f * log2(total / f) over the used symbols, in 2^-GPZ_DFL_LOG_FRAC bits. */
+GPZ_HD static inline uint64_t gpz_dfl_entropy(const uint32_t *f, unsigned n, unsigned *used,
+                                              const uint32_t *tab)
+{
+	uint64_t total = 0, sum = 0;
+	for (unsigned s = 0; s < n; s++)
+		if (f[s]) {
+			total += f[s];
+			sum += (uint64_t)f[s] * gpz_dfl_log2(f[s], tab);
+			(*used)++;
+		}
+	return total ? total * gpz_dfl_log2((uint32_t)total, tab) - sum : 0;
+}
+
+/* Estimated bits of one dynamic block with these frequencies, in 2^-GPZ_DFL_LOG_FRAC bits (extra
+ * bits are the same whether blocks are joined or not, so they are left out). Totals stay below
+ * 2^19, so nothing here overflows. */
+GPZ_HD static inline uint64_t gpz_dfl_est(const struct gpz_dfl_freqs *f, const uint32_t *tab)
+{
+	unsigned used = 0;
+	uint64_t bits = gpz_dfl_entropy(f->lf, GPZ_DFL_NLIT, &used, tab) +
+	                gpz_dfl_entropy(f->df, GPZ_DFL_NDIST, &used, tab);
+	return bits + ((80 + (uint64_t)GPZ_DFL_HEADER_BITS_PER_SYMBOL * used) << GPZ_DFL_LOG_FRAC);
+}
+
+/* ---- blocks ---- */
+
+struct gpz_dfl_codes {
+	uint8_t llen[GPZ_DFL_NLIT], dlen[GPZ_DFL_NDIST];
+	uint32_t lcode[GPZ_DFL_NLIT], dcode[GPZ_DFL_NDIST];
+	unsigned hlit, hdist, hclen, nrle;
+	uint8_t rle[GPZ_DFL_NLIT + GPZ_DFL_NDIST], rle_extra[GPZ_DFL_NLIT + GPZ_DFL_NDIST];
+	uint8_t cllen[GPZ_DFL_NCL];
+	uint32_t clcode[GPZ_DFL_NCL];
+};
+
+/* Everything the block writer needs besides its input and output. */
+struct gpz_dfl_scratch {
+	struct gpz_dfl_freqs cur, unit; /* block splitting */
+	struct gpz_dfl_freqs blk;       /* the counts of the block being written */
+	uint32_t lfc[GPZ_DFL_NLIT], dfc[GPZ_DFL_NDIST], clfreq[GPZ_DFL_NCL];
+	uint8_t all[GPZ_DFL_NLIT + GPZ_DFL_NDIST];
+	struct gpz_dfl_codes dyn, fix;
+	struct gpz_dfl_huff huff;
+};
+
+GPZ_HD static inline void gpz_dfl_zero_freqs(struct gpz_dfl_freqs *f)
+{
+	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
+		f->lf[s] = 0;
+	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++)
+		f->df[s] = 0;
+}
+
+GPZ_HD static inline void gpz_dfl_add_tokens(struct gpz_dfl_freqs *f, const uint32_t *tok,
+                                             size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = tok[i];
+		if (t & GPZ_TOK_MATCH) {
+			f->lf[257 + gpz_dfl_len_code(gpz_dfl_tok_len(t))]++;
+			f->df[gpz_dfl_dist_code(gpz_dfl_tok_dist(t))]++;
+		} else {
+			f->lf[t]++;
+		}
+	}
+}
+
+/* DEFLATE codes for n symbols: lengths limited to `limit`, codes bit-reversed for LSB-first
+ * output. Alphabets with fewer than two used symbols get a second one so a code exists. */
+GPZ_HD static inline void gpz_dfl_build_code(uint32_t *freq, unsigned n, int limit, uint8_t *len,
+                                             uint32_t *code, struct gpz_dfl_huff *h)
+{
+	unsigned used = 0;
+	for (unsigned s = 0; s < n; s++)
+		used += freq[s] != 0;
+	for (unsigned s = 0; used < 2 && s < n; s++)
+		if (!freq[s]) {
+			freq[s] = 1;
+			used++;
+		}
+	gpz_dfl_code_lengths(freq, n, limit, len, h);
+	gpz_dfl_canonical(len, n, code);
+	for (unsigned s = 0; s < n; s++)
+		code[s] = gpz_dfl_reverse(code[s], len[s]);
+}
+
+/* The fixed code of RFC 1951 3.2.6 (canonical over all 288 literal/length symbols and 32
+ * distance symbols), bit-reversed. */
+GPZ_HD static inline void gpz_dfl_fixed_code(struct gpz_dfl_codes *b)
+{
+	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++) {
+		unsigned l = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
+		uint32_t c = s < 144 ? 0x30 + s : s < 256 ? 0x190 + (s - 144) : s < 280 ? s - 256
+		                                                                       : 0xc0 + (s - 280);
+		b->llen[s] = (uint8_t)l;
+		b->lcode[s] = gpz_dfl_reverse(c, l);
+	}
+	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++) {
+		b->dlen[s] = 5;
+		b->dcode[s] = gpz_dfl_reverse(s, 5);
+	}
+}
+
+/* Run-length code the concatenated lengths with symbols 16, 17, 18. */
+GPZ_HD static inline void gpz_dfl_rle_lengths(struct gpz_dfl_codes *b, uint32_t *clfreq,
+                                              uint8_t *all)
+{
+	unsigned n = b->hlit + b->hdist;
+	for (unsigned i = 0; i < b->hlit; i++)
+		all[i] = b->llen[i];
+	for (unsigned i = 0; i < b->hdist; i++)
+		all[b->hlit + i] = b->dlen[i];
+	b->nrle = 0;
+	for (unsigned i = 0; i < n;) {
+		unsigned run = 1;
+		while (i + run < n && all[i + run] == all[i])
+			run++;
+		if (all[i] == 0 && run >= 3) {
+			unsigned r = run > 138 ? 138 : run;
+			b->rle[b->nrle] = r >= 11 ? 18 : 17;
+			b->rle_extra[b->nrle++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
+			clfreq[r >= 11 ? 18 : 17]++;
+			i += r;
+		} else if (all[i] != 0 && run >= 4) {
+			unsigned r = run - 1 > 6 ? 6 : run - 1;
+			b->rle[b->nrle] = all[i];
+			b->rle_extra[b->nrle++] = 0;
+			clfreq[all[i]]++;
+			b->rle[b->nrle] = 16;
+			b->rle_extra[b->nrle++] = (uint8_t)(r - 3);
+			clfreq[16]++;
+			i += 1 + r;
+		} else {
+			b->rle[b->nrle] = all[i];
+			b->rle_extra[b->nrle++] = 0;
+			clfreq[all[i]]++;
+			i++;
+		}
+	}
+}
+
+GPZ_HD static inline uint64_t gpz_dfl_dynamic_bits(const struct gpz_dfl_codes *b,
+                                                   const uint32_t *lf, const uint32_t *df)
+{
+	uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)b->hclen;
+	for (unsigned i = 0; i < b->nrle; i++) {
+		unsigned s = b->rle[i];
+		bits += b->cllen[s] + (s == 16 ? 2 : s == 17 ? 3 : s == 18 ? 7 : 0);
+	}
+	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
+		bits += (uint64_t)lf[s] * (b->llen[s] + (s >= 257 ? gpz_dfl_len_extra(s - 257) : 0));
+	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++)
+		bits += (uint64_t)df[s] * (b->dlen[s] + gpz_dfl_dist_extra(s));
+	return bits;
+}
+
+GPZ_HD static inline uint64_t gpz_dfl_fixed_bits(const uint32_t *lf, const uint32_t *df)
+{
+	uint64_t bits = 3;
+	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
+		bits += (uint64_t)lf[s] * ((s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8) +
+		                           (s >= 257 ? gpz_dfl_len_extra(s - 257) : 0));
+	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++)
+		bits += (uint64_t)df[s] * (5 + gpz_dfl_dist_extra(s));
+	return bits;
+}
+
+GPZ_HD static inline void gpz_dfl_plan_dynamic(struct gpz_dfl_scratch *s, const uint32_t *lf,
+                                               const uint32_t *df)
+{
+	struct gpz_dfl_codes *b = &s->dyn;
+	for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
+		s->lfc[i] = lf[i];
+	for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
+		s->dfc[i] = df[i];
+	for (unsigned i = 0; i < GPZ_DFL_NCL; i++)
+		s->clfreq[i] = 0;
+	gpz_dfl_build_code(s->lfc, GPZ_DFL_NLIT, 15, b->llen, b->lcode, &s->huff);
+	gpz_dfl_build_code(s->dfc, GPZ_DFL_NDIST, 15, b->dlen, b->dcode, &s->huff);
+	for (b->hlit = GPZ_DFL_NLIT; b->hlit > 257 && !b->llen[b->hlit - 1]; b->hlit--)
+		;
+	for (b->hdist = GPZ_DFL_NDIST; b->hdist > 1 && !b->dlen[b->hdist - 1]; b->hdist--)
+		;
+	gpz_dfl_rle_lengths(b, s->clfreq, s->all);
+	gpz_dfl_build_code(s->clfreq, GPZ_DFL_NCL, 7, b->cllen, b->clcode, &s->huff);
+	for (b->hclen = GPZ_DFL_NCL; b->hclen > 4 && !b->cllen[gpz_dfl_cl_order(b->hclen - 1)];
+	     b->hclen--)
+		;
+}
+
+GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t *tok, size_t n,
+                                             const struct gpz_dfl_codes *b)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = tok[i];
+		if (!(t & GPZ_TOK_MATCH)) {
+			gpz_dfl_put(bw, b->lcode[t], b->llen[t]);
+			continue;
+		}
+		unsigned len = gpz_dfl_tok_len(t), dist = gpz_dfl_tok_dist(t);
+		unsigned lc = gpz_dfl_len_code(len), dc = gpz_dfl_dist_code(dist);
+		gpz_dfl_put(bw, b->lcode[257 + lc], b->llen[257 + lc]);
+		gpz_dfl_put(bw, len - gpz_dfl_len_base(lc), gpz_dfl_len_extra(lc));
+		gpz_dfl_put(bw, b->dcode[dc], b->dlen[dc]);
+		gpz_dfl_put(bw, dist - gpz_dfl_dist_base(dc), gpz_dfl_dist_extra(dc));
+	}
+	gpz_dfl_put(bw, b->lcode[256], b->llen[256]);
+}
+
+GPZ_HD static inline void gpz_dfl_put_dynamic_header(struct gpz_bitw *bw,
+                                                     const struct gpz_dfl_codes *b)
+{
+	gpz_dfl_put(bw, b->hlit - 257, 5);
+	gpz_dfl_put(bw, b->hdist - 1, 5);
+	gpz_dfl_put(bw, b->hclen - 4, 4);
+	for (unsigned i = 0; i < b->hclen; i++)
+		gpz_dfl_put(bw, b->cllen[gpz_dfl_cl_order(i)], 3);
+	for (unsigned i = 0; i < b->nrle; i++) {
+		unsigned s = b->rle[i];
+		gpz_dfl_put(bw, b->clcode[s], b->cllen[s]);
+		if (s >= 16)
+			gpz_dfl_put(bw, b->rle_extra[i], s == 16 ? 2 : s == 17 ? 3 : 7);
+	}
+}
+
+/* Stored blocks (at most 65535 bytes each) for src[0 .. n); BFINAL on the last if `last`. */
+GPZ_HD static inline void gpz_dfl_put_stored(struct gpz_bitw *bw, const uint8_t *src, size_t n,
+                                             int last)
+{
+	size_t off = 0;
+	do {
+		size_t k = n - off > 65535 ? 65535 : n - off;
+		int fin = last && off + k == n;
+		gpz_dfl_put(bw, (uint32_t)fin, 1);
+		gpz_dfl_put(bw, 0, 2);
+		gpz_dfl_bitw_finish(bw);
+		gpz_dfl_put(bw, (uint32_t)k, 16);
+		gpz_dfl_put(bw, (uint32_t)(~k & 0xffff), 16);
+		for (size_t i = 0; i < k; i++)
+			gpz_dfl_put(bw, src[off + i], 8);
+		off += k;
+	} while (off < n);
+}
+
+GPZ_HD static inline size_t gpz_dfl_token_bytes(const uint32_t *tok, size_t n)
+{
+	size_t b = 0;
+	for (size_t i = 0; i < n; i++)
+		b += tok[i] & GPZ_TOK_MATCH ? gpz_dfl_tok_len(tok[i]) : 1;
+	return b;
+}
+
+/* One block of n tokens covering src[0 .. nbytes), in the smallest of the three forms; returns 1
+ * when it was written stored. */
+GPZ_HD static inline int gpz_dfl_put_block(struct gpz_bitw *bw, const uint8_t *src,
+                                            const uint32_t *tok, size_t n, size_t nbytes,
+                                            int last, struct gpz_dfl_scratch *s)
+{
+	uint32_t *lf = s->blk.lf, *df = s->blk.df;
+	uint64_t dyn, fix, stored;
+
+	gpz_dfl_zero_freqs(&s->blk);
+	gpz_dfl_add_tokens(&s->blk, tok, n);
+	lf[256] = 1;
+	gpz_dfl_plan_dynamic(s, lf, df);
+	dyn = gpz_dfl_dynamic_bits(&s->dyn, lf, df);
+	fix = gpz_dfl_fixed_bits(lf, df);
+	stored = (nbytes / 65535 + 1) * 40 + 8 * (uint64_t)nbytes + 7;
+	if (stored < dyn && stored < fix) {
+		gpz_dfl_put_stored(bw, src, nbytes, last);
+		return 1;
+	}
+	if (fix <= dyn) {
+		gpz_dfl_fixed_code(&s->fix);
+		gpz_dfl_put(bw, (uint32_t)last | (1u << 1), 3);
+		gpz_dfl_put_tokens(bw, tok, n, &s->fix);
+	} else {
+		gpz_dfl_put(bw, (uint32_t)last | (2u << 1), 3);
+		gpz_dfl_put_dynamic_header(bw, &s->dyn);
+		gpz_dfl_put_tokens(bw, tok, n, &s->dyn);
+	}
+	return 0;
+}
+
+/* Tokens in the next block starting at tok[0]: whole units while joining them pays. */
+GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
+                                               struct gpz_dfl_scratch *s, const uint32_t *tab)
+{
+	size_t n = ntok < GPZ_DFL_UNIT_TOKENS ? ntok : GPZ_DFL_UNIT_TOKENS;
+	uint64_t cur_est;
+
+	gpz_dfl_zero_freqs(&s->cur);
+	gpz_dfl_add_tokens(&s->cur, tok, n);
+	cur_est = gpz_dfl_est(&s->cur, tab);
+	while (n < ntok && n < GPZ_DFL_MAX_BLOCK_TOKENS) {
+		size_t u = ntok - n < GPZ_DFL_UNIT_TOKENS ? ntok - n : GPZ_DFL_UNIT_TOKENS;
+		uint64_t unit_est, joined_est;
+		gpz_dfl_zero_freqs(&s->unit);
+		gpz_dfl_add_tokens(&s->unit, tok + n, u);
+		unit_est = gpz_dfl_est(&s->unit, tab);
+		/* cur becomes the joined counts; when joining does not pay they are no longer needed */
+		for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
+			s->cur.lf[i] += s->unit.lf[i];
+		for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
+			s->cur.df[i] += s->unit.df[i];
+		joined_est = gpz_dfl_est(&s->cur, tab);
+		if (joined_est > cur_est + unit_est)
+			break;
+		cur_est = joined_est;
+		n += u;
+	}
+	return n;
+}
+
+/*
+ * gpz_deflate_blocks of lz.h: code tokens (covering src[start .. start + nbytes)) as DEFLATE
+ * blocks; the last block gets BFINAL when `last` is set. tab: gpz_dfl_log_fill's table.
+ * *stored (when not NULL) is set to 1 when some block was written stored, else 0: stored blocks
+ * are padded to a byte boundary of the bit writer, so such a string of blocks is only valid where
+ * it starts on a byte boundary of the stream (see gpz_dfl_marker_bits).
+ */
+GPZ_HD static inline gpz_result gpz_dfl_blocks(struct gpz_bitw *bw, const uint8_t *src,
+                                               size_t start, size_t nbytes,
+                                               const uint32_t *tokens, size_t ntok, int last,
+                                               struct gpz_dfl_scratch *s, const uint32_t *tab,
+                                               int *stored)
+{
+	size_t pos = start, i = 0;
+	int any = 0;
+
+	if (ntok == 0) { /* empty input: one empty final block */
+		any = gpz_dfl_put_block(bw, src + pos, tokens, 0, 0, last, s);
+		if (stored)
+			*stored = any;
+		return bw->overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
+	}
+	while (i < ntok) {
+		size_t n = gpz_dfl_next_block(tokens + i, ntok - i, s, tab);
+		size_t b = gpz_dfl_token_bytes(tokens + i, n);
+		any |= gpz_dfl_put_block(bw, src + pos, tokens + i, n, b, last && i + n == ntok, s);
+		pos += b;
+		i += n;
+	}
+	if (stored)
+		*stored = any;
+	return bw->overflow ? GPZ_ERR_DST_TOO_SMALL : (pos - start == nbytes ? GPZ_OK : GPZ_ERR_PARAM);
+}
+
+/* ---- streams cut into pieces (deflate_stream.c's layout) ---- */
+
+/*
+ * Pieces are coded independently, each as if it started on a byte boundary, and their bit
+ * strings are joined end to end. That is right for Huffman blocks, but a stored block's padding
+ * depends on where it lies in the stream: a piece holding a stored block that would start
+ * mid-byte is preceded by an empty stored block (BFINAL 0, BTYPE 00, zero bits to the byte
+ * boundary, LEN 0, NLEN 0xffff: what zlib's sync flush writes), which brings the stream to a byte
+ * boundary. Its length in bits for a piece starting at stream bit pos (0 when none is needed);
+ * its last 16 bits are ones, the others zeros.
+ */
+GPZ_HD static inline unsigned gpz_dfl_marker_bits(uint64_t pos, int stored)
+{
+	if (!stored || pos % 8 == 0)
+		return 0;
+	return 3 + (unsigned)((8 - (pos + 3) % 8) % 8) + 32;
+}
+
+/* Bytes a piece of len input bytes may need (deflate_stream.c gives every piece this much for
+ * len = GPZ_DEFLATE_PIECE): every block is at most its bytes stored, 5 bytes per stored
+ * sub-block of <= 65535 bytes, and blocks hold at least 2048 tokens (>= 2048 bytes) but the
+ * last. */
+GPZ_HD static inline size_t gpz_dfl_piece_cap(size_t len)
+{
+	return len + 5 * (len / 65535 + len / GPZ_DFL_UNIT_TOKENS + 4) + 16;
+}
+
+/*
+ * Piece p of a one-shot stream of n bytes at src (pieces of GPZ_DEFLATE_PIECE bytes; n == 0 is
+ * one empty piece): parse it with the (up to) 32 KiB before it as history, as deflate_stream.c
+ * does, and code it into slot (cap bytes for the bit writer; the slot must hold cap + 1 bytes:
+ * the last partial byte is stored after the whole ones, zero bits after the piece's last bit).
+ * m: head[] and prev[] all GPZ_LZ_NIL; tok: room for the piece's bytes. Returns the
+ * piece's length in bits and sets *res and *stored (gpz_dfl_blocks). The matcher sees the piece at offset min(start, 32 KiB)
+ * of its own view of src, which keeps positions small and congruent modulo the window to the
+ * CPU's (whose matcher sees the piece at 32 KiB, or 0, plus a multiple of GPZ_DEFLATE_PIECE).
+ */
+GPZ_HD static inline uint64_t gpz_dfl_piece(const uint8_t *src, size_t n, size_t p, int level,
+                                            struct gpz_lz_matcher *m, uint32_t *tok,
+                                            struct gpz_dfl_scratch *s, const uint32_t *tab,
+                                            uint8_t *slot, size_t cap, int *res, int *stored)
+{
+	size_t npieces = n ? (n - 1) / GPZ_DEFLATE_PIECE + 1 : 1;
+	size_t start = p * GPZ_DEFLATE_PIECE;
+	size_t len = n - start < GPZ_DEFLATE_PIECE ? n - start : GPZ_DEFLATE_PIECE;
+	size_t hist = start < GPZ_LZ_WINDOW ? start : GPZ_LZ_WINDOW;
+	const uint8_t *base = src + (start - hist);
+	struct gpz_bitw bw;
+	size_t ntok;
+	gpz_result r;
+
+	m->src = base;
+	m->end = hist + len;
+	ntok = gpz_lz_core_parse(m, hist, level, tok);
+	gpz_dfl_bitw_init(&bw, slot, cap);
+	r = gpz_dfl_blocks(&bw, base, hist, len, tok, ntok, p + 1 == npieces, s, tab, stored);
+	*res = (int)r;
+	slot[bw.p - slot] = (uint8_t)bw.acc; /* the partial byte (zeros when nb == 0) */
+	return (uint64_t)(bw.p - slot) * 8 + bw.nb;
+}
+
+/*
+ * The bits that pieces 0 .. npieces - 1 put into byte j of the joined stream: the pieces lie back
+ * to back, LSB-first, piece q from bit off[q] to off[q + 1] (absolute offsets: off[0] need not
+ * be 0, so a batch of pieces can be joined after earlier ones): first mk[q] bits of marker
+ * (gpz_dfl_marker_bits: zeros, then 16 ones; mk[q] is 0 or 35 .. 42), then its bits from slot q
+ * (slots + q * slot_bytes) read as an LSB-first string (only the bytes holding its bits are
+ * read). Bits of byte j outside [off[0], off[npieces]) are zero: the caller ORs the first byte of
+ * a batch into what the previous batch wrote.
+ */
+GPZ_HD static inline uint8_t gpz_dfl_join_byte(const uint8_t *slots, size_t slot_bytes,
+                                               const uint64_t *off, const uint8_t *mk,
+                                               size_t npieces, uint64_t j)
+{
+	uint64_t pos = 8 * j, end = pos + 8;
+	size_t lo = 0, hi = npieces; /* off[lo] <= pos < off[hi] */
+	unsigned out = 0, got;
+
+	if (pos < off[0])
+		pos = off[0];
+	if (end > off[npieces])
+		end = off[npieces];
+	if (pos >= end)
+		return 0;
+	got = (unsigned)(pos - 8 * j);
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (off[mid] <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	while (pos < end) {
+		while (off[lo + 1] <= pos)
+			lo++;
+		uint64_t rel = pos - off[lo], avail = off[lo + 1] - pos;
+		unsigned take = end - pos < avail ? (unsigned)(end - pos) : (unsigned)avail;
+		unsigned v;
+		if (rel < mk[lo]) { /* the marker */
+			if (take > mk[lo] - rel)
+				take = mk[lo] - (unsigned)rel;
+			v = 0;
+			for (unsigned t = 0; t < take; t++)
+				v |= (rel + t >= (uint64_t)mk[lo] - 16u ? 1u : 0u) << t;
+		} else {
+			uint64_t q = rel - mk[lo];
+			const uint8_t *b = slots + lo * slot_bytes + (q >> 3);
+			v = b[0];
+			if ((q & 7) + take > 8) /* only bytes holding the piece's bits are read */
+				v |= (unsigned)b[1] << 8;
+			v >>= q & 7;
+		}
+		out |= (v & ((1u << take) - 1)) << got;
+		got += take;
+		pos += take;
+	}
+	return (uint8_t)out;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* deflate.c (CPU): gpz_deflate_blocks that also reports stored blocks (gpz_dfl_blocks). */
+gpz_result gpz_deflate_blocks_stored(struct gpz_bitw *bw, const uint8_t *src, size_t start,
+                                     size_t nbytes, const uint32_t *tokens, size_t ntok, int last,
+                                     int *stored);
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,434 @@
+/* test_gpu_deflate.cu - gzip / zlib / raw DEFLATE streams on the GPU backend (deflate_gpu.cu,
+ * through gpz_deflate_compress on a GPU context) against the CPU backend's, byte for byte, and
+ * zlib must decode them to the input. Inputs: empty, 1 and 3 bytes (every level in every
+ * format), piece - 1, piece, piece + 1, 2 pieces + 12345, long runs, random bytes, repeated
+ * phrases (every level, the format rotating, and all three formats at level 1); the shared
+ * corpora when present ($GPZ_CORPORA or ../shared/corpora: canterbury and calgary, each
+ * concatenated) and the prepared data ($GPZ_DATA or corpora/data: silesia's dickens and samba)
+ * at levels 1, 6 and 9. Also gpz_gpu_deflate_raw on device buffers (guards past the output must
+ * keep their poison; a too small out_cap must be reported) and GPZ_ERR_DST_TOO_SMALL on both
+ * backends. Prints the GPU's MB/s (whole call: transfers, allocation, checksum) per level on
+ * the largest input.
+ *   test_gpu_deflate [full] [FILE...]   full: every level in every format on every input, and a
+ *                                       1 GiB + 1 input (two batches of pieces); FILEs are
+ *                                       checked at levels 1, 6 and 9 too
+ * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
+#include "cuda_test.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <dirent.h>
+#include <string.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const size_t MiB = 1048576, PIECE = GPZ_DEFLATE_PIECE;
+
+struct Input {
+	std::string name;
+	std::vector<uint8_t> data;
+};
+
+uint64_t g_seed = 0x9E3779B97F4A7C15ull;
+
+uint32_t rnd(uint32_t below)
+{
+	return (uint32_t)((test_rand(&g_seed) >> 16) % below);
+}
+
+std::vector<uint8_t> random_bytes(size_t n)
+{
+	std::vector<uint8_t> v(n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint8_t)(test_rand(&g_seed) >> 40);
+	return v;
+}
+
+std::vector<uint8_t> runs(size_t n)
+{
+	std::vector<uint8_t> v;
+	while (v.size() < n) {
+		size_t len = 1 + rnd(rnd(8) == 0 ? 70000 : 3000);
+		uint8_t b = rnd(4) == 0 ? 0 : (uint8_t)rnd(256);
+		v.insert(v.end(), std::min(len, n - v.size()), b);
+	}
+	return v;
+}
+
+/* Text-like: words from a small dictionary, now and then a whole earlier line again. */
+std::vector<uint8_t> phrases(size_t n)
+{
+	std::vector<std::string> dict;
+	for (int i = 0; i < 400; i++) {
+		std::string w;
+		int len = 2 + rnd(9);
+		for (int k = 0; k < len; k++)
+			w += (char)('a' + rnd(26));
+		dict.push_back(w);
+	}
+	std::vector<uint8_t> v;
+	std::vector<size_t> line_starts;
+	while (v.size() < n) {
+		if (line_starts.size() > 2 && rnd(6) == 0) {
+			size_t s = line_starts[rnd((uint32_t)line_starts.size() - 1)];
+			size_t e = s;
+			while (e < v.size() && v[e] != '\n')
+				e++;
+			std::vector<uint8_t> copy(v.begin() + s, v.begin() + e + (e < v.size()));
+			v.insert(v.end(), copy.begin(), copy.end());
+		} else {
+			line_starts.push_back(v.size());
+			int words = 3 + rnd(12);
+			for (int k = 0; k < words; k++) {
+				const std::string &w = dict[rnd(rnd(3) ? 40 : 400)];
+				v.insert(v.end(), w.begin(), w.end());
+				v.push_back(k + 1 < words ? ' ' : '\n');
+			}
+		}
+	}
+	v.resize(n);
+	return v;
+}
+
+/* Stretches of phrases, runs and random bytes: stored, fixed and dynamic blocks in one stream,
+ * with piece boundaries falling anywhere. */
+std::vector<uint8_t> mixed(size_t n)
+{
+	std::vector<uint8_t> v;
+	while (v.size() < n) {
+		size_t len = std::min(n - v.size(), (size_t)(1000 + rnd(200000)));
+		std::vector<uint8_t> part = rnd(3) == 0 ? random_bytes(len) : rnd(2) ? runs(len)
+		                                                                       : phrases(len);
+		v.insert(v.end(), part.begin(), part.end());
+	}
+	return v;
+}
+
+/* All regular files of dir (sorted by name), concatenated; empty when absent. */
+std::vector<uint8_t> concat_dir(const std::string &dir)
+{
+	std::vector<uint8_t> v;
+	std::vector<std::string> names;
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return v;
+	while (struct dirent *e = readdir(d))
+		if (e->d_name[0] != '.')
+			names.push_back(e->d_name);
+	closedir(d);
+	std::sort(names.begin(), names.end());
+	for (const std::string &nm : names) {
+		size_t size = 0;
+		uint8_t *p = test_read_file((dir + "/" + nm).c_str(), &size);
+		if (p) {
+			v.insert(v.end(), p, p + size);
+			free(p);
+		}
+	}
+	return v;
+}
+
+bool read_input(const std::string &path, const std::string &name, std::vector<Input> &out)
+{
+	size_t size = 0;
+	uint8_t *p = test_read_file(path.c_str(), &size);
+	if (!p)
+		return false;
+	out.push_back({ name, std::vector<uint8_t>(p, p + size) });
+	free(p);
+	return true;
+}
+
+/* zlib's inflate; windowBits 31 gzip, 15 zlib, -15 raw. */
+bool zlib_decode(const uint8_t *c, size_t n, gpz_format f, const std::vector<uint8_t> &want)
+{
+	static const int wbits[4] = { 0, 31, 15, -15 };
+	std::vector<uint8_t> out(want.size() + 1);
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, wbits[f]) != Z_OK)
+		return false;
+	bool ok = true;
+	size_t in_off = 0, out_off = 0;
+	int r = Z_OK;
+	while (r == Z_OK) { /* avail_* are 32-bit: feed in steps */
+		size_t ni = std::min(n - in_off, (size_t)1 << 30);
+		size_t no = std::min(out.size() - out_off, (size_t)1 << 30);
+		z.next_in = (Bytef *)c + in_off;
+		z.avail_in = (uInt)ni;
+		z.next_out = out.data() + out_off;
+		z.avail_out = (uInt)no;
+		r = inflate(&z, Z_NO_FLUSH);
+		in_off += ni - z.avail_in;
+		out_off += no - z.avail_out;
+		if (r == Z_OK && ni == z.avail_in && no == z.avail_out)
+			break; /* no progress */
+	}
+	ok = r == Z_STREAM_END && in_off == n && out_off == want.size() &&
+	     memcmp(out.data(), want.data(), want.size()) == 0;
+	inflateEnd(&z);
+	return ok;
+}
+
+gpz_ctx *g_cpu, *g_gpu;
+
+const char *fmt_name(gpz_format f)
+{
+	return f == GPZ_FORMAT_GZIP ? "gzip" : f == GPZ_FORMAT_ZLIB ? "zlib" : "raw";
+}
+
+/* One input at one level and format: GPU bytes == CPU bytes, zlib decodes them. Returns the
+ * GPU call's seconds, -1 on failure. */
+double check_one(const Input &in, int level, gpz_format f)
+{
+	size_t n = in.data.size(), cap = gpz_deflate_bound(n), a = 0, b = 0;
+	std::vector<uint8_t> want(cap), got(cap);
+	gpz_gzip_info gi = { "name.txt", 1700000000u };
+	const gpz_gzip_info *g = f == GPZ_FORMAT_GZIP && level % 2 ? &gi : NULL;
+
+	gpz_result rc = gpz_deflate_compress(g_cpu, level, f, g, in.data.data(), n, want.data(), cap,
+	                                     &a);
+	auto t0 = std::chrono::steady_clock::now();
+	gpz_result rg = gpz_deflate_compress(g_gpu, level, f, g, in.data.data(), n, got.data(), cap,
+	                                     &b);
+	double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	CHECK(rc == GPZ_OK, "%s L%d %s: CPU %s", in.name.c_str(), level, fmt_name(f),
+	      gpz_result_string(rc));
+	CHECK(rg == GPZ_OK, "%s L%d %s: GPU %s", in.name.c_str(), level, fmt_name(f),
+	      gpz_result_string(rg));
+	if (rc != GPZ_OK || rg != GPZ_OK)
+		return -1;
+	if (a != b || memcmp(want.data(), got.data(), a) != 0) {
+		size_t i = 0;
+		while (i < a && i < b && want[i] == got[i])
+			i++;
+		CHECK(0, "%s L%d %s: GPU %zu bytes, CPU %zu, first difference at byte %zu",
+		      in.name.c_str(), level, fmt_name(f), b, a, i);
+		return -1;
+	}
+	if (!zlib_decode(got.data(), b, f, in.data)) {
+		CHECK(0, "%s L%d %s: zlib does not decode the GPU's stream to the input",
+		      in.name.c_str(), level, fmt_name(f));
+		return -1;
+	}
+	return s;
+}
+
+/* levels x formats on one input; prints a line, returns the seconds per level (index = level) */
+std::vector<double> check_input(const Input &in, const std::vector<int> &levels, bool all_formats,
+                                int rot)
+{
+	std::vector<double> sec(10, -1);
+	printf("%-26s %10zu B:", in.name.c_str(), in.data.size());
+	fflush(stdout);
+	for (int level : levels) {
+		for (int k = 0; k < 3; k++) {
+			gpz_format f = (gpz_format)(1 + (level + rot + k) % 3);
+			if (k > 0 && !all_formats && level != 1)
+				break;
+			double s = check_one(in, level, f);
+			if (k == 0)
+				sec[level] = s;
+		}
+		printf(" L%d %.2fs", level, sec[level]);
+		fflush(stdout);
+	}
+	printf("\n");
+	return sec;
+}
+
+/* gpz_gpu_deflate_raw on device buffers: the CPU's raw bytes, poison kept past them, the bit
+ * count consistent, a too small out_cap reported as GPZ_ERR_DST_TOO_SMALL. */
+void check_raw_device(const Input &in, int level)
+{
+	size_t n = in.data.size(), cap = gpz_deflate_bound(n), a = 0;
+	std::vector<uint8_t> want(cap);
+	gpz_result r = gpz_deflate_compress(g_cpu, level, GPZ_FORMAT_DEFLATE, NULL, in.data.data(), n,
+	                                    want.data(), cap, &a);
+	CHECK(r == GPZ_OK, "raw %s: CPU %s", in.name.c_str(), gpz_result_string(r));
+	size_t out_cap = gpz_gpu_deflate_raw_bound(n), work = gpz_gpu_deflate_work(n);
+	const size_t GUARD = 4096;
+	uint8_t *d_src, *d_out;
+	void *d_work;
+	gpz_gpu_deflate_status *d_st, st;
+	cudaStream_t s;
+	CU(cudaStreamCreate(&s));
+	CU(cudaMalloc(&d_src, n ? n : 1));
+	CU(cudaMalloc(&d_out, out_cap + GUARD));
+	CU(cudaMalloc(&d_work, work));
+	CU(cudaMalloc(&d_st, sizeof(*d_st)));
+	if (n)
+		CU(cudaMemcpy(d_src, in.data.data(), n, cudaMemcpyHostToDevice));
+	CU(cudaMemset(d_out, 0xA5, out_cap + GUARD));
+	r = gpz_gpu_deflate_raw(d_src, n, level, d_out, out_cap, d_st, d_work, work,
+	                        (gpz_stream_t)s);
+	CU(cudaStreamSynchronize(s));
+	CU(cudaGetLastError());
+	CU(cudaMemcpy(&st, d_st, sizeof(st), cudaMemcpyDeviceToHost));
+	CHECK(r == GPZ_OK && st.result == GPZ_OK, "raw %s L%d: %s / %s", in.name.c_str(), level,
+	      gpz_result_string(r), gpz_result_string((gpz_result)st.result));
+	size_t bytes = (size_t)((st.bits + 7) / 8);
+	std::vector<uint8_t> got(out_cap + GUARD);
+	CU(cudaMemcpy(got.data(), d_out, got.size(), cudaMemcpyDeviceToHost));
+	CHECK(bytes == a && memcmp(got.data(), want.data(), a) == 0,
+	      "raw %s L%d: device stream differs (%zu bytes, CPU %zu)", in.name.c_str(), level, bytes,
+	      a);
+	CHECK(st.bits > 8 * (uint64_t)a - 8 && st.bits <= 8 * (uint64_t)a,
+	      "raw %s L%d: %llu bits for %zu bytes", in.name.c_str(), level,
+	      (unsigned long long)st.bits, a);
+	for (size_t i = bytes; i < got.size(); i++)
+		if (got[i] != 0xA5) {
+			CHECK(0, "raw %s L%d: byte %zu past the stream written", in.name.c_str(), level, i);
+			break;
+		}
+	/* one byte short */
+	if (a > 0) {
+		r = gpz_gpu_deflate_raw(d_src, n, level, d_out, a - 1, d_st, d_work, work,
+		                        (gpz_stream_t)s);
+		CU(cudaStreamSynchronize(s));
+		CU(cudaMemcpy(&st, d_st, sizeof(st), cudaMemcpyDeviceToHost));
+		CHECK(r == GPZ_OK && st.result == GPZ_ERR_DST_TOO_SMALL,
+		      "raw %s L%d: out_cap %zu: %s / %s, want DST_TOO_SMALL", in.name.c_str(), level,
+		      a - 1, gpz_result_string(r), gpz_result_string((gpz_result)st.result));
+	}
+	/* bad arguments */
+	CHECK(gpz_gpu_deflate_raw(d_src, n, 0, d_out, out_cap, d_st, d_work, work, (gpz_stream_t)s) ==
+	          GPZ_ERR_PARAM,
+	      "level 0 accepted");
+	CHECK(gpz_gpu_deflate_raw(d_src, n, level, d_out, out_cap, d_st, d_work, work - 1,
+	                          (gpz_stream_t)s) == GPZ_ERR_PARAM,
+	      "short workspace accepted");
+	CU(cudaFree(d_src));
+	CU(cudaFree(d_out));
+	CU(cudaFree(d_work));
+	CU(cudaFree(d_st));
+	CU(cudaStreamDestroy(s));
+	printf("raw device buffers %s L%d: %zu bytes, %llu bits\n", in.name.c_str(), level, a,
+	       (unsigned long long)st.bits);
+}
+
+/* A too small destination fails the same way on both backends. */
+void check_too_small(const Input &in, int level, gpz_format f)
+{
+	size_t n = in.data.size(), cap = gpz_deflate_bound(n), a = 0, x = 0, y = 0;
+	std::vector<uint8_t> buf(cap);
+	gpz_deflate_compress(g_cpu, level, f, NULL, in.data.data(), n, buf.data(), cap, &a);
+	for (size_t c : { a - 1, (size_t)1, (size_t)0 }) {
+		gpz_result rc = gpz_deflate_compress(g_cpu, level, f, NULL, in.data.data(), n,
+		                                     buf.data(), c, &x);
+		gpz_result rg = gpz_deflate_compress(g_gpu, level, f, NULL, in.data.data(), n,
+		                                     buf.data(), c, &y);
+		CHECK(rc == GPZ_ERR_DST_TOO_SMALL && rg == GPZ_ERR_DST_TOO_SMALL,
+		      "%s %s cap %zu of %zu: CPU %s, GPU %s", in.name.c_str(), fmt_name(f), c, a,
+		      gpz_result_string(rc), gpz_result_string(rg));
+	}
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (!gpu_test_start())
+		return TEST_SKIP;
+	bool full = false;
+	std::vector<std::string> files;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "full"))
+			full = true;
+		else
+			files.push_back(argv[i]);
+	}
+	int threads = (int)std::max(1u, std::min(std::thread::hardware_concurrency(), 32u));
+	if (gpz_ctx_create(&g_cpu, GPZ_BACKEND_CPU, threads) != GPZ_OK ||
+	    gpz_ctx_create(&g_gpu, GPZ_BACKEND_GPU, 1) != GPZ_OK) {
+		printf("cannot create the contexts\n");
+		return 1;
+	}
+	const std::vector<int> all_levels{ 1, 2, 3, 4, 5, 6, 7, 8, 9 }, some_levels{ 1, 6, 9 };
+
+	/* tiny inputs: every level in every format */
+	std::vector<Input> tiny{ { "empty", {} }, { "1 byte", { 'a' } }, { "3 bytes", { 0, 'x', 0 } } };
+	for (const Input &in : tiny)
+		check_input(in, all_levels, true, 0);
+
+	std::vector<Input> edge;
+	std::vector<uint8_t> m = mixed(2 * PIECE + 12345);
+	edge.push_back({ "mixed piece-1", std::vector<uint8_t>(m.begin(), m.begin() + PIECE - 1) });
+	edge.push_back({ "mixed piece", std::vector<uint8_t>(m.begin(), m.begin() + PIECE) });
+	edge.push_back({ "mixed piece+1", std::vector<uint8_t>(m.begin(), m.begin() + PIECE + 1) });
+	edge.push_back({ "mixed 2 pieces+12345", m });
+	edge.push_back({ "long runs", runs(2 * MiB + MiB / 2) });
+	edge.push_back({ "random bytes", random_bytes(MiB + MiB / 2 + 7) });
+	edge.push_back({ "phrases", phrases(2 * MiB + 3) });
+	for (size_t i = 0; i < edge.size(); i++)
+		check_input(edge[i], all_levels, full, (int)i);
+
+	check_raw_device(tiny[0], 6);
+	check_raw_device(edge[3], 1);
+	check_too_small(edge[0], 1, GPZ_FORMAT_GZIP);
+	check_too_small(tiny[1], 6, GPZ_FORMAT_DEFLATE);
+
+	std::vector<Input> big;
+	const char *corp = test_corpora_dir();
+	if (corp) {
+		for (const char *set : { "canterbury", "calgary" }) {
+			std::vector<uint8_t> v = concat_dir(std::string(corp) + "/" + set);
+			if (!v.empty())
+				big.push_back({ std::string(set) + " (concat.)", v });
+		}
+	} else {
+		printf("shared corpora absent (set GPZ_CORPORA)\n");
+	}
+	const char *data = test_data_dir();
+	if (data) {
+		for (const char *f : { "dickens", "samba" })
+			if (!read_input(std::string(data) + "/silesia/" + f, std::string("silesia/") + f, big))
+				printf("%s/silesia/%s absent\n", data, f);
+	} else {
+		printf("prepared data absent (set GPZ_DATA; corpora/prepare.sh)\n");
+	}
+	for (const std::string &f : files)
+		if (!read_input(f, f, big))
+			CHECK(0, "cannot read %s", f.c_str());
+	if (full)
+		big.push_back({ "mixed 1 GiB + 1", std::vector<uint8_t>() });
+	size_t largest = 0;
+	std::vector<double> largest_sec;
+	for (size_t i = 0; i < big.size(); i++) {
+		if (big[i].name == "mixed 1 GiB + 1") { /* two batches of pieces */
+			for (size_t k = 0; k < 1024; k++)
+				big[i].data.insert(big[i].data.end(), m.begin() + k % 7, m.begin() + k % 7 + MiB);
+			big[i].data.push_back('!');
+		}
+		std::vector<double> sec = check_input(big[i], some_levels, full, (int)i);
+		if (big[i].data.size() > largest) {
+			largest = big[i].data.size();
+			largest_sec = sec;
+		}
+		if (big[i].data.size() > MiB * 1024)
+			big[i].data = std::vector<uint8_t>(); /* free the big one */
+	}
+	if (big.empty()) { /* the largest generated input then */
+		largest = edge[3].data.size();
+		largest_sec = check_input(edge[3], some_levels, false, 1);
+	}
+	printf("GPU throughput, whole gpz_deflate_compress call, %zu B:", largest);
+	for (int level : some_levels)
+		if (largest_sec[level] > 0)
+			printf(" L%d %.2f MB/s", level, largest / (largest_sec[level] * 1e6));
+	printf("\n");
+
+	gpz_ctx_free(g_cpu);
+	gpz_ctx_free(g_gpu);
+	if (test_failures) {
+		printf("%d failures\n", test_failures);
+		return 1;
+	}
+	printf("gpu_deflate: all passed\n");
+	return 0;
+}
