@@ -14,6 +14,7 @@
  *                                       checked at levels 1, 6 and 9 too
  * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
 #include "cuda_test.h"
+#include "lz_inputs.h"
 
 #include <zlib.h>
 
@@ -36,99 +37,18 @@ struct Input {
 
 uint64_t g_seed = 0x9E3779B97F4A7C15ull;
 
-uint32_t rnd(uint32_t below)
-{
-	return (uint32_t)((test_rand(&g_seed) >> 16) % below);
-}
-
-std::vector<uint8_t> random_bytes(size_t n)
-{
-	std::vector<uint8_t> v(n);
-	for (size_t i = 0; i < n; i++)
-		v[i] = (uint8_t)(test_rand(&g_seed) >> 40);
-	return v;
-}
-
-std::vector<uint8_t> runs(size_t n)
-{
-	std::vector<uint8_t> v;
-	while (v.size() < n) {
-		size_t len = 1 + rnd(rnd(8) == 0 ? 70000 : 3000);
-		uint8_t b = rnd(4) == 0 ? 0 : (uint8_t)rnd(256);
-		v.insert(v.end(), std::min(len, n - v.size()), b);
-	}
-	return v;
-}
-
-/* Text-like: words from a small dictionary, now and then a whole earlier line again. */
-std::vector<uint8_t> phrases(size_t n)
-{
-	std::vector<std::string> dict;
-	for (int i = 0; i < 400; i++) {
-		std::string w;
-		int len = 2 + rnd(9);
-		for (int k = 0; k < len; k++)
-			w += (char)('a' + rnd(26));
-		dict.push_back(w);
-	}
-	std::vector<uint8_t> v;
-	std::vector<size_t> line_starts;
-	while (v.size() < n) {
-		if (line_starts.size() > 2 && rnd(6) == 0) {
-			size_t s = line_starts[rnd((uint32_t)line_starts.size() - 1)];
-			size_t e = s;
-			while (e < v.size() && v[e] != '\n')
-				e++;
-			std::vector<uint8_t> copy(v.begin() + s, v.begin() + e + (e < v.size()));
-			v.insert(v.end(), copy.begin(), copy.end());
-		} else {
-			line_starts.push_back(v.size());
-			int words = 3 + rnd(12);
-			for (int k = 0; k < words; k++) {
-				const std::string &w = dict[rnd(rnd(3) ? 40 : 400)];
-				v.insert(v.end(), w.begin(), w.end());
-				v.push_back(k + 1 < words ? ' ' : '\n');
-			}
-		}
-	}
-	v.resize(n);
-	return v;
-}
-
 /* Stretches of phrases, runs and random bytes: stored, fixed and dynamic blocks in one stream,
  * with piece boundaries falling anywhere. */
 std::vector<uint8_t> mixed(size_t n)
 {
 	std::vector<uint8_t> v;
 	while (v.size() < n) {
-		size_t len = std::min(n - v.size(), (size_t)(1000 + rnd(200000)));
-		std::vector<uint8_t> part = rnd(3) == 0 ? random_bytes(len) : rnd(2) ? runs(len)
-		                                                                       : phrases(len);
+		size_t len = std::min(n - v.size(), (size_t)(1000 + lz_inputs::rnd(&g_seed, 200000)));
+		uint32_t kind = lz_inputs::rnd(&g_seed, 3);
+		std::vector<uint8_t> part = kind == 0 ? lz_inputs::random_bytes(&g_seed, len)
+		                          : kind == 1 ? lz_inputs::runs(&g_seed, len)
+		                                      : lz_inputs::phrases(&g_seed, len);
 		v.insert(v.end(), part.begin(), part.end());
-	}
-	return v;
-}
-
-/* All regular files of dir (sorted by name), concatenated; empty when absent. */
-std::vector<uint8_t> concat_dir(const std::string &dir)
-{
-	std::vector<uint8_t> v;
-	std::vector<std::string> names;
-	DIR *d = opendir(dir.c_str());
-	if (!d)
-		return v;
-	while (struct dirent *e = readdir(d))
-		if (e->d_name[0] != '.')
-			names.push_back(e->d_name);
-	closedir(d);
-	std::sort(names.begin(), names.end());
-	for (const std::string &nm : names) {
-		size_t size = 0;
-		uint8_t *p = test_read_file((dir + "/" + nm).c_str(), &size);
-		if (p) {
-			v.insert(v.end(), p, p + size);
-			free(p);
-		}
 	}
 	return v;
 }
@@ -362,9 +282,9 @@ int main(int argc, char **argv)
 	edge.push_back({ "mixed piece", std::vector<uint8_t>(m.begin(), m.begin() + PIECE) });
 	edge.push_back({ "mixed piece+1", std::vector<uint8_t>(m.begin(), m.begin() + PIECE + 1) });
 	edge.push_back({ "mixed 2 pieces+12345", m });
-	edge.push_back({ "long runs", runs(2 * MiB + MiB / 2) });
-	edge.push_back({ "random bytes", random_bytes(MiB + MiB / 2 + 7) });
-	edge.push_back({ "phrases", phrases(2 * MiB + 3) });
+	edge.push_back({ "long runs", lz_inputs::runs(&g_seed, 2 * MiB + MiB / 2) });
+	edge.push_back({ "random bytes", lz_inputs::random_bytes(&g_seed, MiB + MiB / 2 + 7) });
+	edge.push_back({ "phrases", lz_inputs::phrases(&g_seed, 2 * MiB + 3) });
 	for (size_t i = 0; i < edge.size(); i++)
 		check_input(edge[i], all_levels, full, (int)i);
 
@@ -377,7 +297,7 @@ int main(int argc, char **argv)
 	const char *corp = test_corpora_dir();
 	if (corp) {
 		for (const char *set : { "canterbury", "calgary" }) {
-			std::vector<uint8_t> v = concat_dir(std::string(corp) + "/" + set);
+			std::vector<uint8_t> v = lz_inputs::concat_dir(std::string(corp) + "/" + set);
 			if (!v.empty())
 				big.push_back({ std::string(set) + " (concat.)", v });
 		}

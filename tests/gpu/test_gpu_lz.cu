@@ -26,6 +26,7 @@ extern "C" {
 #include <vector>
 
 #include "cuda_test.h"
+#include "lz_inputs.h"
 
 namespace {
 
@@ -38,89 +39,6 @@ struct Input {
 };
 
 uint64_t g_seed = 0x2545F4914F6CDD1Dull;
-
-uint32_t rnd(uint32_t below)
-{
-	return (uint32_t)((test_rand(&g_seed) >> 16) % below);
-}
-
-std::vector<uint8_t> random_bytes(size_t n)
-{
-	std::vector<uint8_t> v(n);
-	for (size_t i = 0; i < n; i++)
-		v[i] = (uint8_t)(test_rand(&g_seed) >> 40);
-	return v;
-}
-
-std::vector<uint8_t> runs(size_t n)
-{
-	std::vector<uint8_t> v;
-	while (v.size() < n) {
-		size_t len = 1 + rnd(rnd(8) == 0 ? 70000 : 3000);
-		uint8_t b = rnd(4) == 0 ? 0 : (uint8_t)rnd(256);
-		v.insert(v.end(), std::min(len, n - v.size()), b);
-	}
-	return v;
-}
-
-/* Text-like: words from a small dictionary, now and then a whole earlier line again. */
-std::vector<uint8_t> phrases(size_t n)
-{
-	std::vector<std::string> dict;
-	for (int i = 0; i < 400; i++) {
-		std::string w;
-		int len = 2 + rnd(9);
-		for (int k = 0; k < len; k++)
-			w += (char)('a' + rnd(26));
-		dict.push_back(w);
-	}
-	std::vector<uint8_t> v;
-	std::vector<size_t> line_starts;
-	while (v.size() < n) {
-		if (line_starts.size() > 2 && rnd(6) == 0) {
-			size_t s = line_starts[rnd((uint32_t)line_starts.size() - 1)];
-			size_t e = s;
-			while (e < v.size() && v[e] != '\n')
-				e++;
-			std::vector<uint8_t> copy(v.begin() + s, v.begin() + e + (e < v.size()));
-			v.insert(v.end(), copy.begin(), copy.end());
-		} else {
-			line_starts.push_back(v.size());
-			int words = 3 + rnd(12);
-			for (int k = 0; k < words; k++) {
-				const std::string &w = dict[rnd(rnd(3) ? 40 : 400)];
-				v.insert(v.end(), w.begin(), w.end());
-				v.push_back(k + 1 < words ? ' ' : '\n');
-			}
-		}
-	}
-	v.resize(n);
-	return v;
-}
-
-/* All regular files of dir (sorted by name), concatenated; empty when absent. */
-std::vector<uint8_t> concat_dir(const char *dir)
-{
-	std::vector<uint8_t> v;
-	std::vector<std::string> names;
-	DIR *d = opendir(dir);
-	if (!d)
-		return v;
-	while (struct dirent *e = readdir(d))
-		if (e->d_name[0] != '.')
-			names.push_back(e->d_name);
-	closedir(d);
-	std::sort(names.begin(), names.end());
-	for (const std::string &nm : names) {
-		size_t size = 0;
-		uint8_t *p = test_read_file((std::string(dir) + "/" + nm).c_str(), &size);
-		if (p) {
-			v.insert(v.end(), p, p + size);
-			free(p);
-		}
-	}
-	return v;
-}
 
 /* CPU reference, pieces spread over the host's threads. */
 void cpu_parse(const std::vector<uint8_t> &src, int level, size_t piece,
@@ -261,14 +179,14 @@ int main(int argc, char **argv)
 	const size_t MiB = 1048576;
 	std::vector<Input> common;
 	for (size_t n = 0; n < 4; n++)
-		common.push_back({ "random " + std::to_string(n) + " B", random_bytes(n) });
-	common.push_back({ "random bytes", random_bytes(MiB + MiB / 2 + 7) });
-	common.push_back({ "long runs", runs(2 * MiB + MiB / 2) });
-	common.push_back({ "phrases", phrases(2 * MiB + 3) });
+		common.push_back({ "random " + std::to_string(n) + " B", lz_inputs::random_bytes(&g_seed, n) });
+	common.push_back({ "random bytes", lz_inputs::random_bytes(&g_seed, MiB + MiB / 2 + 7) });
+	common.push_back({ "long runs", lz_inputs::runs(&g_seed, 2 * MiB + MiB / 2) });
+	common.push_back({ "phrases", lz_inputs::phrases(&g_seed, 2 * MiB + 3) });
 	const char *corp = test_corpora_dir();
 	if (corp) {
 		for (const char *set : { "canterbury", "calgary" }) {
-			std::vector<uint8_t> v = concat_dir((std::string(corp) + "/" + set).c_str());
+			std::vector<uint8_t> v = lz_inputs::concat_dir(std::string(corp) + "/" + set);
 			if (!v.empty())
 				common.push_back({ std::string(set) + " (concat.)", v });
 		}
@@ -282,7 +200,7 @@ int main(int argc, char **argv)
 
 	for (size_t piece : { MiB, (size_t)65536 }) {
 		std::vector<Input> inputs = common;
-		std::vector<uint8_t> text = phrases(piece + 1);
+		std::vector<uint8_t> text = lz_inputs::phrases(&g_seed, piece + 1);
 		for (long d = -1; d <= 1; d++) {
 			std::vector<uint8_t> v(text.begin(), text.begin() + (long)piece + d);
 			inputs.push_back({ "phrases piece" + std::string(d < 0 ? "-1" : d > 0 ? "+1" : ""),
@@ -302,7 +220,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* levels outside 1..9 are clamped like the CPU's */
-	check_input({ "phrases, level 0/10", phrases(300000) }, 65536, std::vector<int>{ 0, 10 });
+	check_input({ "phrases, level 0/10", lz_inputs::phrases(&g_seed, 300000) }, 65536, std::vector<int>{ 0, 10 });
 
 	if (test_failures) {
 		printf("%d failures\n", test_failures);
