@@ -135,6 +135,8 @@ struct sink {
 
 static void sink_bytes(struct sink *k, const uint8_t *b, size_t n)
 {
+	if (n == 0) /* b may be NULL then (a piece of bits only) */
+		return;
 	if ((size_t)(k->end - k->p) < n) {
 		k->overflow = 1;
 		return;
