@@ -489,6 +489,18 @@ if [ -d "$CORPORA" ]; then
 	same gzfile "$CORPORA/canterbury/alice29.txt" ".gz file round trip"
 	head -c 200 "$CORPORA/canterbury/alice29.txt" | "$GPZ" -c --format=gzip | head -c 30 >cut.gz
 	run 1 "truncated .gz is an error" "$GPZ" -t cut.gz
+	run 1 "-l of a truncated .gz is an error" "$GPZ" -l cut.gz
+	# -l of DEFLATE streams: exact sizes, gzip members counted (gzip -l reads the last only)
+	"$GPZ" -q -c --format=gzip gzfile >l1.gz
+	cat l1.gz l1.gz >l2.gz
+	"$GPZ" -q -c --format=zlib gzfile >l.zz
+	run 0 "list .gz and .zz" "$GPZ" -l l1.gz l2.gz l.zz
+	awk -v n="$(size_of gzfile)" -v c="$(size_of l2.gz)" \
+		'$NF == "l2.gz" && $1 == c && $2 == 2 * n && $4 == 2 && $7 == "gzip" { ok = 1 }
+		 END { exit !ok }' out || fail "-l of a 2-member .gz: sizes and members"
+	awk -v n="$(size_of gzfile)" '$NF == "l.zz" && $2 == n && $7 == "zlib" { ok = 1 }
+		 END { exit !ok }' out || fail "-l of a .zz"
+	pass "-l lists gzip (all members) and zlib streams with exact sizes"
 fi
 
 # ---- a gzip member boundary that straddles the tool's 8 MiB reads ----

@@ -149,7 +149,9 @@ static void usage(void)
 "                          symbol width, chunk size (symbols; LZ frames: piece bytes), frame\n"
 "                          types (huffman, deflate, stored, constant) and the stored\n"
 "                          content checksum (for several frames the first, then +N more;\n"
-"                          -v lists every frame); nothing is decoded\n"
+"                          -v lists every frame); nothing is decoded. gzip, zlib and\n"
+"                          raw deflate input is decoded to count its bytes exactly (all\n"
+"                          gzip members; frames = members)\n"
 "Output:\n"
 "  -c, --stdout            write to standard output; keep the input files\n"
 "  -o, --output=FILE       write to FILE (a single input only)\n"
@@ -717,6 +719,7 @@ static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *o
 			if (wbits == 31 && z.avail_in >= 2 && z.next_in[0] == 0x1f &&
 			    z.next_in[1] == 0x8b) {
 				inflateReset(&z);
+				c->frames++; /* gzip members after the first */
 				continue;
 			}
 			report_error(j->name, "trailing garbage after the compressed data");
@@ -964,6 +967,7 @@ struct frame_note {
 };
 
 struct listing {
+	const char *kind;     /* "gzip", "zlib", "raw-deflate" for DEFLATE streams, else NULL */
 	uint64_t comp, uncomp, frames;
 	unsigned types;       /* bit (1 << gpz_frame_type) for each type seen */
 	int sym, chunk_log;   /* -1: no frame yet, -2: frames differ */
@@ -1047,15 +1051,14 @@ static int list_frame(const struct job *j, fio_in *in, const gpz_block_info *inf
 }
 
 /* Walk the blocks of the input, reading frame headers and checksums only. */
-static int scan_stream(const struct job *j, struct listing *L)
+static int scan_stream(const struct job *j, fio_in *inp, struct listing *L)
 {
 	struct stream_counts sc = { 0, 0 };
 	gpz_block_info info;
-	fio_in in;
+	fio_in in = *inp;
 	size_t got;
 	int more;
 
-	fio_in_init(&in, j->fd);
 	more = read_stream_header(j, &in, 1);
 	while (more > 0) {
 		if (peek_block(j, &in, &info, &got) != 0)
@@ -1128,9 +1131,12 @@ static void list_row(const struct listing *L, const char *name)
 	snprintf(ratio, sizeof ratio, L->uncomp ? "%.1f%%" : "-", saved_percent(L->comp, L->uncomp));
 	param_string(L->sym, 0, sym, sizeof sym);
 	param_string(L->chunk_log, 1, chunk, sizeof chunk);
-	types_string(L->types, types, sizeof types);
-	if (L->frames == 0 || name == NULL)
-		snprintf(sum, sizeof sum, "-");
+	if (L->kind)
+		snprintf(types, sizeof types, "%s", L->kind);
+	else
+		types_string(L->types, types, sizeof types);
+	if (L->frames == 0 || name == NULL || L->kind)
+		snprintf(sum, sizeof sum, "-"); /* DEFLATE streams carry CRC-32/Adler-32, not XXH64 */
 	else if (L->frames == 1)
 		snprintf(sum, sizeof sum, "%016" PRIx64, L->first_sum);
 	else
@@ -1170,14 +1176,46 @@ static void add_to_total(const struct listing *L)
 		merge_param(&T->chunk_log, L->chunk_log);
 }
 
+/* A gzip (every member), zlib or raw DEFLATE stream: decoded through zlib to count its bytes
+ * exactly (gzip -l reads only the last member's size field, modulo 4 GiB); frames = members.
+ * Returns 1 when the input is not one of them. */
+static int scan_deflate(const struct opts *o, const struct job *j, fio_in *in,
+                        struct listing *L)
+{
+	struct counts c = { 0, 0, 0 };
+	unsigned char b[2];
+	size_t got;
+	int wbits;
+
+	if (fio_in_read(in, b, sizeof b, &got) != 0 || fio_in_unread(in, b, got) != 0)
+		return io_error(j->name);
+	wbits = deflate_kind(o, j, b, got);
+	if (wbits == 0)
+		return 1;
+	if (decode_deflate(j, in, wbits, NULL, &c) != 0)
+		return -1;
+	L->kind = wbits == 31 ? "gzip" : wbits == 15 ? "zlib" : "raw-deflate";
+	L->comp = c.in;
+	L->uncomp = c.out;
+	L->frames = c.frames + 1;
+	L->sym = 1;
+	return 0;
+}
+
 static void run_list(const struct opts *o, const struct job *j)
 {
 	struct listing L;
+	fio_in in;
+	int r;
 
 	memset(&L, 0, sizeof L);
 	L.sym = -1;
 	L.chunk_log = -1;
-	if (scan_stream(j, &L) == 0) {
+	fio_in_init(&in, j->fd);
+	r = scan_deflate(o, j, &in, &L);
+	if (r == 1)
+		r = scan_stream(j, &in, &L);
+	if (r == 0) {
 		if (g_list_files == 0)
 			list_header();
 		list_row(&L, j->name);
