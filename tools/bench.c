@@ -8,6 +8,7 @@
  */
 #include "gpz.h"
 #include "huffman/huffman.h"
+#include "bench_time.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,25 +36,6 @@ struct row {
 	double hist_s, code_s, enc_s, dec_s, comp_s, decomp_s;
 	size_t compressed;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n)
-{
-	qsort(t, (size_t)n, sizeof(*t), cmp_double);
-	return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
 
 static uint8_t *read_file(const char *path, size_t *size)
 {
@@ -118,11 +100,11 @@ static int bench_stages(const struct opts *o, struct stage_state *s, struct row 
 	int ok = 1;
 
 	for (int i = 0; i < runs; i++) {
-		t[i] = now();
+		t[i] = bench_now();
 		gpz_histogram(s->src, s->n, w, o->threads, s->counts, &s->alphabet);
-		t[i] = now() - t[i];
+		t[i] = bench_now() - t[i];
 	}
-	r->hist_s = median(t, runs);
+	r->hist_s = bench_median(t, runs);
 	for (uint32_t a = 0; a < s->alphabet; a++)
 		r->used += s->counts[a] != 0;
 	r->entropy = entropy(s->counts, s->alphabet, s->n);
@@ -132,31 +114,31 @@ static int bench_stages(const struct opts *o, struct stage_state *s, struct row 
 		return 1;
 	}
 	for (int i = 0; i < runs; i++) {
-		t[i] = now();
+		t[i] = bench_now();
 		r->max_len = run_codebook(s);
-		t[i] = now() - t[i];
+		t[i] = bench_now() - t[i];
 	}
-	r->code_s = median(t, runs);
+	r->code_s = bench_median(t, runs);
 	r->bits = (double)gpz_coded_bits(s->counts, s->len, s->alphabet) / (double)s->n;
 	for (int i = 0; i < runs; i++) {
-		t[i] = now();
+		t[i] = bench_now();
 		gpz_huff_encode(s->src, s->n, w, s->table, o->chunk_log, o->threads, s->payload,
 		                s->payload_cap, s->chunk_bits, &s->bits);
-		t[i] = now() - t[i];
+		t[i] = bench_now() - t[i];
 	}
-	r->enc_s = median(t, runs);
+	r->enc_s = bench_median(t, runs);
 	starts[0] = 0;
 	for (size_t c = 0; c < nchunks; c++)
 		starts[c + 1] = starts[c] + s->chunk_bits[c];
 	gpz_decoder_init(&dec, s->len, s->alphabet, w);
 	for (int i = 0; i < runs; i++) {
-		t[i] = now();
+		t[i] = bench_now();
 		if (gpz_huff_decode(&dec, s->payload, (size_t)((s->bits + 7) / 8), starts, s->n, w,
 		                    o->chunk_log, o->threads, s->out) != GPZ_OK)
 			ok = 0;
-		t[i] = now() - t[i];
+		t[i] = bench_now() - t[i];
 	}
-	r->dec_s = median(t, runs);
+	r->dec_s = bench_median(t, runs);
 	gpz_decoder_free(&dec);
 	if (!ok || memcmp(s->out, s->src, s->n * (size_t)w)) {
 		fprintf(stderr, "gpz-bench: %s: stage decode does not match the input\n", r->name);
@@ -188,18 +170,18 @@ static int bench_api(const struct opts *o, const uint8_t *src, size_t size, stru
 	if (gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, o->threads) != GPZ_OK || !c || !d || !t)
 		return 0;
 	for (int i = 0; i < o->runs; i++) {
-		t[i] = now();
+		t[i] = bench_now();
 		ok &= gpz_compress(ctx, &p, src, size, c, cap, &got) == GPZ_OK;
-		t[i] = now() - t[i];
+		t[i] = bench_now() - t[i];
 	}
-	r->comp_s = median(t, o->runs);
+	r->comp_s = bench_median(t, o->runs);
 	r->compressed = got;
 	for (int i = 0; i < o->runs; i++) {
-		t[i] = now();
+		t[i] = bench_now();
 		ok &= gpz_decompress(ctx, c, got, d, size, &back) == GPZ_OK;
-		t[i] = now() - t[i];
+		t[i] = bench_now() - t[i];
 	}
-	r->decomp_s = median(t, o->runs);
+	r->decomp_s = bench_median(t, o->runs);
 	ok &= back == size && memcmp(d, src, size) == 0;
 	if (!ok)
 		fprintf(stderr, "gpz-bench: %s: library round trip failed\n", r->name);

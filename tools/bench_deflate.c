@@ -5,6 +5,7 @@
  * decompressed by zlib (the reference decoder) and checked.
  */
 #include "gpz.h"
+#include "bench_time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +21,6 @@
 
 int gpz_bench_deflate(int argc, char **argv, int threads, int runs);
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Median seconds of `runs` calls of fn(ctx); fn returns the output size (0 = failure). */
 static double timed(int runs, size_t (*fn)(void *), void *ctx, size_t *out)
 {
@@ -40,12 +28,11 @@ static double timed(int runs, size_t (*fn)(void *), void *ctx, size_t *out)
 	if (runs > 64)
 		runs = 64;
 	for (int i = 0; i < runs; i++) {
-		t[i] = now();
+		t[i] = bench_now();
 		*out = fn(ctx);
-		t[i] = now() - t[i];
+		t[i] = bench_now() - t[i];
 	}
-	qsort(t, (size_t)runs, sizeof(t[0]), cmp_d);
-	return t[runs / 2];
+	return bench_median(t, runs);
 }
 
 struct job {
