@@ -746,33 +746,25 @@ GPZ_HD static inline size_t gpz_dfl_piece_cap(size_t len)
 
 /*
  * Piece p of a one-shot stream of n bytes at src (pieces of GPZ_DEFLATE_PIECE bytes; n == 0 is
- * one empty piece): parse it with the (up to) 32 KiB before it as history, as deflate_stream.c
- * does, and code it into slot (cap bytes for the bit writer; the slot must hold cap + 1 bytes:
- * the last partial byte is stored after the whole ones, zero bits after the piece's last bit).
- * m: head[] and prev[] all GPZ_LZ_NIL; tok: room for the piece's bytes. Returns the
- * piece's length in bits and sets *res and *stored (gpz_dfl_blocks). The matcher sees the piece at offset min(start, 32 KiB)
- * of its own view of src, which keeps positions small and congruent modulo the window to the
- * CPU's (whose matcher sees the piece at 32 KiB, or 0, plus a multiple of GPZ_DEFLATE_PIECE).
+ * one empty piece), given its ntok tokens (parsed with the up to 32 KiB before it as history, as
+ * deflate_stream.c does): code it into slot (cap bytes for the bit writer; the slot must hold
+ * cap + 1 bytes: the last partial byte is stored after the whole ones, zero bits after the
+ * piece's last bit). Returns the piece's length in bits and sets *res and *stored
+ * (gpz_dfl_blocks).
  */
-GPZ_HD static inline uint64_t gpz_dfl_piece(const uint8_t *src, size_t n, size_t p, int level,
-                                            struct gpz_lz_matcher *m, uint32_t *tok,
+GPZ_HD static inline uint64_t gpz_dfl_piece(const uint8_t *src, size_t n, size_t p,
+                                            const uint32_t *tok, size_t ntok,
                                             struct gpz_dfl_scratch *s, const uint32_t *tab,
                                             uint8_t *slot, size_t cap, int *res, int *stored)
 {
 	size_t npieces = n ? (n - 1) / GPZ_DEFLATE_PIECE + 1 : 1;
 	size_t start = p * GPZ_DEFLATE_PIECE;
 	size_t len = n - start < GPZ_DEFLATE_PIECE ? n - start : GPZ_DEFLATE_PIECE;
-	size_t hist = start < GPZ_LZ_WINDOW ? start : GPZ_LZ_WINDOW;
-	const uint8_t *base = src + (start - hist);
 	struct gpz_bitw bw;
-	size_t ntok;
 	gpz_result r;
 
-	m->src = base;
-	m->end = hist + len;
-	ntok = gpz_lz_core_parse(m, hist, level, tok);
 	gpz_dfl_bitw_init(&bw, slot, cap);
-	r = gpz_dfl_blocks(&bw, base, hist, len, tok, ntok, p + 1 == npieces, s, tab, stored);
+	r = gpz_dfl_blocks(&bw, src, start, len, tok, ntok, p + 1 == npieces, s, tab, stored);
 	*res = (int)r;
 	slot[bw.p - slot] = (uint8_t)bw.acc; /* the partial byte (zeros when nb == 0) */
 	return (uint64_t)(bw.p - slot) * 8 + bw.nb;

@@ -1,23 +1,24 @@
 /* deflate_gpu.cu - raw DEFLATE streams on the GPU, bit for bit those of the CPU's
  * gpz_deflate_compress.
  *
- * THIS IS THE CORRECT BASELINE, NOT THE FAST VERSION. The input is cut into pieces of
- * GPZ_DEFLATE_PIECE bytes exactly as deflate_stream.c cuts a one-shot stream; one GPU thread per
- * piece (its own one-thread block, as match.cu) runs the CPU's very code: the LZ77 parse of
- * match_core.h with the 32 KiB before the piece as history, then the block writer of
- * deflate_core.h into a private slot of the workspace. A one-thread kernel then lays the pieces'
+ * The input is cut into pieces of GPZ_DEFLATE_PIECE bytes exactly as deflate_stream.c cuts a
+ * one-shot stream. The LZ77 tokens come from match.cu's stages (every position's matches in
+ * parallel, then the CPU's parse per piece, with the 32 KiB before the piece as history); then one
+ * GPU thread per piece (its own one-thread block) runs the CPU's block writer of deflate_core.h
+ * into a private slot of the workspace: that part is still the baseline. A one-thread kernel then lays the pieces'
  * bit lengths end to end (the pieces are few: one per MiB), and a join kernel builds every output
  * byte from the one or two pieces whose bits it holds (LSB-first, as deflate_stream.c's
  * append_bits, with the same empty stored block before a piece whose stored blocks would
  * otherwise start mid-byte: gpz_dfl_marker_bits). Only the last piece carries BFINAL.
  *
- * Pieces go in batches of at most BATCH, so the workspace (matchers, tokens, scratch and output
- * slots: about 5.3 MiB a piece) stays bounded for large inputs; a batch's first output byte may
+ * Pieces go in batches of at most BATCH, so the workspace (chain links, matches, tokens, scratch
+ * and output slots: about 16 MiB a piece) stays bounded for large inputs; a batch's first output byte may
  * hold the previous batch's last bits, so the join ORs into it.
  */
 #include "gpu/gpu.h"
 #include "gpu/cuda_check.h"
 #include "lz/deflate_core.h"
+#include "lz/match_gpu.h"
 
 namespace {
 
@@ -29,7 +30,6 @@ constexpr size_t a256(size_t x)
 	return (x + 255) & ~(size_t)255;
 }
 
-constexpr size_t MSLOT = a256(sizeof(gpz_lz_matcher));
 constexpr size_t SSLOT = a256(sizeof(gpz_dfl_scratch));
 
 /* The bit writer's capacity per piece (the CPU's) and the slot around it (the partial last byte
@@ -45,7 +45,7 @@ size_t out_slot()
 
 struct layout {
 	size_t np, nb; /* pieces, pieces per batch */
-	size_t tab, bits, off, res, stored, mk, match, tok, scratch, slots, total;
+	size_t tab, bits, off, res, stored, mk, ntok, links, pure, tok, scratch, slots, total;
 };
 
 layout layout_for(size_t n)
@@ -59,8 +59,10 @@ layout layout_for(size_t n)
 	l.res = l.off + a256((l.np + 1) * sizeof(uint64_t));
 	l.stored = l.res + a256(l.np * sizeof(int));
 	l.mk = l.stored + a256(l.np * sizeof(int));
-	l.match = l.mk + a256(l.np);
-	l.tok = l.match + l.nb * MSLOT;
+	l.ntok = l.mk + a256(l.np);
+	l.links = l.ntok + a256(l.nb * sizeof(uint32_t));
+	l.pure = l.links + a256((l.nb * PIECE + GPZ_LZ_WINDOW) * sizeof(uint16_t));
+	l.tok = l.pure + a256(l.nb * PIECE * 2 * sizeof(uint32_t));
 	l.scratch = l.tok + a256(l.nb * PIECE * sizeof(uint32_t));
 	l.slots = l.scratch + l.nb * SSLOT;
 	l.total = l.slots + l.nb * out_slot();
@@ -73,16 +75,16 @@ __global__ void log_tab_kernel(uint32_t *tab)
 	gpz_dfl_log_fill(tab, x, x + 1);
 }
 
-/* Piece b0 + blockIdx.x, in slot blockIdx.x of the batch. */
+/* Piece b0 + blockIdx.x, in slot blockIdx.x of the batch, from its tokens. */
 __global__ void __launch_bounds__(1)
-piece_kernel(const uint8_t *src, size_t n, int level, size_t b0, uint8_t *work, layout l,
-             size_t cap, size_t oslot)
+piece_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, size_t cap,
+             size_t oslot)
 {
 	size_t q = blockIdx.x, p = b0 + q;
 	int res = 0, stored = 0;
 	uint64_t bits = gpz_dfl_piece(
-		src, n, p, level, reinterpret_cast<gpz_lz_matcher *>(work + l.match + q * MSLOT),
-		reinterpret_cast<uint32_t *>(work + l.tok) + q * PIECE,
+		src, n, p, reinterpret_cast<const uint32_t *>(work + l.tok) + q * PIECE,
+		reinterpret_cast<const uint32_t *>(work + l.ntok)[q],
 		reinterpret_cast<gpz_dfl_scratch *>(work + l.scratch + q * SSLOT),
 		reinterpret_cast<const uint32_t *>(work + l.tab), work + l.slots + q * oslot, cap, &res,
 		&stored);
@@ -164,8 +166,16 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
 	for (size_t b0 = 0; b0 < l.np; b0 += l.nb) {
 		size_t nb = l.np - b0 < l.nb ? l.np - b0 : l.nb;
 		size_t blocks = (nb * (cap + 8) + 255) / 256;
-		GPZ_CUDA_TRY(cudaMemsetAsync(work + l.match, 0xff, nb * MSLOT, s));
-		piece_kernel<<<(unsigned)nb, 1, 0, s>>>(d_src, n, level, b0, work, l, cap, oslot);
+		size_t a = b0 * PIECE, b = n - a < nb * PIECE ? n : a + nb * PIECE;
+		size_t lo = a < GPZ_LZ_WINDOW ? 0 : a - GPZ_LZ_WINDOW;
+		uint16_t *links = reinterpret_cast<uint16_t *>(work + l.links);
+		uint32_t *pure = reinterpret_cast<uint32_t *>(work + l.pure);
+		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, links, s));
+		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, pure, s));
+		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,
+		                            reinterpret_cast<uint32_t *>(work + l.tok), PIECE,
+		                            reinterpret_cast<uint32_t *>(work + l.ntok), s));
+		piece_kernel<<<(unsigned)nb, 1, 0, s>>>(d_src, n, b0, work, l, cap, oslot);
 		GPZ_LAUNCH_TRY();
 		scan_kernel<<<1, 1, 0, s>>>(work, l, b0, nb, out_cap, d_status);
 		GPZ_LAUNCH_TRY();

@@ -44,6 +44,11 @@ static inline unsigned gpz_tok_dist(uint32_t t)
  */
 size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uint32_t *tokens);
 
+/* The same tokens the way the GPU finds them (every position's matches first, then the parse
+ * over them): a reference for tests, slower than gpz_lz_parse. */
+size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level,
+                         uint32_t *tokens);
+
 /* LSB-first bit writer of DEFLATE. */
 struct gpz_bitw {
 	uint8_t *p, *end;

@@ -7,9 +7,13 @@
  * side. Every function here is GPZ_HD (host and device under nvcc, plain C otherwise) and uses no
  * globals, no libc and no compiler builtins on the device, so both compilers run the same code.
  *
- * The caller owns the matcher (256 KiB: malloc on the CPU, a workspace slice on the GPU), fills
- * head[] and prev[] with GPZ_LZ_NIL bytes (0xff), sets src and end, then calls
- * gpz_lz_core_parse(). */
+ * The matches at a position are a function of the input alone (every position enters the chains,
+ * and one chain walk gives both chain lengths a level may use), so the GPU can find them for all
+ * positions at once and then run the very same parse over them (gpz_lz_finder); the CPU finds them
+ * only where its parse asks.
+ *
+ * The caller owns the matcher (192 KiB: malloc on the CPU, a workspace slice on the GPU), fills
+ * head[] with GPZ_LZ_NIL bytes (0xff), sets src and end, then calls gpz_lz_core_parse(). */
 #ifndef GPZ_LZ_MATCH_CORE_H
 #define GPZ_LZ_MATCH_CORE_H
 
@@ -42,7 +46,7 @@ struct gpz_lz_matcher {
 	const uint8_t *src;
 	size_t end;
 	uint32_t head[GPZ_LZ_HASH_SIZE];
-	uint32_t prev[GPZ_LZ_WINDOW];
+	uint16_t prev[GPZ_LZ_WINDOW]; /* gpz_lz_link of the window's positions, a ring */
 };
 
 /* The level table (a switch rather than an array: no global the device would need a copy of).
@@ -119,12 +123,21 @@ GPZ_HD static inline uint32_t gpz_lz_hash3(const uint8_t *p)
 	return (v * 2654435761u) >> (32 - GPZ_LZ_HASH_BITS);
 }
 
+/* A chain link: the distance from pos back to the previous position with the same hash, or 0
+ * when there is none within the window. Distances (not positions) make the link independent of
+ * where the chain lives: the CPU keeps them in a ring of GPZ_LZ_WINDOW slots, the GPU in one
+ * array over the whole range (match.cu), and both walk the same chains. */
+GPZ_HD static inline uint16_t gpz_lz_link(size_t pos, uint32_t head)
+{
+	return head != GPZ_LZ_NIL && pos - head <= GPZ_LZ_WINDOW ? (uint16_t)(pos - head) : 0;
+}
+
 GPZ_HD static inline void gpz_lz_insert(struct gpz_lz_matcher *m, size_t pos)
 {
 	if (pos + 3 > m->end)
 		return;
 	uint32_t h = gpz_lz_hash3(m->src + pos);
-	m->prev[pos & GPZ_LZ_WMASK] = m->head[h];
+	m->prev[pos & GPZ_LZ_WMASK] = gpz_lz_link(pos, m->head[h]);
 	m->head[h] = (uint32_t)pos;
 }
 
@@ -150,117 +163,232 @@ GPZ_HD static inline unsigned gpz_lz_match_len(const uint8_t *c, const uint8_t *
 	return len;
 }
 
-/* Longest match at pos (length >= 3, else 0); *dist receives its distance. */
-GPZ_HD static inline unsigned gpz_lz_longest(const struct gpz_lz_matcher *m, size_t pos,
-                                             unsigned chain, unsigned nice, unsigned prev_len,
-                                             unsigned good, unsigned *dist)
+/* A match as the position-pure search stores it: length << 16 | distance, 0 for none. */
+GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
 {
-	const uint8_t *s = m->src + pos;
-	size_t avail = m->end - pos;
-	unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH;
-	unsigned best = prev_len >= 2 ? prev_len : 2;
-	uint32_t cand = m->prev[pos & GPZ_LZ_WMASK]; /* pos itself is already inserted */
+	return dist ? (uint32_t)len << 16 | dist : 0;
+}
 
+/*
+ * The chain walk: the longest match at pos (length >= 3 and > best0, else 0) among the first
+ * `chain` candidates of pos's hash chain, stopping at the first of length >= nice; *dist gets its
+ * distance (0 for none). Links come from links[(q - loff) & lmask] (the CPU's ring: loff 0, lmask
+ * the window mask; the GPU's array: loff its first position, lmask all ones); pos must be
+ * inserted. When snap_out is not NULL it receives (gpz_lz_pack) what the same walk with chain =
+ * snap would have returned (best0 <= 2 only): one walk gives the results of both chain lengths a
+ * lazy level needs, which makes every position's matches a function of the input alone.
+ */
+GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *links, size_t lmask,
+                                          size_t loff, size_t pos, size_t end, unsigned chain,
+                                          unsigned nice, unsigned best0, unsigned snap,
+                                          uint32_t *snap_out, unsigned *dist)
+{
+	const uint8_t *s = src + pos;
+	size_t avail = end - pos;
+	unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH;
+	unsigned best = best0 >= 2 ? best0 : 2, bd = 0, steps = 0, d;
+	int snapped = 0;
+	size_t cand;
+
+	*dist = 0;
+	if (snap_out)
+		*snap_out = 0;
 	if (maxlen < GPZ_LZ_MIN_MATCH)
 		return 0;
 	if (nice > maxlen)
 		nice = maxlen;
-	if (prev_len >= good)
-		chain >>= 2;
-	*dist = 0;
-	while (cand != GPZ_LZ_NIL && chain-- > 0 && pos - cand <= GPZ_LZ_WINDOW && cand < pos &&
-	       best < maxlen) {
-		const uint8_t *c = m->src + cand;
+	d = links[(pos - loff) & lmask];
+	cand = pos - d;
+	for (;;) {
+		if (d == 0 || pos - cand > GPZ_LZ_WINDOW || best >= maxlen)
+			break; /* the chain, the window or the possible length ends */
+		if (steps == snap && snap_out) {
+			*snap_out = gpz_lz_pack(best, bd);
+			snapped = 1;
+		}
+		if (steps == chain)
+			break;
+		steps++;
+		const uint8_t *c = src + cand;
 		if (c[best] == s[best] && c[0] == s[0] && c[1] == s[1]) {
 			unsigned len = gpz_lz_match_len(c, s, maxlen);
 			if (len > best) {
 				best = len;
-				*dist = (unsigned)(pos - cand);
+				bd = (unsigned)(pos - cand);
 				if (len >= nice)
 					break;
 			}
 		}
-		uint32_t next = m->prev[cand & GPZ_LZ_WMASK];
-		if (next != GPZ_LZ_NIL && next >= cand)
-			break; /* the ring slot was reused: the chain ends */
-		cand = next;
+		d = links[(cand - loff) & lmask];
+		if (d > cand - loff)
+			break; /* only where the CPU's ring slot was reused: beyond the window anyway */
+		cand -= d;
 	}
-	return *dist ? best : 0;
+	if (snap_out && !snapped)
+		*snap_out = gpz_lz_pack(best, bd);
+	*dist = bd;
+	return bd ? best : 0;
 }
 
-GPZ_HD static inline size_t gpz_lz_parse_greedy(struct gpz_lz_matcher *m, size_t start,
-                                                const struct gpz_lz_level *cfg, uint32_t *tok)
+/* Where the parse gets its matches: the CPU's matcher walking its chains as the parse goes, or
+ * (pure != NULL) every position's matches found beforehand (the GPU's way, match.cu):
+ * pure[2 * (pos - base)] the full chain's, pure[2 * (pos - base) + 1] the quarter chain's. */
+struct gpz_lz_finder {
+	struct gpz_lz_matcher *m;
+	const uint32_t *pure;
+	size_t base;
+};
+
+GPZ_HD static inline void gpz_lz_note(struct gpz_lz_finder *f, size_t pos)
+{
+	if (!f->pure)
+		gpz_lz_insert(f->m, pos);
+}
+
+/* The match at pos that beats prev_len (gzip: a previous match at least `good` long cuts the
+ * chain to a quarter). */
+GPZ_HD static inline unsigned gpz_lz_find(const struct gpz_lz_finder *f, size_t pos,
+                                          const struct gpz_lz_level *cfg, unsigned prev_len,
+                                          unsigned *dist)
+{
+	unsigned quarter = prev_len >= cfg->good;
+	if (!f->pure) {
+		const struct gpz_lz_matcher *m = f->m;
+		return gpz_lz_walk(m->src, m->prev, GPZ_LZ_WMASK, 0, pos, m->end,
+		                   quarter ? cfg->chain >> 2 : cfg->chain, cfg->nice, prev_len, 0, NULL,
+		                   dist);
+	}
+	uint32_t r = f->pure[2 * (pos - f->base) + quarter];
+	unsigned len = r >> 16;
+	if (len <= prev_len) {
+		*dist = 0;
+		return 0;
+	}
+	*dist = r & 0xffff;
+	return len;
+}
+
+GPZ_HD static inline size_t gpz_lz_parse_greedy(struct gpz_lz_finder *f, size_t start,
+                                                size_t end, const struct gpz_lz_level *cfg,
+                                                uint32_t *tok, const uint8_t *src)
 {
 	size_t pos = start, n = 0;
-	while (pos < m->end) {
+	while (pos < end) {
 		unsigned dist, len;
-		gpz_lz_insert(m, pos);
-		len = gpz_lz_longest(m, pos, cfg->chain, cfg->nice, 0, cfg->good, &dist);
+		gpz_lz_note(f, pos);
+		len = gpz_lz_find(f, pos, cfg, 0, &dist);
 		if (len >= GPZ_LZ_MIN_MATCH) {
 			tok[n++] = gpz_lz_core_match(len, dist);
-			/* short matches also feed the hash chains; long ones are skipped for speed */
-			if (len <= cfg->lazy)
-				for (size_t k = 1; k < len; k++)
-					gpz_lz_insert(m, pos + k);
+			/* every position feeds the chains, so that the matches at a position do not
+			 * depend on the parse (see gpz_lz_walk) */
+			for (size_t k = 1; k < len; k++)
+				gpz_lz_note(f, pos + k);
 			pos += len;
 		} else {
-			tok[n++] = gpz_lz_core_literal(m->src[pos++]);
+			tok[n++] = gpz_lz_core_literal(src[pos++]);
 		}
 	}
 	return n;
 }
 
 /* Lazy parsing: a match is emitted only if the match starting one byte later is not longer. */
-GPZ_HD static inline size_t gpz_lz_parse_lazy(struct gpz_lz_matcher *m, size_t start,
-                                              const struct gpz_lz_level *cfg, uint32_t *tok)
+GPZ_HD static inline size_t gpz_lz_parse_lazy(struct gpz_lz_finder *f, size_t start, size_t end,
+                                              const struct gpz_lz_level *cfg, uint32_t *tok,
+                                              const uint8_t *src)
 {
 	size_t pos = start, n = 0;
 	unsigned prev_len = 0, prev_dist = 0;
 	int have_prev = 0;
 
-	while (pos < m->end) {
+	while (pos < end) {
 		unsigned dist = 0, len = 0;
-		gpz_lz_insert(m, pos);
+		gpz_lz_note(f, pos);
 		if (!have_prev || prev_len < cfg->lazy)
-			len = gpz_lz_longest(m, pos, cfg->chain, cfg->nice, have_prev ? prev_len : 0,
-			                     cfg->good, &dist);
+			len = gpz_lz_find(f, pos, cfg, have_prev ? prev_len : 0, &dist);
 		if (len == GPZ_LZ_MIN_MATCH && dist > GPZ_LZ_TOO_FAR)
 			len = 0; /* a 3-byte match this far away costs more bits than 3 literals */
 		if (have_prev && prev_len >= GPZ_LZ_MIN_MATCH && len <= prev_len) {
 			/* the match at pos - 1 wins: emit it and skip over it */
 			tok[n++] = gpz_lz_core_match(prev_len, prev_dist);
 			for (size_t k = pos + 1; k < pos - 1 + prev_len; k++)
-				gpz_lz_insert(m, k);
+				gpz_lz_note(f, k);
 			pos = pos - 1 + prev_len;
 			have_prev = 0;
 			continue;
 		}
 		if (have_prev)
-			tok[n++] = gpz_lz_core_literal(m->src[pos - 1]);
+			tok[n++] = gpz_lz_core_literal(src[pos - 1]);
 		prev_len = len;
 		prev_dist = dist;
 		have_prev = 1;
 		pos++;
 	}
 	if (have_prev)
-		tok[n++] = gpz_lz_core_literal(m->src[pos - 1]);
+		tok[n++] = gpz_lz_core_literal(src[pos - 1]);
 	return n;
 }
 
+/* Parse src[start .. end) into tok (end - start entries) with the finder's matches. */
+GPZ_HD static inline size_t gpz_lz_core_run(struct gpz_lz_finder *f, const uint8_t *src,
+                                            size_t start, size_t end, int level, uint32_t *tok)
+{
+	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	if (end <= start)
+		return 0;
+	return cfg.lazy_parse ? gpz_lz_parse_lazy(f, start, end, &cfg, tok, src)
+	                      : gpz_lz_parse_greedy(f, start, end, &cfg, tok, src);
+}
+
 /* Parse src[start .. m->end) into tok (end - start entries), with the window before start as
- * history. m->head and m->prev must be all GPZ_LZ_NIL; m->src and m->end set. Returns the token
- * count (0 when end <= start). */
+ * history. m->head must be all GPZ_LZ_NIL; m->src and m->end set (m->prev needs no
+ * initialisation: a slot is written before it is read). Returns the token count (0 when
+ * end <= start). */
 GPZ_HD static inline size_t gpz_lz_core_parse(struct gpz_lz_matcher *m, size_t start, int level,
                                               uint32_t *tok)
 {
-	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	struct gpz_lz_finder f;
+	f.m = m;
+	f.pure = NULL;
+	f.base = 0;
 	if (m->end <= start)
 		return 0;
 	/* history: the window before start feeds the chains */
 	for (size_t p = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0; p < start; p++)
 		gpz_lz_insert(m, p);
-	return cfg.lazy_parse ? gpz_lz_parse_lazy(m, start, &cfg, tok)
-	                      : gpz_lz_parse_greedy(m, start, &cfg, tok);
+	return gpz_lz_core_run(&f, m->src, start, m->end, level, tok);
+}
+
+/* ---- position-pure matches (what the GPU computes for every position at once) ---- */
+
+/* Both matches at pos (full chain, quarter chain) for a lazy level, the full one for a greedy
+ * level, into out[0..1]; links as gpz_lz_walk's GPU form. */
+GPZ_HD static inline void gpz_lz_pure_at(const uint8_t *src, const uint16_t *links, size_t loff,
+                                         size_t pos, size_t end,
+                                         const struct gpz_lz_level *cfg, uint32_t *out)
+{
+	unsigned dist, len;
+	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, cfg->chain, cfg->nice, 0,
+	                  cfg->chain >> 2, &out[1], &dist);
+	out[0] = gpz_lz_pack(len, dist);
+}
+
+/* The GPU's chain links done the plain way: links[q - lo] = gpz_lz_link of q for q in [lo, hi)
+ * with every position from lo on inserted (0 where q + 3 > n: no hash there). head:
+ * GPZ_LZ_HASH_SIZE entries, overwritten. */
+GPZ_HD static inline void gpz_lz_links_ref(const uint8_t *src, size_t lo, size_t hi, size_t n,
+                                           uint32_t *head, uint16_t *links)
+{
+	for (size_t h = 0; h < GPZ_LZ_HASH_SIZE; h++)
+		head[h] = GPZ_LZ_NIL;
+	for (size_t q = lo; q < hi; q++) {
+		if (q + 3 > n) {
+			links[q - lo] = 0;
+			continue;
+		}
+		uint32_t h = gpz_lz_hash3(src + q);
+		links[q - lo] = gpz_lz_link(q - lo, head[h]);
+		head[h] = (uint32_t)(q - lo);
+	}
 }
 
 #endif

@@ -1,0 +1,155 @@
+/* test_lz.c - the LZ77 match stage: the CPU's parse (gpz_lz_parse, chains walked as the parse
+ * goes) against the GPU's way (gpz_lz_parse_pure: every position's matches first, then the same
+ * parse over them), token for token, at every level; and every token list rebuilds its input.
+ * `test_lz edge` runs generated inputs, `test_lz corpora` the first 2 MiB of each corpus file
+ * (parsed from 1 MiB on, so the first MiB is history). */
+#include "lz/lz.h"
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long cases;
+
+/* Does tok[0 .. nt) rebuild src[start .. end) with src[0 .. start) as history? */
+static int rebuilds(const uint8_t *src, size_t start, size_t end, const uint32_t *tok, size_t nt)
+{
+	size_t pos = start;
+	for (size_t i = 0; i < nt; i++) {
+		if (!(tok[i] & GPZ_TOK_MATCH)) {
+			if (pos >= end || src[pos] != (tok[i] & 0xff) || tok[i] > 0xff)
+				return 0;
+			pos++;
+			continue;
+		}
+		size_t len = gpz_tok_len(tok[i]), dist = gpz_tok_dist(tok[i]);
+		if (len > GPZ_LZ_MAX_MATCH || dist > pos || pos - dist < (start > GPZ_LZ_WINDOW ?
+		                                                             start - GPZ_LZ_WINDOW : 0) ||
+		    end - pos < len)
+			return 0;
+		for (size_t k = 0; k < len; k++)
+			if (src[pos + k] != src[pos + k - dist])
+				return 0;
+		pos += len;
+	}
+	return pos == end;
+}
+
+static void same(const uint8_t *src, size_t start, size_t end, const char *what)
+{
+	size_t cap = end - start + 1;
+	uint32_t *a = malloc(cap * sizeof(*a)), *b = malloc(cap * sizeof(*b));
+	for (int l = 1; l <= 9; l++) {
+		size_t na = gpz_lz_parse(src, start, end, l, a);
+		size_t nb = gpz_lz_parse_pure(src, start, end, l, b);
+		cases++;
+		CHECK(na == nb && (na == 0 || !memcmp(a, b, na * sizeof(*a))),
+		      "%s [%zu, %zu) level %d: %zu tokens, pure %zu", what, start, end, l, na, nb);
+		CHECK(rebuilds(src, start, end, a, na), "%s [%zu, %zu) level %d: tokens do not rebuild",
+		      what, start, end, l);
+		if (na != nb || (na && memcmp(a, b, na * sizeof(*a)))) {
+			for (size_t i = 0; i < na && i < nb; i++)
+				if (a[i] != b[i]) {
+					fprintf(stderr, "  first difference at token %zu: %08x vs %08x\n", i,
+					        a[i], b[i]);
+					break;
+				}
+		}
+	}
+	free(a);
+	free(b);
+}
+
+/* n bytes: kind 0 random, 1 few symbols, 2 runs, 3 words, 4 a random block repeated with the
+ * given period (matches exactly at or beyond the window edge). */
+static uint8_t *make(int kind, size_t n, size_t period, uint64_t *seed)
+{
+	uint8_t *v = malloc(n + 1);
+	static const char *words[] = {"the ", "of ", "and ", "compress", "ion ", "gpu ", "a",
+	                              "deflate ", "\n", "window ", "ing ", "e", "th"};
+	for (size_t i = 0; i < n;) {
+		uint64_t r = test_rand(seed);
+		if (kind == 0) {
+			v[i++] = (uint8_t)(r >> 24);
+		} else if (kind == 1) {
+			v[i++] = (uint8_t)('a' + (r >> 40) % 3);
+		} else if (kind == 2) {
+			size_t len = 1 + (r >> 20) % ((r & 7) ? 40 : 2000);
+			uint8_t b = (uint8_t)(r >> 50);
+			for (size_t k = 0; k < len && i < n; k++)
+				v[i++] = b;
+		} else if (kind == 3) {
+			const char *w = words[(r >> 33) % 13];
+			for (size_t k = 0; w[k] && i < n; k++)
+				v[i++] = (uint8_t)w[k];
+		} else {
+			v[i] = i < period ? (uint8_t)(r >> 24) : v[i - period];
+			i++;
+		}
+	}
+	return v;
+}
+
+static void edge(void)
+{
+	uint64_t seed = 0x1234abcd;
+	static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 9, 258, 259, 261, 4097, 32767, 32768, 32769,
+	                               70001};
+	char what[64];
+	for (int kind = 0; kind < 4; kind++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			size_t n = sizes[i];
+			uint8_t *v = make(kind, n + 40000, 0, &seed);
+			snprintf(what, sizeof(what), "kind %d n %zu", kind, n);
+			same(v, 0, n, what);
+			same(v, 40000, 40000 + n, what); /* with a full window of history */
+			free(v);
+		}
+	static const size_t periods[] = {32767, 32768, 32769, 40000};
+	for (size_t i = 0; i < 4; i++) {
+		uint8_t *v = make(4, 150000, periods[i], &seed);
+		snprintf(what, sizeof(what), "period %zu", periods[i]);
+		same(v, 0, 150000, what);
+		same(v, 33000, 150000, what);
+		free(v);
+	}
+}
+
+static void corpus_file(const char *path, void *unused)
+{
+	size_t n;
+	uint8_t *src = test_read_file(path, &n);
+	(void)unused;
+	if (!src)
+		return;
+	size_t start = n > (2u << 20) ? 1u << 20 : n / 2, end = n > (2u << 20) ? 2u << 20 : n;
+	same(src, start, end, path);
+	free(src);
+}
+
+int main(int argc, char **argv)
+{
+	const char *which = argc > 1 ? argv[1] : "edge";
+	if (!strcmp(which, "edge")) {
+		edge();
+	} else {
+		const char *shared = test_corpora_dir();
+		char path[4096];
+		if (!shared) {
+			printf("SKIP: shared corpora absent\n");
+			return TEST_SKIP;
+		}
+		const char *sets[] = {"canterbury", "calgary", "canterbury-artificial",
+		                      "canterbury-large", "silesia"};
+		for (int i = 0; i < 5; i++) {
+			snprintf(path, sizeof(path), "%s/%s", shared, sets[i]);
+			test_for_each_file(path, corpus_file, NULL);
+		}
+	}
+	if (test_failures)
+		fprintf(stderr, "%d failures in %ld cases\n", test_failures, cases);
+	else
+		printf("lz %s: %ld cases, all checks passed\n", which, cases);
+	return test_failures != 0;
+}
