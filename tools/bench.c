@@ -25,6 +25,7 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs); /* bench_de
 
 #ifdef GPZ_HAVE_CUDA
 int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int runs); /* bench_gpu.cu */
+int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int threads); /* bench_gpu_deflate.cu */
 #endif
 
 struct row {
@@ -265,7 +266,8 @@ static void usage(void)
 {
 	printf("usage: gpz-bench [--gpu | --deflate] [-b 1|2|4] [-T threads] [-r runs] "
 	       "[-c chunk_log] [-F frame_bytes] FILE...\n"
-	       "--deflate: gpz's gzip output against zlib, libdeflate and zstd (levels 1, 6, 9).\n"
+	       "--deflate: gpz's gzip output against zlib, libdeflate and zstd (levels 1, 6, 9);\n"
+	       "--gpu --deflate: the GPU DEFLATE stages on inputs tiled to 1 GiB in device memory.\n"
 	       "Times histogram, codebook, encode and decode of the Huffman-only codec (CPU backend,\n"
 	       "or with --gpu the GPU backend on inputs tiled to 1 GiB in device memory) and the\n"
 	       "library's compress/decompress calls; prints a markdown table.\n");
@@ -307,6 +309,14 @@ int main(int argc, char **argv)
 	    o.chunk_log < GPZ_MIN_CHUNK_LOG || o.chunk_log > GPZ_MAX_CHUNK_LOG || i >= argc) {
 		usage();
 		return 2;
+	}
+	if (o.deflate && o.gpu) {
+#ifdef GPZ_HAVE_CUDA
+		return gpz_bench_gpu_deflate(argc - i, argv + i, o.runs, o.threads);
+#else
+		fprintf(stderr, "gpz-bench: built without CUDA: --gpu is not available\n");
+		return 2;
+#endif
 	}
 	if (o.deflate)
 		return gpz_bench_deflate(argc - i, argv + i, o.threads, o.runs);
