@@ -745,32 +745,6 @@ GPZ_HD static inline size_t gpz_dfl_piece_cap(size_t len)
 }
 
 /*
- * Piece p of a one-shot stream of n bytes at src (pieces of GPZ_DEFLATE_PIECE bytes; n == 0 is
- * one empty piece), given its ntok tokens (parsed with the up to 32 KiB before it as history, as
- * deflate_stream.c does): code it into slot (cap bytes for the bit writer; the slot must hold
- * cap + 1 bytes: the last partial byte is stored after the whole ones, zero bits after the
- * piece's last bit). Returns the piece's length in bits and sets *res and *stored
- * (gpz_dfl_blocks).
- */
-GPZ_HD static inline uint64_t gpz_dfl_piece(const uint8_t *src, size_t n, size_t p,
-                                            const uint32_t *tok, size_t ntok,
-                                            struct gpz_dfl_scratch *s, const uint32_t *tab,
-                                            uint8_t *slot, size_t cap, int *res, int *stored)
-{
-	size_t npieces = n ? (n - 1) / GPZ_DEFLATE_PIECE + 1 : 1;
-	size_t start = p * GPZ_DEFLATE_PIECE;
-	size_t len = n - start < GPZ_DEFLATE_PIECE ? n - start : GPZ_DEFLATE_PIECE;
-	struct gpz_bitw bw;
-	gpz_result r;
-
-	gpz_dfl_bitw_init(&bw, slot, cap);
-	r = gpz_dfl_blocks(&bw, src, start, len, tok, ntok, p + 1 == npieces, s, tab, stored);
-	*res = (int)r;
-	slot[bw.p - slot] = (uint8_t)bw.acc; /* the partial byte (zeros when nb == 0) */
-	return (uint64_t)(bw.p - slot) * 8 + bw.nb;
-}
-
-/*
  * The bits that pieces 0 .. npieces - 1 put into byte j of the joined stream: the pieces lie back
  * to back, LSB-first, piece q from bit off[q] to off[q + 1] (absolute offsets: off[0] need not
  * be 0, so a batch of pieces can be joined after earlier ones): first mk[q] bits of marker

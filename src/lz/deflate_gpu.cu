@@ -31,6 +31,15 @@ constexpr size_t a256(size_t x)
 }
 
 constexpr size_t SSLOT = a256(sizeof(gpz_dfl_scratch));
+constexpr unsigned UNIT = GPZ_DFL_UNIT_TOKENS; /* blocks are whole units but the last */
+constexpr size_t UMAX = PIECE / UNIT;          /* units a piece may have */
+constexpr uint64_t NO_OFF = ~(uint64_t)0;      /* a unit of a stored block */
+
+/* What a unit's writer needs of its block's code (bit-reversed codes, lengths). */
+struct blk_code {
+	uint32_t lcode[GPZ_DFL_NLIT], dcode[GPZ_DFL_NDIST];
+	uint8_t llen[GPZ_DFL_NLIT], dlen[GPZ_DFL_NDIST];
+};
 
 /* The bit writer's capacity per piece (the CPU's) and the slot around it (the partial last byte
  * goes after the whole ones). */
@@ -46,6 +55,8 @@ size_t out_slot()
 struct layout {
 	size_t np, nb; /* pieces, pieces per batch */
 	size_t tab, bits, off, res, stored, mk, ntok, links, pure, tok, scratch, slots, total;
+	/* the block writer's per-unit data, inside pure (free once the parse has run) */
+	size_t ufreq, unbytes, uoff, ucode, codes;
 };
 
 layout layout_for(size_t n)
@@ -66,6 +77,14 @@ layout layout_for(size_t n)
 	l.scratch = l.tok + a256(l.nb * PIECE * sizeof(uint32_t));
 	l.slots = l.scratch + l.nb * SSLOT;
 	l.total = l.slots + l.nb * out_slot();
+	l.ufreq = l.pure;
+	l.unbytes = l.ufreq + a256(l.nb * UMAX * sizeof(gpz_dfl_freqs));
+	l.uoff = l.unbytes + a256(l.nb * UMAX * sizeof(uint32_t));
+	l.ucode = l.uoff + a256(l.nb * UMAX * sizeof(uint64_t));
+	l.codes = l.ucode + a256(l.nb * UMAX * sizeof(uint32_t));
+	static_assert(UMAX * (sizeof(gpz_dfl_freqs) + 16 + sizeof(blk_code)) + 1024 <
+	                  PIECE * 2 * sizeof(uint32_t),
+	              "the unit data fits where the matches were");
 	return l;
 }
 
@@ -75,22 +94,254 @@ __global__ void log_tab_kernel(uint32_t *tab)
 	gpz_dfl_log_fill(tab, x, x + 1);
 }
 
-/* Piece b0 + blockIdx.x, in slot blockIdx.x of the batch, from its tokens. */
-__global__ void __launch_bounds__(1)
-piece_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, size_t cap,
-             size_t oslot)
+/*
+ * The block writer, in three kernels that together write exactly gpz_dfl_blocks' bits. Blocks
+ * are whole units of UNIT tokens (but a piece's last), so a piece's units can be counted in
+ * parallel (unit_kernel), one thread per piece then makes the CPU's decisions from the units'
+ * counts alone - where blocks end, their codes and kinds, every unit's bit offset - and writes
+ * the block headers, end-of-block codes and stored blocks (plan_kernel), and one thread per unit
+ * writes its tokens' codes at its offset (write_kernel). Slots start zeroed; writers only OR
+ * bits into words others may share.
+ */
+
+/* Counts of unit u of piece q (blockIdx.x = q * UMAX + u): literal/lengths, distances, and the
+ * input bytes the unit covers. */
+__global__ void __launch_bounds__(128)
+unit_kernel(uint8_t *work, layout l)
 {
-	size_t q = blockIdx.x, p = b0 + q;
-	int res = 0, stored = 0;
-	uint64_t bits = gpz_dfl_piece(
-		src, n, p, reinterpret_cast<const uint32_t *>(work + l.tok) + q * PIECE,
-		reinterpret_cast<const uint32_t *>(work + l.ntok)[q],
-		reinterpret_cast<gpz_dfl_scratch *>(work + l.scratch + q * SSLOT),
-		reinterpret_cast<const uint32_t *>(work + l.tab), work + l.slots + q * oslot, cap, &res,
-		&stored);
-	reinterpret_cast<uint64_t *>(work + l.bits)[p] = bits;
+	__shared__ uint32_t f[GPZ_DFL_NLIT + GPZ_DFL_NDIST];
+	__shared__ uint32_t nbytes;
+	const size_t q = blockIdx.x / UMAX, u = blockIdx.x % UMAX;
+	const uint32_t nt = reinterpret_cast<const uint32_t *>(work + l.ntok)[q];
+	if (u * UNIT >= nt)
+		return;
+	const uint32_t *tok = reinterpret_cast<const uint32_t *>(work + l.tok) + q * PIECE + u * UNIT;
+	const unsigned cnt = nt - u * UNIT < UNIT ? nt - (unsigned)(u * UNIT) : UNIT;
+	for (unsigned i = threadIdx.x; i < GPZ_DFL_NLIT + GPZ_DFL_NDIST; i += blockDim.x)
+		f[i] = 0;
+	if (threadIdx.x == 0)
+		nbytes = 0;
+	__syncthreads();
+	unsigned mine = 0;
+	for (unsigned i = threadIdx.x; i < cnt; i += blockDim.x) {
+		uint32_t t = tok[i];
+		if (t & GPZ_TOK_MATCH) {
+			unsigned len = gpz_dfl_tok_len(t);
+			atomicAdd(&f[257 + gpz_dfl_len_code(len)], 1u);
+			atomicAdd(&f[GPZ_DFL_NLIT + gpz_dfl_dist_code(gpz_dfl_tok_dist(t))], 1u);
+			mine += len;
+		} else {
+			atomicAdd(&f[t], 1u);
+			mine++;
+		}
+	}
+	atomicAdd(&nbytes, mine);
+	__syncthreads();
+	uint32_t *out = reinterpret_cast<uint32_t *>(
+		reinterpret_cast<gpz_dfl_freqs *>(work + l.ufreq) + blockIdx.x);
+	for (unsigned i = threadIdx.x; i < GPZ_DFL_NLIT + GPZ_DFL_NDIST; i += blockDim.x)
+		out[i] = f[i];
+	if (threadIdx.x == 0)
+		reinterpret_cast<uint32_t *>(work + l.unbytes)[blockIdx.x] = nbytes;
+}
+
+/* A bit writer picking up at bit pos of a slot whose bits from pos on are still zero. */
+__device__ void bw_resume(gpz_bitw *bw, uint8_t *slot, size_t cap, uint64_t pos)
+{
+	bw->p = slot + pos / 8;
+	bw->end = slot + cap;
+	bw->nb = (unsigned)(pos % 8);
+	bw->acc = bw->nb ? slot[pos / 8] & ((1u << bw->nb) - 1) : 0;
+	bw->overflow = 0;
+}
+
+/* Store its partial byte; returns the bit position it reached. */
+__device__ uint64_t bw_suspend(gpz_bitw *bw, uint8_t *slot, int *overflow)
+{
+	if (bw->nb && bw->p <= bw->end)
+		*bw->p = (uint8_t)bw->acc;
+	*overflow |= bw->overflow;
+	return (uint64_t)(bw->p - slot) * 8 + bw->nb;
+}
+
+/* Bits of a unit's tokens under a block's code lengths (no end-of-block code). */
+__device__ uint64_t unit_bits(const gpz_dfl_freqs *f, const uint8_t *llen, const uint8_t *dlen)
+{
+	uint64_t bits = 0;
+	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
+		bits += (uint64_t)f->lf[s] * (llen[s] + (s >= 257 ? gpz_dfl_len_extra(s - 257) : 0));
+	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++)
+		bits += (uint64_t)f->df[s] * (dlen[s] + gpz_dfl_dist_extra(s));
+	return bits;
+}
+
+__device__ void add_freqs(gpz_dfl_freqs *to, const gpz_dfl_freqs *f)
+{
+	for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
+		to->lf[i] += f->lf[i];
+	for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
+		to->df[i] += f->df[i];
+}
+
+/* Piece b0 + blockIdx.x: gpz_dfl_blocks' decisions from its units' counts (gpz_dfl_next_block,
+ * gpz_dfl_put_block), everything but the tokens' codes written into its slot. */
+__global__ void __launch_bounds__(1)
+plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, size_t cap,
+            size_t oslot)
+{
+	const size_t q = blockIdx.x, p = b0 + q;
+	const size_t np = n ? (n - 1) / PIECE + 1 : 1;
+	const size_t start = p * PIECE, len = n - start < PIECE ? n - start : PIECE;
+	const int last_piece = p + 1 == np;
+	const uint32_t nt = reinterpret_cast<const uint32_t *>(work + l.ntok)[q];
+	const size_t nu = (nt + UNIT - 1) / UNIT;
+	const gpz_dfl_freqs *uf = reinterpret_cast<const gpz_dfl_freqs *>(work + l.ufreq) + q * UMAX;
+	const uint32_t *unb = reinterpret_cast<const uint32_t *>(work + l.unbytes) + q * UMAX;
+	uint64_t *uoff = reinterpret_cast<uint64_t *>(work + l.uoff) + q * UMAX;
+	uint32_t *ucode = reinterpret_cast<uint32_t *>(work + l.ucode) + q * UMAX;
+	blk_code *codes = reinterpret_cast<blk_code *>(work + l.codes) + q * UMAX;
+	gpz_dfl_scratch *s = reinterpret_cast<gpz_dfl_scratch *>(work + l.scratch + q * SSLOT);
+	const uint32_t *tab = reinterpret_cast<const uint32_t *>(work + l.tab);
+	uint8_t *slot = work + l.slots + q * oslot;
+	uint64_t pos = 0;
+	size_t bytes = 0, nblk = 0;
+	int any = 0, overflow = 0, res = GPZ_OK;
+	gpz_bitw bw;
+
+	if (nt == 0) { /* empty input: one empty final block, as gpz_dfl_blocks */
+		bw_resume(&bw, slot, cap, 0);
+		any = gpz_dfl_put_block(&bw, src + start, NULL, 0, 0, last_piece, s);
+		pos = bw_suspend(&bw, slot, &overflow);
+	}
+	for (size_t i = 0; i < nu;) {
+		/* gpz_dfl_next_block over whole units */
+		size_t j = i + 1;
+		s->cur = uf[i];
+		uint64_t cur_est = gpz_dfl_est(&s->cur, tab);
+		while (j < nu && (j - i) * UNIT < GPZ_DFL_MAX_BLOCK_TOKENS) {
+			uint64_t unit_est = gpz_dfl_est(&uf[j], tab);
+			add_freqs(&s->cur, &uf[j]);
+			uint64_t joined_est = gpz_dfl_est(&s->cur, tab);
+			if (joined_est > cur_est + unit_est)
+				break;
+			cur_est = joined_est;
+			j++;
+		}
+		/* gpz_dfl_put_block for units [i, j) */
+		size_t nbytes = 0;
+		gpz_dfl_zero_freqs(&s->blk);
+		for (size_t k = i; k < j; k++) {
+			add_freqs(&s->blk, &uf[k]);
+			nbytes += unb[k];
+		}
+		uint32_t *lf = s->blk.lf, *df = s->blk.df;
+		lf[256] = 1;
+		gpz_dfl_plan_dynamic(s, lf, df);
+		uint64_t dyn = gpz_dfl_dynamic_bits(&s->dyn, lf, df), fix = gpz_dfl_fixed_bits(lf, df);
+		uint64_t stored = (nbytes / 65535 + 1) * 40 + 8 * (uint64_t)nbytes + 7;
+		const int last = last_piece && j == nu;
+		bw_resume(&bw, slot, cap, pos);
+		if (stored < dyn && stored < fix) {
+			gpz_dfl_put_stored(&bw, src + start + bytes, nbytes, last);
+			pos = bw_suspend(&bw, slot, &overflow);
+			for (size_t k = i; k < j; k++)
+				uoff[k] = NO_OFF;
+			any = 1;
+		} else {
+			const gpz_dfl_codes *c = &s->dyn;
+			if (fix <= dyn) {
+				gpz_dfl_fixed_code(&s->fix);
+				c = &s->fix;
+				gpz_dfl_put(&bw, (uint32_t)last | (1u << 1), 3);
+			} else {
+				gpz_dfl_put(&bw, (uint32_t)last | (2u << 1), 3);
+				gpz_dfl_put_dynamic_header(&bw, c);
+			}
+			pos = bw_suspend(&bw, slot, &overflow);
+			blk_code *bc = &codes[nblk];
+			for (unsigned t = 0; t < GPZ_DFL_NLIT; t++) {
+				bc->lcode[t] = c->lcode[t];
+				bc->llen[t] = c->llen[t];
+			}
+			for (unsigned t = 0; t < GPZ_DFL_NDIST; t++) {
+				bc->dcode[t] = c->dcode[t];
+				bc->dlen[t] = c->dlen[t];
+			}
+			for (size_t k = i; k < j; k++) {
+				uoff[k] = pos;
+				ucode[k] = (uint32_t)nblk;
+				pos += unit_bits(&uf[k], c->llen, c->dlen);
+			}
+			nblk++;
+			bw_resume(&bw, slot, cap, pos);
+			gpz_dfl_put(&bw, c->lcode[256], c->llen[256]);
+			pos = bw_suspend(&bw, slot, &overflow);
+		}
+		bytes += nbytes;
+		i = j;
+	}
+	if (overflow || pos / 8 > cap)
+		res = GPZ_ERR_DST_TOO_SMALL;
+	else if (bytes != len && nt)
+		res = GPZ_ERR_PARAM;
+	if (res != GPZ_OK) /* nothing more goes into the slot */
+		for (size_t k = 0; k < nu; k++)
+			uoff[k] = NO_OFF;
+	reinterpret_cast<uint64_t *>(work + l.bits)[p] = pos;
 	reinterpret_cast<int *>(work + l.res)[p] = res;
-	reinterpret_cast<int *>(work + l.stored)[p] = stored;
+	reinterpret_cast<int *>(work + l.stored)[p] = any;
+}
+
+/* One unit's tokens, coded as gpz_dfl_put_tokens does, at the offset plan_kernel gave it: whole
+ * 32-bit words, the first and last ORed in (a neighbour's bits may share them). */
+__global__ void __launch_bounds__(128)
+write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
+{
+	const size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	const size_t q = idx / UMAX, u = idx % UMAX;
+	if (q >= nb)
+		return;
+	const uint32_t nt = reinterpret_cast<const uint32_t *>(work + l.ntok)[q];
+	const uint64_t off = reinterpret_cast<const uint64_t *>(work + l.uoff)[idx];
+	if (u * UNIT >= nt || off == NO_OFF)
+		return;
+	const blk_code *c = reinterpret_cast<const blk_code *>(work + l.codes) + q * UMAX +
+	                    reinterpret_cast<const uint32_t *>(work + l.ucode)[idx];
+	const uint32_t *tok = reinterpret_cast<const uint32_t *>(work + l.tok) + q * PIECE + u * UNIT;
+	const unsigned cnt = nt - u * UNIT < UNIT ? nt - (unsigned)(u * UNIT) : UNIT;
+	uint32_t *words = reinterpret_cast<uint32_t *>(work + l.slots + q * oslot);
+	uint64_t acc = 0, w = off / 32;
+	unsigned nacc = (unsigned)(off % 32);
+	bool first = true;
+	auto put = [&](uint32_t v, unsigned k) {
+		acc |= (uint64_t)v << nacc;
+		nacc += k;
+		if (nacc >= 32) {
+			if (first)
+				atomicOr(&words[w], (uint32_t)acc);
+			else
+				words[w] = (uint32_t)acc;
+			first = false;
+			w++;
+			acc >>= 32;
+			nacc -= 32;
+		}
+	};
+	for (unsigned i = 0; i < cnt; i++) {
+		uint32_t t = tok[i];
+		if (!(t & GPZ_TOK_MATCH)) {
+			put(c->lcode[t], c->llen[t]);
+			continue;
+		}
+		unsigned len = gpz_dfl_tok_len(t), dist = gpz_dfl_tok_dist(t);
+		unsigned lc = gpz_dfl_len_code(len), dc = gpz_dfl_dist_code(dist);
+		put(c->lcode[257 + lc], c->llen[257 + lc]);
+		put(len - gpz_dfl_len_base(lc), gpz_dfl_len_extra(lc));
+		put(c->dcode[dc], c->dlen[dc]);
+		put(dist - gpz_dfl_dist_base(dc), gpz_dfl_dist_extra(dc));
+	}
+	if (nacc)
+		atomicOr(&words[w], (uint32_t)acc);
 }
 
 /* Bit offsets of the batch's pieces after everything before, each piece with stored blocks that
@@ -170,12 +421,17 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
 		size_t lo = a < GPZ_LZ_WINDOW ? 0 : a - GPZ_LZ_WINDOW;
 		uint16_t *links = reinterpret_cast<uint16_t *>(work + l.links);
 		uint32_t *pure = reinterpret_cast<uint32_t *>(work + l.pure);
-		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, links, s));
+		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, links, reinterpret_cast<uint16_t *>(pure), s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, pure, s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,
 		                            reinterpret_cast<uint32_t *>(work + l.tok), PIECE,
 		                            reinterpret_cast<uint32_t *>(work + l.ntok), s));
-		piece_kernel<<<(unsigned)nb, 1, 0, s>>>(d_src, n, b0, work, l, cap, oslot);
+		GPZ_CUDA_TRY(cudaMemsetAsync(work + l.slots, 0, nb * oslot, s));
+		unit_kernel<<<(unsigned)(nb * UMAX), 128, 0, s>>>(work, l);
+		GPZ_LAUNCH_TRY();
+		plan_kernel<<<(unsigned)nb, 1, 0, s>>>(d_src, n, b0, work, l, cap, oslot);
+		GPZ_LAUNCH_TRY();
+		write_kernel<<<(unsigned)((nb * UMAX + 127) / 128), 128, 0, s>>>(work, l, nb, oslot);
 		GPZ_LAUNCH_TRY();
 		scan_kernel<<<1, 1, 0, s>>>(work, l, b0, nb, out_cap, d_status);
 		GPZ_LAUNCH_TRY();

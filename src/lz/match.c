@@ -38,7 +38,7 @@ size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level
 	uint32_t *pure = malloc(2 * (end - start + 1) * sizeof(*pure));
 
 	if (end > start && head && links && pure) {
-		struct gpz_lz_finder f = {NULL, pure, start};
+		struct gpz_lz_finder f = {NULL, pure, start, end};
 		gpz_lz_links_ref(src, lo, end, end, head, links);
 		for (size_t p = start; p < end; p++)
 			gpz_lz_pure_at(src, links, lo, p, end, &cfg, pure + 2 * (p - start));

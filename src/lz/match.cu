@@ -5,13 +5,16 @@
  * parse over them (gpz_lz_finder). Three kernels:
  *
  * 1. links: the chain link of every position (distance to the previous position with the same
- *    hash, 16 bits). One warp per 32 KiB segment: it replays the 32 KiB before the segment into
- *    a head table in shared memory (positions relative to the replay's start, 16 bits), then
- *    walks the segment 32 positions at a time; within a step, __match_any_sync finds lanes with
- *    the same hash, the lowest of them reads the head table, the others link to the lane before
- *    them, and the highest writes the head.
+ *    hash, 16 bits). Every position's hash first (a plain parallel kernel), then one warp per
+ *    32 KiB segment: it replays the 32 KiB before the segment into a head table in shared memory
+ *    (positions relative to the replay's start, 16 bits), then walks the segment 32 positions at
+ *    a time, the hashes of the next 8 steps in flight; within a step, __match_any_sync finds
+ *    lanes with the same hash, the lowest of them reads the head table, the others link to the
+ *    lane before them, and the highest writes the head.
  * 2. find: one thread per position walks its chain (gpz_lz_pure_at) and stores both matches a
- *    level may use (full chain, quarter chain).
+ *    level may use (full chain, quarter chain). A block takes 16 Ki positions and first copies
+ *    the 32 KiB window before them, their bytes and all these links into shared memory (145 KiB):
+ *    the walks' scattered reads then stay on the SM instead of going to L2.
  * 3. run: one thread per piece runs the parse (gzip's greedy or lazy) over them. This part is
  *    serial per piece: cheap next to the searches (a few loads per token), but it bounds small
  *    inputs (few pieces).
@@ -24,56 +27,107 @@
 namespace {
 
 constexpr unsigned SEG = GPZ_LZ_WINDOW; /* positions per links warp */
+constexpr int AHEAD = 8;                /* links: steps of hashes loaded ahead */
+constexpr uint16_t NO_HASH = 0xffff;    /* hashes are 15 bits */
+constexpr unsigned FT = 16384;          /* find: positions per block */
+constexpr unsigned FTHREADS = 1024;
+/* find's shared memory: the links and the bytes of the window and the tile (+ a match's reach) */
+constexpr size_t FIND_LINKS = (GPZ_LZ_WINDOW + FT) * sizeof(uint16_t);
+constexpr size_t FIND_SMEM = FIND_LINKS + GPZ_LZ_WINDOW + FT + GPZ_LZ_MAX_MATCH + 6;
+
+__global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *hash)
+{
+	for (size_t q = lo + blockIdx.x * (size_t)blockDim.x + threadIdx.x; q < hi;
+	     q += (size_t)gridDim.x * blockDim.x)
+		hash[q - lo] = q + 3 <= n ? (uint16_t)gpz_lz_hash3(src + q) : NO_HASH;
+}
+
+/* One step of links_kernel: positions q0 .. q0 + 31 (lane's hash hv). */
+__device__ __forceinline__ void links_step(uint16_t *head, size_t q0, size_t base, size_t s0,
+                                           size_t s1, size_t lo, unsigned hv, uint16_t *links)
+{
+	const unsigned lane = threadIdx.x;
+	const size_t q = q0 + lane;
+	const bool valid = q < s1 && hv != NO_HASH;
+	const uint32_t h = valid ? hv : GPZ_LZ_HASH_SIZE + lane;
+	const unsigned same = __match_any_sync(0xffffffffu, h);
+	const unsigned lower = same & ((1u << lane) - 1);
+	uint16_t link = 0;
+	if (valid) {
+		uint32_t head_pos = GPZ_LZ_NIL;
+		if (lower)
+			head_pos = (uint32_t)(q0 - base) + 31 - __clz(lower);
+		else if (head[h])
+			head_pos = head[h] - 1u;
+		link = gpz_lz_link(q - base, head_pos);
+	}
+	__syncwarp();
+	/* the group's last lane moves the head; the very last position of a replay plus segment
+	 * (1 + 65535 does not fit) is never read again */
+	if (valid && !(same >> lane >> 1) && q - base < 0xffff)
+		head[h] = (uint16_t)(q - base + 1);
+	__syncwarp();
+	if (q >= s0 && q < s1)
+		links[q - lo] = link;
+}
 
 __global__ void __launch_bounds__(32)
-links_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *links)
+links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links)
 {
 	extern __shared__ uint16_t head[]; /* 1 + position - base, 0 for none */
 	const unsigned lane = threadIdx.x;
 	const size_t s0 = lo + (size_t)blockIdx.x * SEG;
 	const size_t s1 = hi - s0 < SEG ? hi : s0 + SEG;
 	const size_t base = s0 - lo >= SEG ? s0 - SEG : lo;
+	uint16_t ring[AHEAD]; /* the hashes of the next AHEAD steps: their loads overlap the steps */
 
 	for (unsigned i = lane; i < GPZ_LZ_HASH_SIZE; i += 32)
 		head[i] = 0;
+#pragma unroll
+	for (int k = 0; k < AHEAD; k++) {
+		size_t q = base + 32 * k + lane;
+		ring[k] = q < s1 ? hash[q - lo] : NO_HASH;
+	}
 	__syncwarp();
-	for (size_t q0 = base; q0 < s1; q0 += 32) {
-		const size_t q = q0 + lane;
-		const bool valid = q < s1 && q + 3 <= n;
-		const uint32_t h = valid ? gpz_lz_hash3(src + q) : GPZ_LZ_HASH_SIZE + lane;
-		const unsigned same = __match_any_sync(0xffffffffu, h);
-		const unsigned lower = same & ((1u << lane) - 1);
-		uint16_t link = 0;
-		if (valid) {
-			uint32_t head_pos = GPZ_LZ_NIL;
-			if (lower)
-				head_pos = (uint32_t)(q0 - base) + 31 - __clz(lower);
-			else if (head[h])
-				head_pos = head[h] - 1u;
-			link = gpz_lz_link(q - base, head_pos);
+	for (size_t q0 = base; q0 < s1; q0 += 32 * AHEAD) {
+#pragma unroll
+		for (int k = 0; k < AHEAD; k++) {
+			const size_t qk = q0 + 32 * k, qn = qk + 32 * AHEAD + lane;
+			const unsigned hv = ring[k];
+			if (qk >= s1)
+				break;
+			ring[k] = qn < s1 ? hash[qn - lo] : NO_HASH;
+			links_step(head, qk, base, s0, s1, lo, hv, links);
 		}
-		__syncwarp();
-		/* the group's last lane moves the head; the very last position of a replay plus
-		 * segment (1 + 65535 does not fit) is never read again */
-		if (valid && !(same >> lane >> 1) && q - base < 0xffff)
-			head[h] = (uint16_t)(q - base + 1);
-		__syncwarp();
-		if (q >= s0 && q < s1)
-			links[q - lo] = link;
 	}
 }
 
-__global__ void find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a,
-                            size_t b, const uint16_t *links, size_t lo, uint32_t *pure)
+/* Positions [t0, t1) of one block: the window before them and their links are staged in shared
+ * memory, where the chain walks (about a hundred steps a position at level 6) find them. */
+__global__ void __launch_bounds__(FTHREADS)
+find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, size_t b,
+            const uint16_t *links, size_t lo, uint32_t *pure)
 {
-	const size_t q = a + blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	if (q >= b)
-		return;
+	extern __shared__ __align__(16) uint8_t sm[];
+	uint16_t *sl = reinterpret_cast<uint16_t *>(sm);
+	uint8_t *sd = sm + FIND_LINKS;
+	const size_t t0 = a + (size_t)blockIdx.x * FT, t1 = b - t0 < FT ? b : t0 + FT;
+	const size_t w0 = t0 - lo > GPZ_LZ_WINDOW ? t0 - GPZ_LZ_WINDOW : lo;
+	const size_t dend = n - t1 < GPZ_LZ_MAX_MATCH ? n : t1 + GPZ_LZ_MAX_MATCH;
 	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
-	const size_t pend = (q / piece + 1) * piece;
-	uint32_t out[2];
-	gpz_lz_pure_at(src, links, lo, q, pend < n ? pend : n, &cfg, out);
-	reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
+
+	for (size_t q = w0 + threadIdx.x; q < t1; q += FTHREADS)
+		sl[q - w0] = links[q - lo];
+	for (size_t q = w0 + threadIdx.x; q < dend; q += FTHREADS)
+		sd[q - w0] = src[q];
+	__syncthreads();
+	/* positions relative to w0: distances (all the walk uses) are unchanged */
+	for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
+		const size_t pend = (q / piece + 1) * piece;
+		uint32_t out[2];
+		gpz_lz_pure_at(sd, sl, 0, q - w0, (pend < n ? pend : n) - w0, &cfg, out);
+		reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
+	}
 }
 
 __global__ void __launch_bounds__(1)
@@ -86,6 +140,7 @@ run_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
 	f.m = NULL;
 	f.pure = pure;
 	f.base = a;
+	f.end = end;
 	ntok[blockIdx.x] =
 		(uint32_t)gpz_lz_core_run(&f, src, start, end, level, tok + blockIdx.x * tok_stride);
 }
@@ -93,7 +148,7 @@ run_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
 } // namespace
 
 cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *links,
-                             cudaStream_t s)
+                             uint16_t *scratch, cudaStream_t s)
 {
 	const size_t smem = GPZ_LZ_HASH_SIZE * sizeof(uint16_t);
 	static_assert(GPZ_LZ_HASH_SIZE * sizeof(uint16_t) == 65536, "head table size");
@@ -103,7 +158,10 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
 	if (e != cudaSuccess)
 		return e;
-	links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(src, n, lo, hi, links);
+	size_t blocks = (hi - lo + 255) / 256;
+	hash_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(src, n, lo, hi,
+	                                                                       scratch);
+	links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(scratch, lo, hi, links);
 	return cudaGetLastError();
 }
 
@@ -113,8 +171,12 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 {
 	if (b <= a)
 		return cudaSuccess;
-	find_kernel<<<(unsigned)((b - a + 127) / 128), 128, 0, s>>>(src, n, piece, level, a, b, links,
-	                                                          lo, pure);
+	cudaError_t e = cudaFuncSetAttribute(find_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                     (int)FIND_SMEM);
+	if (e != cudaSuccess)
+		return e;
+	find_kernel<<<(unsigned)((b - a + FT - 1) / FT), FTHREADS, FIND_SMEM, s>>>(
+		src, n, piece, level, a, b, links, lo, pure);
 	return cudaGetLastError();
 }
 
@@ -163,7 +225,7 @@ extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level
 	uint8_t *w = static_cast<uint8_t *>(d_work);
 	uint16_t *links = reinterpret_cast<uint16_t *>(w);
 	uint32_t *pure = reinterpret_cast<uint32_t *>(w + a256(n * sizeof(uint16_t)));
-	GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, 0, n, links, st));
+	GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, 0, n, links, reinterpret_cast<uint16_t *>(pure), st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, pure, st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, piece, level, 0, npieces, pure, 0, d_tokens, piece,
 	                            d_ntok, st));

@@ -236,7 +236,7 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
 struct gpz_lz_finder {
 	struct gpz_lz_matcher *m;
 	const uint32_t *pure;
-	size_t base;
+	size_t base, end; /* pure's first position; the parse's end (bounds the GPU's prefetch) */
 };
 
 GPZ_HD static inline void gpz_lz_note(struct gpz_lz_finder *f, size_t pos)
@@ -258,7 +258,13 @@ GPZ_HD static inline unsigned gpz_lz_find(const struct gpz_lz_finder *f, size_t 
 		                   quarter ? cfg->chain >> 2 : cfg->chain, cfg->nice, prev_len, 0, NULL,
 		                   dist);
 	}
-	uint32_t r = f->pure[2 * (pos - f->base) + quarter];
+	const uint32_t *at = f->pure + 2 * (pos - f->base);
+#ifdef __CUDA_ARCH__
+	/* the parse is one thread walking forward: ask for the matches 128 positions on early */
+	if (pos + 128 < f->end)
+		asm volatile("prefetch.global.L1 [%0];" ::"l"(at + 256));
+#endif
+	uint32_t r = at[quarter];
 	unsigned len = r >> 16;
 	if (len <= prev_len) {
 		*dist = 0;
@@ -350,6 +356,7 @@ GPZ_HD static inline size_t gpz_lz_core_parse(struct gpz_lz_matcher *m, size_t s
 	f.m = m;
 	f.pure = NULL;
 	f.base = 0;
+	f.end = m->end;
 	if (m->end <= start)
 		return 0;
 	/* history: the window before start feeds the chains */

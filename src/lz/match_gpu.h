@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 /* links[q - lo] = gpz_lz_link of q for q in [lo, hi) of the n input bytes at src, as
- * gpz_lz_links_ref(src, lo, hi, n) gives them. */
+ * gpz_lz_links_ref(src, lo, hi, n) gives them; scratch: hi - lo entries. */
 cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *links,
-                             cudaStream_t s);
+                             uint16_t *scratch, cudaStream_t s);
 
 /* pure[2 * (q - a) + 0/1] = gpz_lz_pure_at of every position q in [a, b), its piece ending at the
  * next multiple of `piece` (or n); links from gpz_lz_gpu_links over [lo, >= b) with
