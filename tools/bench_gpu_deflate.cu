@@ -124,7 +124,9 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 		std::vector<uint8_t> cpu_out(gpz_deflate_bound(n)), gpu_out(ob);
 		const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
 		for (int level : levels) {
-			double tl = median_s(runs, [&] { CK(gpz_lz_gpu_links(d_src, n, 0, n, links, s)); });
+			double tl = median_s(runs, [&] {
+				CK(gpz_lz_gpu_links(d_src, n, 0, n, links, reinterpret_cast<uint16_t *>(pure), s));
+			});
 			double tf = median_s(runs, [&] {
 				CK(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, pure, s));
 			});

@@ -33,7 +33,8 @@ constexpr unsigned FT = 16384;          /* find: positions per block */
 constexpr unsigned FTHREADS = 1024;
 /* find's shared memory: the links and the bytes of the window and the tile (+ a match's reach) */
 constexpr size_t FIND_LINKS = (GPZ_LZ_WINDOW + FT) * sizeof(uint16_t);
-constexpr size_t FIND_SMEM = FIND_LINKS + GPZ_LZ_WINDOW + FT + GPZ_LZ_MAX_MATCH + 6;
+/* + 16: gpz_lz_load32 reads the aligned word after the last byte it needs */
+constexpr size_t FIND_SMEM = FIND_LINKS + GPZ_LZ_WINDOW + FT + GPZ_LZ_MAX_MATCH + 16;
 
 __global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *hash)
 {
@@ -81,8 +82,8 @@ links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links)
 	const size_t base = s0 - lo >= SEG ? s0 - SEG : lo;
 	uint16_t ring[AHEAD]; /* the hashes of the next AHEAD steps: their loads overlap the steps */
 
-	for (unsigned i = lane; i < GPZ_LZ_HASH_SIZE; i += 32)
-		head[i] = 0;
+	for (unsigned i = lane; i < GPZ_LZ_HASH_SIZE / 8; i += 32)
+		reinterpret_cast<uint4 *>(head)[i] = make_uint4(0, 0, 0, 0);
 #pragma unroll
 	for (int k = 0; k < AHEAD; k++) {
 		size_t q = base + 32 * k + lane;

@@ -141,12 +141,32 @@ GPZ_HD static inline void gpz_lz_insert(struct gpz_lz_matcher *m, size_t pos)
 	m->head[h] = (uint32_t)pos;
 }
 
+#ifdef __CUDA_ARCH__
+/* 4 bytes at p (any alignment) from the two aligned words around them: the memory must be
+ * readable up to the end of the aligned word after p + 3 (the GPU's shared-memory window has
+ * padding for that). */
+__device__ static inline uint32_t gpz_lz_load32(const uint8_t *p)
+{
+	const uint32_t *w = (const uint32_t *)((uintptr_t)p & ~(uintptr_t)3);
+	return __funnelshift_r(w[0], w[1], 8 * ((unsigned)(uintptr_t)p & 3));
+}
+#endif
+
 /* Length of the common prefix of c and s (c < s), at most maxlen: 8 bytes at a time where the
- * byte order allows, the remainder (or everything) byte by byte. */
+ * byte order allows (4 on the GPU, from shared memory: see gpz_lz_load32), the remainder (or
+ * everything) byte by byte. */
 GPZ_HD static inline unsigned gpz_lz_match_len(const uint8_t *c, const uint8_t *s,
                                                unsigned maxlen)
 {
 	unsigned len = 0;
+#ifdef __CUDA_ARCH__
+	while (len + 4 <= maxlen) {
+		uint32_t a = gpz_lz_load32(c + len), b = gpz_lz_load32(s + len);
+		if (a != b)
+			return len + ((unsigned)(__ffs((int)(a ^ b)) - 1) >> 3);
+		len += 4;
+	}
+#else
 	while (len + 8 <= maxlen) {
 		uint64_t a = gpz_lz_load64(c + len), b = gpz_lz_load64(s + len);
 		if (a != b) {
@@ -158,6 +178,7 @@ GPZ_HD static inline unsigned gpz_lz_match_len(const uint8_t *c, const uint8_t *
 		}
 		len += 8;
 	}
+#endif
 	while (len < maxlen && c[len] == s[len])
 		len++;
 	return len;
@@ -374,8 +395,9 @@ GPZ_HD static inline void gpz_lz_pure_at(const uint8_t *src, const uint16_t *lin
                                          const struct gpz_lz_level *cfg, uint32_t *out)
 {
 	unsigned dist, len;
+	out[1] = 0; /* greedy levels never use the quarter chain */
 	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, cfg->chain, cfg->nice, 0,
-	                  cfg->chain >> 2, &out[1], &dist);
+	                  cfg->chain >> 2, cfg->lazy_parse ? &out[1] : NULL, &dist);
 	out[0] = gpz_lz_pack(len, dist);
 }
 
