@@ -223,11 +223,21 @@ typedef enum gpz_format {
 
 #define GPZ_DEFLATE_PIECE ((size_t)1 << 20)
 
-/* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown. */
+/* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown.
+ * index_size: when not 0, a streaming gzip stream reserves room in its header for the piece index
+ * of an input of this many bytes (an empty input is one piece: pass 1 for it) (docs/FORMAT.md, "gzip piece index": every piece's length in
+ * bits, so a reader can start decoding at any piece) and gpz_deflate_stream_header gives the
+ * filled header at the end, for a caller that can rewrite the start of its output; left
+ * unfilled, the reserved field is marked so and readers ignore it. Inputs of more than
+ * GPZ_GZIP_INDEX_MAX_PIECES pieces get no index. The one-shot gpz_deflate_compress always
+ * writes the index for gzip (its index_size is ignored). */
 typedef struct gpz_gzip_info {
 	const char *name;
 	uint32_t mtime;
+	uint64_t index_size;
 } gpz_gzip_info;
+
+#define GPZ_GZIP_INDEX_MAX_PIECES 16380 /* the subfield must fit the 65535-byte extra field */
 
 /* One-shot: the largest output for src_size bytes, and the call. */
 size_t gpz_deflate_bound(size_t src_size);
@@ -245,6 +255,12 @@ size_t gpz_deflate_update_bound(size_t src_size);
 gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size, int last,
                               void *dst, size_t dst_cap, size_t *written);
 void gpz_deflate_stream_free(gpz_deflate_stream *st);
+/* After the last update of a gzip stream created with an index_size: the final header (the same
+ * length as the one the stream began with, now with the piece index filled in) into dst (*len
+ * bytes). GPZ_ERR_PARAM when the stream has no index, is not finished, or had another number of
+ * pieces than index_size promised (its reserved index then stays marked unfilled). */
+gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, size_t dst_cap,
+                                     size_t *len);
 
 /* ---- Device buffers (GPU backend) ----
  *

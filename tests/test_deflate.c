@@ -40,15 +40,89 @@ static size_t zlib_size(const uint8_t *src, size_t n, int level)
 	return got;
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Inflate the piece of src[start .. start + len) whose bits begin at bit `bit` of raw (raw
+ * deflate), with the 32 KiB before it as the dictionary: is it that piece? */
+static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t bit, const uint8_t *src,
+                         size_t start, size_t len)
+{
+	z_stream z;
+	uint8_t *out = malloc(len + 1);
+	size_t hist = start < 32768 ? start : 32768;
+	int ok = 0;
+	memset(&z, 0, sizeof(z));
+	if (!out || inflateInit2(&z, -15) != Z_OK) {
+		free(out);
+		return 0;
+	}
+	if (hist)
+		inflateSetDictionary(&z, src + start - hist, (uInt)hist);
+	if (bit % 8)
+		inflatePrime(&z, (int)(8 - bit % 8), raw[bit / 8] >> (bit % 8));
+	z.next_in = (Bytef *)raw + (bit + 7) / 8;
+	z.avail_in = (uInt)(raw_n - (bit + 7) / 8);
+	z.next_out = out;
+	z.avail_out = (uInt)len;
+	int zr = inflate(&z, Z_SYNC_FLUSH);
+	ok = (zr == Z_OK || zr == Z_STREAM_END || zr == Z_BUF_ERROR) && z.avail_out == 0 &&
+	     memcmp(out, src + start, len) == 0;
+	inflateEnd(&z);
+	free(out);
+	return ok;
+}
+
+/* A gzip stream from gpz_deflate_compress carries the piece index (FORMAT.md): filled, one entry
+ * per piece, the lengths adding up to the deflate stream, and every piece decodes on its own
+ * from where the index puts it. */
+static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t n,
+                        const char *what)
+{
+	size_t np = n ? (n - 1) / GPZ_DEFLATE_PIECE + 1 : 1;
+	CHECK(got > 30 && (c[3] & 0x04), "%s: no extra field", what);
+	if (got <= 30 || !(c[3] & 0x04))
+		return;
+	size_t xlen = c[10] | (size_t)c[11] << 8, sub = c[14] | (size_t)c[15] << 8;
+	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 8 + 4 * np && xlen == 4 + sub && c[16] == 1 &&
+	          c[17] == 20 && le32(c + 20) == np,
+	      "%s: piece index header wrong (np %zu)", what, np);
+	if (sub != 8 + 4 * np || 12 + xlen > got)
+		return;
+	size_t h = 12 + xlen;
+	if (c[3] & 0x08)
+		while (h < got && c[h++])
+			;
+	const uint8_t *raw = c + h;
+	size_t raw_n = got - h - 8;
+	uint64_t bit = 0;
+	for (size_t k = 0; k < np; k++) {
+		size_t start = k * GPZ_DEFLATE_PIECE, len = n - start < GPZ_DEFLATE_PIECE ?
+		                                                n - start : GPZ_DEFLATE_PIECE;
+		if (len && !piece_decodes(raw, raw_n, bit, src, start, len)) {
+			CHECK(0, "%s: piece %zu does not decode from bit %llu", what, k,
+			      (unsigned long long)bit);
+			break;
+		}
+		bit += le32(c + 24 + 4 * k);
+	}
+	CHECK((bit + 7) / 8 == raw_n, "%s: index sums to %llu bits, stream has %zu bytes", what,
+	      (unsigned long long)bit, raw_n);
+}
+
 static size_t check(const uint8_t *src, size_t n, int level, gpz_format f, const char *what)
 {
 	static const int wbits[4] = { 0, 31, 15, -15 };
 	size_t cap = gpz_deflate_bound(n), got = 0, back = 0;
 	uint8_t *c = malloc(cap), *d = malloc(n + 1);
-	gpz_gzip_info gi = { "name.txt", 1700000000u };
+	gpz_gzip_info gi = { "name.txt", 1700000000u, 0 };
 	gpz_result r = gpz_deflate_compress(ctx, level, f, f == GPZ_FORMAT_GZIP ? &gi : NULL, src, n,
 	                                    c, cap, &got);
 	CHECK(r == GPZ_OK, "%s level %d format %d: %s", what, level, f, gpz_result_string(r));
+	if (r == GPZ_OK && f == GPZ_FORMAT_GZIP)
+		index_check(c, got, src, n, what);
 	if (r == GPZ_OK) {
 		int ok = zlib_decode(c, got, wbits[f], d, n + 1, &back);
 		CHECK(ok && back == n && memcmp(d, src, n) == 0,
@@ -134,7 +208,8 @@ static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, u
 	CHECK(r == GPZ_OK, "one-shot: %s", gpz_result_string(r));
 	r = gpz_deflate_compress(c3, level, f, NULL, src, n, y, cap, &b);
 	CHECK(r == GPZ_OK && a == b && memcmp(x, y, a) == 0, "n=%zu: 3 threads differ", n);
-	r = gpz_deflate_stream_create(c3, level, f, NULL, &ds);
+	gpz_gzip_info gi = { NULL, 0, n ? n : 1 }; /* the piece index, as one-shot gzip has it */
+	r = gpz_deflate_stream_create(c3, level, f, &gi, &ds);
 	while (r == GPZ_OK) {
 		size_t piece = (size_t)(test_rand(st) % (3 * GPZ_DEFLATE_PIECE / 2));
 		size_t w = 0;
@@ -147,6 +222,10 @@ static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, u
 		o += w;
 		if (last)
 			break;
+	}
+	if (r == GPZ_OK && f == GPZ_FORMAT_GZIP) {
+		size_t hl;
+		r = gpz_deflate_stream_header(ds, z, o, &hl);
 	}
 	gpz_deflate_stream_free(ds);
 	CHECK(r == GPZ_OK && o == a && memcmp(x, z, a) == 0, "n=%zu: streamed output differs (%s)",

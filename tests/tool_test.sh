@@ -487,6 +487,34 @@ if [ -d "$CORPORA" ]; then
 	absent gzfile "input removed after .gz is complete"
 	run 0 "decompress FILE.gz" "$GPZ" -d gzfile.gz
 	same gzfile "$CORPORA/canterbury/alice29.txt" ".gz file round trip"
+	# the piece index (FORMAT.md): filled in a .gz file written in place, absent on stdout; both
+	# read by gzip and python
+	cat "$CORPORA/canterbury/alice29.txt" "$CORPORA/canterbury/alice29.txt" >big
+	while [ "$(size_of big)" -le 2500000 ]; do cat big big >big2 && mv big2 big; done
+	cp big big.keep
+	run 0 "compress a 3-piece file to .gz" "$GPZ" -q --format=gzip big
+	gzip -dc big.gz | cmp -s - big.keep || fail "gzip -d of an indexed .gz"
+	python3 -m gzip -d -c big.gz 2>/dev/null | cmp -s - big.keep || \
+		python3 -c "import gzip,sys; sys.stdout.buffer.write(gzip.open('big.gz').read())" | \
+		cmp -s - big.keep || fail "python gzip of an indexed .gz"
+	python3 - big.gz "$(size_of big.keep)" <<'PY' || fail ".gz file: piece index filled in"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+n = int(sys.argv[2]); np = (n - 1) // (1 << 20) + 1
+assert b[3] & 4, "FEXTRA"
+xlen, = struct.unpack_from("<H", b, 10)
+assert b[12:14] == b"GP" and struct.unpack_from("<H", b, 14)[0] == 8 + 4 * np
+assert b[16] == 1 and b[17] == 20 and struct.unpack_from("<I", b, 20)[0] == np
+bits = sum(struct.unpack_from("<%dI" % np, b, 24))
+h = 12 + xlen
+if b[3] & 8:
+    h = b.index(b"\0", h) + 1
+assert (bits + 7) // 8 == len(b) - h - 8, "index sums to the stream"
+PY
+	"$GPZ" -q -c --format=gzip big.keep >big-stdout.gz
+	python3 -c "import sys; b = open('big-stdout.gz','rb').read(); sys.exit(b[3] & 4)" || \
+		fail "no piece index on stdout (the header cannot be rewritten there)"
+	pass "piece index in .gz files written in place (3 pieces), none on stdout"
 	head -c 200 "$CORPORA/canterbury/alice29.txt" | "$GPZ" -c --format=gzip | head -c 30 >cut.gz
 	run 1 "truncated .gz is an error" "$GPZ" -t cut.gz
 	run 1 "-l of a truncated .gz is an error" "$GPZ" -l cut.gz

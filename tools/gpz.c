@@ -611,7 +611,7 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 {
 	gpz_ctx *ctx = get_ctx(o);
 	gpz_deflate_stream *ds;
-	gpz_gzip_info gi = { NULL, 0 };
+	gpz_gzip_info gi = { NULL, 0, 0 };
 	size_t got, n;
 	gpz_result r;
 	int rc = 0;
@@ -623,6 +623,10 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 		gi.name = base != NULL ? base + 1 : j->path;
 		gi.mtime = j->st.st_mtime > 0 ? (uint32_t)j->st.st_mtime : 0;
 	}
+	/* the piece index goes in the header once the stream is done: only where the output can
+	 * be rewritten (a file, not standard output) and the input's size is known */
+	if (!j->use_stdout && !j->is_stdin && S_ISREG(j->st.st_mode))
+		gi.index_size = j->st.st_size > 0 ? (uint64_t)j->st.st_size : 1;
 	if (reserve(&g_in, &g_in_cap, DEFLATE_IO) != 0 ||
 	    reserve(&g_out, &g_out_cap, gpz_deflate_update_bound(DEFLATE_IO)) != 0)
 		return io_error(j->name);
@@ -649,6 +653,11 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 		if (last)
 			break;
 	}
+	/* the header again, with the index filled in (an input that changed size while it was read
+	 * keeps the reserved, unfilled one: still valid gzip) */
+	if (rc == 0 && gi.index_size && gpz_deflate_stream_header(ds, g_out, g_out_cap, &n) == GPZ_OK &&
+	    pwrite(out->fd, g_out, n, 0) != (ssize_t)n)
+		rc = io_error(j->oname != NULL ? j->oname : j->name);
 	gpz_deflate_stream_free(ds);
 	return rc;
 }

@@ -51,6 +51,11 @@ struct gpz_deflate_stream {
 	uint64_t acc;          /* stream bits not yet written */
 	unsigned nb;
 	int started, finished;
+	uint32_t index_np;     /* pieces the gzip piece index has room for (0: no index) */
+	uint32_t *piece_bits;  /* their lengths in bits as they are appended */
+	size_t pieces;         /* pieces appended */
+	uint8_t *hdr;          /* the header as first written */
+	size_t hl;
 };
 
 static size_t piece_cap(size_t len)
@@ -60,10 +65,26 @@ static size_t piece_cap(size_t len)
 	return gpz_dfl_piece_cap(len);
 }
 
+#define INDEX_SUB 8 /* piece index subfield: version, log2 piece, 2 reserved, count; then u32s */
+
+/* Bytes the gzip piece index adds to the header for np pieces (0 = none). */
+static size_t index_bytes(uint32_t np)
+{
+	return np ? 2 + 4 + INDEX_SUB + 4 * (size_t)np : 0;
+}
+
+/* Pieces of an n-byte stream, or 0 when the index would not fit (an empty stream is one). */
+static uint32_t index_pieces(uint64_t n)
+{
+	uint64_t np = n ? (n - 1) / PIECE + 1 : 1;
+	return np <= GPZ_GZIP_INDEX_MAX_PIECES ? (uint32_t)np : 0;
+}
+
 size_t gpz_deflate_update_bound(size_t n)
 {
-	/* at most a piece pending from earlier calls, plus the pieces' worst case, header, trailer */
-	return n + PIECE + (n + PIECE) / 256 + 4400;
+	/* at most a piece pending from earlier calls, plus the pieces' worst case, header (name,
+	 * piece index), trailer */
+	return n + PIECE + (n + PIECE) / 256 + 4400 + index_bytes(GPZ_GZIP_INDEX_MAX_PIECES);
 }
 
 size_t gpz_deflate_bound(size_t n)
@@ -82,6 +103,8 @@ void gpz_deflate_stream_free(gpz_deflate_stream *st)
 	free(st->tokens);
 	free(st->buf);
 	free(st->name);
+	free(st->piece_bits);
+	free(st->hdr);
 	free(st);
 }
 
@@ -109,6 +132,10 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 	if (gzip && gzip->name)
 		st->name = strdup(gzip->name);
 	st->mtime = gzip ? gzip->mtime : 0;
+	if (gzip && gzip->index_size && format == GPZ_FORMAT_GZIP)
+		st->index_np = index_pieces(gzip->index_size);
+	st->piece_bits = st->index_np ? calloc(st->index_np, sizeof(*st->piece_bits)) : NULL;
+	st->hdr = malloc(4200 + index_bytes(st->index_np));
 	st->check = format == GPZ_FORMAT_ZLIB ? (uint32_t)adler32(0L, Z_NULL, 0)
 	                                      : (uint32_t)crc32(0L, Z_NULL, 0);
 	for (size_t i = 0; st->out && i < st->batch; i++) {
@@ -118,7 +145,7 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 			break;
 	}
 	if (!st->buf || !st->out || !st->tokens || (gzip && gzip->name && !st->name) ||
-	    !st->out[st->batch - 1].buf) {
+	    !st->out[st->batch - 1].buf || !st->hdr || (st->index_np && !st->piece_bits)) {
 		gpz_deflate_stream_free(st);
 		return GPZ_ERR_NOMEM;
 	}
@@ -168,8 +195,14 @@ static void append_bits(gpz_deflate_stream *st, struct sink *k, const uint8_t *b
 	}
 }
 
+/*
+ * The stream's header: gzip (RFC 1952: FEXTRA with the piece index when np > 0, FNAME when there
+ * is a name), zlib (RFC 1950) or nothing. The index (docs/FORMAT.md) is subfield 'G','P':
+ * version (1, or 0 while bits is NULL: reserved, not filled), log2 of the piece size, two zero
+ * bytes, the piece count, then each piece's length in bits in the deflate stream (u32 LE each).
+ */
 static size_t write_header(gpz_format format, int level, const char *gz_name, uint32_t mtime,
-                           uint8_t *d)
+                           uint32_t np, const uint32_t *bits, uint8_t *d)
 {
 	if (format == GPZ_FORMAT_GZIP) {
 		size_t o = 10, name = gz_name ? strlen(gz_name) : 0;
@@ -177,11 +210,26 @@ static size_t write_header(gpz_format format, int level, const char *gz_name, ui
 			name = 4095;
 		d[0] = 0x1f;
 		d[1] = 0x8b;
-		d[2] = 8;                        /* CM: deflate */
-		d[3] = name ? 0x08 : 0;          /* FLG: FNAME */
+		d[2] = 8;                                              /* CM: deflate */
+		d[3] = (uint8_t)((name ? 0x08 : 0) | (np ? 0x04 : 0)); /* FLG: FNAME, FEXTRA */
 		gpz_store_le32(d + 4, mtime);
 		d[8] = level >= 9 ? 2 : level == 1 ? 4 : 0; /* XFL */
-		d[9] = 3;                        /* OS: Unix */
+		d[9] = 3;                                    /* OS: Unix */
+		if (np) {
+			size_t sub = INDEX_SUB + 4 * (size_t)np;
+			gpz_store_le16(d + o, (uint16_t)(4 + sub)); /* XLEN */
+			d[o + 2] = 'G';
+			d[o + 3] = 'P';
+			gpz_store_le16(d + o + 4, (uint16_t)sub);
+			o += 6;
+			d[o] = bits ? 1 : 0;
+			d[o + 1] = 20; /* log2 GPZ_DEFLATE_PIECE */
+			d[o + 2] = d[o + 3] = 0;
+			gpz_store_le32(d + o + 4, np);
+			o += INDEX_SUB;
+			for (uint32_t i = 0; i < np; i++, o += 4)
+				gpz_store_le32(d + o, bits ? bits[i] : 0);
+		}
 		if (name) {
 			memcpy(d + o, gz_name, name);
 			o += name;
@@ -200,9 +248,19 @@ static size_t write_header(gpz_format format, int level, const char *gz_name, ui
 	return 0;
 }
 
-static size_t put_header(gpz_deflate_stream *st, uint8_t *d)
+gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, size_t dst_cap,
+                                     size_t *len)
 {
-	return write_header(st->format, st->level, st->name, st->mtime, d);
+	if (!st || !len || (!dst && dst_cap))
+		return GPZ_ERR_PARAM;
+	*len = 0;
+	if (!st->index_np || !st->finished || st->pieces != st->index_np)
+		return GPZ_ERR_PARAM;
+	if (dst_cap < st->hl)
+		return GPZ_ERR_DST_TOO_SMALL;
+	*len = write_header(st->format, st->level, st->name, st->mtime, st->index_np,
+	                    st->piece_bits, dst);
+	return GPZ_OK;
 }
 
 static void put_trailer(gpz_deflate_stream *st, struct sink *k)
@@ -275,11 +333,16 @@ static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 			return st->out[i].r;
 		/* a piece with stored blocks was padded as if it started on a byte boundary: when it
 		 * does not, an empty stored block takes the stream there (gpz_dfl_marker_bits) */
-		if (gpz_dfl_marker_bits(st->nb, st->out[i].stored)) {
+		unsigned mk = gpz_dfl_marker_bits(st->nb, st->out[i].stored);
+		if (mk) {
 			append_bits(st, k, NULL, 0, 0, 3);
 			append_bits(st, k, NULL, 0, 0, (8 - st->nb) % 8);
 			append_bits(st, k, NULL, 0, 0xffff0000u, 32);
 		}
+		if (st->pieces < st->index_np)
+			st->piece_bits[st->pieces] =
+				(uint32_t)(mk + 8 * st->out[i].bytes + st->out[i].nb);
+		st->pieces++;
 		append_bits(st, k, st->out[i].buf, st->out[i].bytes, st->out[i].acc, st->out[i].nb);
 	}
 	/* history for the next batch: the HIST bytes before the first unprocessed byte */
@@ -314,8 +377,9 @@ gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t sr
 	if (st->finished)
 		return GPZ_ERR_PARAM;
 	if (!st->started) {
-		uint8_t h[4200];
-		sink_bytes(&k, h, put_header(st, h));
+		st->hl = write_header(st->format, st->level, st->name, st->mtime, st->index_np, NULL,
+		                      st->hdr);
+		sink_bytes(&k, st->hdr, st->hl);
 		st->started = 1;
 	}
 	update_check(st, s, src_size);
@@ -342,26 +406,38 @@ gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t sr
 	return r;
 }
 
-/* The one-shot stream on the GPU: header and trailer here, the raw stream and the checksum from
- * the device. */
+/* The one-shot stream on the GPU: header (with the piece index for gzip) and trailer here, the
+ * raw stream, the pieces' bit offsets and the checksum from the device. */
 static gpz_result compress_gpu(int level, gpz_format format, const gpz_gzip_info *gzip,
                                const uint8_t *src, size_t n, uint8_t *dst, size_t dst_cap,
                                size_t *dst_size)
 {
-	uint8_t h[4200];
-	size_t hl = write_header(format, level, gzip ? gzip->name : NULL, gzip ? gzip->mtime : 0, h);
-	size_t tl = format == GPZ_FORMAT_GZIP ? 8 : format == GPZ_FORMAT_ZLIB ? 4 : 0, raw = 0;
+	const char *name = gzip ? gzip->name : NULL;
+	uint32_t mtime = gzip ? gzip->mtime : 0;
+	uint32_t np = format == GPZ_FORMAT_GZIP ? index_pieces(n) : 0;
+	size_t tl = format == GPZ_FORMAT_GZIP ? 8 : format == GPZ_FORMAT_ZLIB ? 4 : 0, raw = 0, hl;
+	uint8_t *h = malloc(4200 + index_bytes(np));
+	uint64_t *off = np ? malloc((np + 1) * sizeof(*off)) : NULL;
+	uint32_t *bits = np ? malloc(np * sizeof(*bits)) : NULL;
 	uint32_t check = 0;
 	int kind = format == GPZ_FORMAT_GZIP   ? GPZ_GPU_CHECK_CRC32
 	         : format == GPZ_FORMAT_ZLIB ? GPZ_GPU_CHECK_ADLER32
 	                                     : GPZ_GPU_CHECK_NONE;
-	gpz_result r;
+	gpz_result r = GPZ_ERR_NOMEM;
 
+	if (!h || (np && (!off || !bits)))
+		goto done;
+	hl = write_header(format, level, name, mtime, np, NULL, h);
+	r = GPZ_ERR_DST_TOO_SMALL;
 	if (dst_cap < hl + tl)
-		return GPZ_ERR_DST_TOO_SMALL;
-	r = gpz_gpu_deflate_host(src, n, level, kind, dst + hl, dst_cap - hl - tl, &raw, &check);
+		goto done;
+	r = gpz_gpu_deflate_host(src, n, level, kind, dst + hl, dst_cap - hl - tl, &raw, &check,
+	                         off);
 	if (r != GPZ_OK)
-		return r;
+		goto done;
+	for (uint32_t i = 0; i < np; i++)
+		bits[i] = (uint32_t)(off[i + 1] - off[i]);
+	write_header(format, level, name, mtime, np, bits, h);
 	memcpy(dst, h, hl);
 	if (format == GPZ_FORMAT_GZIP) {
 		gpz_store_le32(dst + hl + raw, check);
@@ -371,7 +447,11 @@ static gpz_result compress_gpu(int level, gpz_format format, const gpz_gzip_info
 			dst[hl + raw + i] = (uint8_t)(check >> (24 - 8 * i));
 	}
 	*dst_size = hl + raw + tl;
-	return GPZ_OK;
+done:
+	free(h);
+	free(off);
+	free(bits);
+	return r;
 }
 
 gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
@@ -384,18 +464,27 @@ gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
 	if (!dst_size)
 		return GPZ_ERR_PARAM;
 	*dst_size = 0;
-	/* The GPU DEFLATE path is a one-thread-per-piece baseline, slower than the CPU's threads
-	 * (bench/results): AUTO contexts stay on the CPU; GPU contexts get the GPU (same bytes). */
+	/* The GPU DEFLATE path still runs its parse and block decisions one thread per piece and
+	 * is slower than the CPU's threads on small inputs (bench/results): AUTO contexts stay on
+	 * the CPU; GPU contexts get the GPU (same bytes). */
 	if (ctx && ctx->backend == GPZ_BACKEND_GPU && ctx->gpu && ctx->gpu_asked) {
 		if (level < 1 || level > 9 || format < GPZ_FORMAT_GZIP || format > GPZ_FORMAT_DEFLATE ||
 		    (!src && src_size) || (!dst && dst_cap))
 			return GPZ_ERR_PARAM;
 		return compress_gpu(level, format, gzip, src, src_size, dst, dst_cap, dst_size);
 	}
-	r = gpz_deflate_stream_create(ctx, level, format, gzip, &st);
+	/* gzip gets the piece index: the whole output is in dst, so its header is rewritten */
+	gpz_gzip_info gi = { gzip ? gzip->name : NULL, gzip ? gzip->mtime : 0, src_size ? src_size : 1 };
+	r = gpz_deflate_stream_create(ctx, level, format, &gi, &st);
 	if (r != GPZ_OK)
 		return r;
 	r = gpz_deflate_update(st, src, src_size, 1, dst, dst_cap, dst_size);
+	if (r == GPZ_OK && st->index_np) {
+		size_t hl;
+		r = gpz_deflate_stream_header(st, dst, dst_cap, &hl);
+	}
 	gpz_deflate_stream_free(st);
+	if (r != GPZ_OK)
+		*dst_size = 0;
 	return r;
 }

@@ -157,7 +157,8 @@ gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_
 #define GPZ_GPU_CHECK_CRC32 1
 #define GPZ_GPU_CHECK_ADLER32 2
 gpz_result gpz_gpu_deflate_host(const void *src, size_t n, int level, int check_kind, void *dst,
-                                size_t dst_cap, size_t *written, uint32_t *check);
+                                size_t dst_cap, size_t *written, uint32_t *check,
+                                uint64_t *piece_off);
 
 #ifdef __cplusplus
 }

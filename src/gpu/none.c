@@ -70,7 +70,8 @@ gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_
 }
 
 gpz_result gpz_gpu_deflate_host(const void *src, size_t n, int level, int check_kind, void *dst,
-                                size_t dst_cap, size_t *written, uint32_t *check)
+                                size_t dst_cap, size_t *written, uint32_t *check,
+                                uint64_t *piece_off)
 {
 	return GPZ_ERR_NO_GPU;
 }

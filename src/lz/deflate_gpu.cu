@@ -466,7 +466,7 @@ struct host_call {
 
 extern "C" gpz_result gpz_gpu_deflate_host(const void *src, size_t n, int level, int check_kind,
                                            void *dst, size_t dst_cap, size_t *written,
-                                           uint32_t *check)
+                                           uint32_t *check, uint64_t *piece_off)
 {
 	host_call c;
 	size_t work_bytes = gpz_gpu_deflate_work(n), out_cap = gpz_gpu_deflate_raw_bound(n);
@@ -504,6 +504,11 @@ extern "C" gpz_result gpz_gpu_deflate_host(const void *src, size_t n, int level,
 	if (bytes > dst_cap)
 		return GPZ_ERR_DST_TOO_SMALL;
 	GPZ_CUDA_TRY(cudaMemcpyAsync(dst, c.out, bytes, cudaMemcpyDeviceToHost, c.s));
+	if (piece_off) {
+		layout l = layout_for(n);
+		GPZ_CUDA_TRY(cudaMemcpyAsync(piece_off, static_cast<uint8_t *>(c.work) + l.off,
+		                             (l.np + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost, c.s));
+	}
 	GPZ_CUDA_TRY(cudaStreamSynchronize(c.s));
 	*written = bytes;
 	if (check)

@@ -108,7 +108,7 @@ double check_one(const Input &in, int level, gpz_format f)
 {
 	size_t n = in.data.size(), cap = gpz_deflate_bound(n), a = 0, b = 0;
 	std::vector<uint8_t> want(cap), got(cap);
-	gpz_gzip_info gi = { "name.txt", 1700000000u };
+	gpz_gzip_info gi = { "name.txt", 1700000000u, 0 };
 	const gpz_gzip_info *g = f == GPZ_FORMAT_GZIP && level % 2 ? &gi : NULL;
 
 	gpz_result rc = gpz_deflate_compress(g_cpu, level, f, g, in.data.data(), n, want.data(), cap,
