@@ -1,6 +1,8 @@
 /* test_lz.c - the LZ77 match stage: the CPU's parse (gpz_lz_parse, chains walked as the parse
  * goes) against the GPU's way (gpz_lz_parse_pure: every position's matches first, then the same
- * parse over them), token for token, at every level; and every token list rebuilds its input.
+ * parse over them), token for token, at every level, and the GPU's parse in segments
+ * (gpz_lz_parse_segments: guessed segments fixed up, with various segment sizes and caps); and
+ * every token list rebuilds its input.
  * `test_lz edge` runs generated inputs, `test_lz corpora` the first 2 MiB of each corpus file
  * (parsed from 1 MiB on, so the first MiB is history). */
 #include "lz/lz.h"
@@ -55,6 +57,18 @@ static void same(const uint8_t *src, size_t start, size_t end, const char *what)
 					        a[i], b[i]);
 					break;
 				}
+		}
+		/* the parse in segments: the GPU's (1 MiB pieces in 16 Ki segments, 17 Ki tokens
+		 * each) at every level, smaller ones (some with caps that cut most guesses short) at a
+		 * greedy and a lazy level */
+		static const size_t segs[][2] = {{16384, 17408}, {1, 1}, {7, 3}, {1000, 250}};
+		for (size_t k = 0; k < sizeof(segs) / sizeof(segs[0]); k++) {
+			if (k && l != 1 && l != 6)
+				continue;
+			size_t ns = gpz_lz_parse_segments(src, start, end, l, segs[k][0], segs[k][1], b);
+			CHECK(ns == na && (na == 0 || !memcmp(a, b, na * sizeof(*a))),
+			      "%s [%zu, %zu) level %d: segments of %zu (cap %zu): %zu tokens, not %zu",
+			      what, start, end, l, segs[k][0], segs[k][1], ns, na);
 		}
 	}
 	free(a);

@@ -2,8 +2,8 @@
  * bench_gpu_deflate.cu - `gpz-bench --gpu --deflate`: GPU DEFLATE on device-resident data, each
  * input tiled to 1 GiB, CUDA events, median of the runs after a warm-up. Throughput is input bytes
  * per second. Per level: the LZ stages of match.cu over the whole input (chain links, matches at
- * every position, the parse per piece), then the whole raw-DEFLATE call (gpz_gpu_deflate_raw:
- * those stages again in batches, the block writer per piece, the join), the compressed size, and
+ * every position, the parse), then the whole raw-DEFLATE call (gpz_gpu_deflate_raw: those
+ * stages again in batches, the block writer, the join), the compressed size, and
  * whether the stream is byte for byte the CPU backend's (gpz_deflate_compress, raw) on the same
  * tiled input.
  */
@@ -94,8 +94,9 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("GPU DEFLATE on %s (%d SMs), inputs tiled to 1 GiB on the device, median of %d "
 	       "runs; GB/s of input bytes. Stages: chain links, matches at every position, parse "
-	       "(one thread per 1 MiB piece); whole = gpz_gpu_deflate_raw (stages + block writer + "
-	       "join). same = equal to the CPU backend's raw stream (%d threads).\n\n",
+	       "(16 Ki segments guessed in parallel, fixed up per 1 MiB piece); whole = "
+	       "gpz_gpu_deflate_raw (stages + block writer + join). same = equal to the CPU "
+	       "backend's raw stream (%d threads).\n\n",
 	       prop.name, prop.multiProcessorCount, runs, threads);
 	printf("| file | level | links GB/s | find GB/s | parse GB/s | LZ total GB/s | whole GB/s | "
 	       "ratio | same |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
@@ -107,7 +108,7 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 			failed = 1;
 			continue;
 		}
-		uint8_t *d_src, *d_out, *d_work;
+		uint8_t *d_src, *d_out, *d_work, *d_run;
 		uint16_t *links;
 		uint32_t *pure, *tok, *ntok;
 		gpz_gpu_deflate_status *d_st;
@@ -120,6 +121,7 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 		CK(cudaMalloc(&ntok, np * sizeof(uint32_t)));
 		CK(cudaMalloc(&d_out, ob));
 		CK(cudaMalloc(&d_work, wb));
+		CK(cudaMalloc(&d_run, gpz_lz_gpu_run_work(np, piece)));
 		CK(cudaMalloc(&d_st, sizeof(*d_st)));
 		std::vector<uint8_t> cpu_out(gpz_deflate_bound(n)), gpu_out(ob);
 		const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
@@ -131,7 +133,8 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 				CK(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, pure, s));
 			});
 			double tp = median_s(runs, [&] {
-				CK(gpz_lz_gpu_run(d_src, n, piece, level, 0, np, pure, 0, tok, piece, ntok, s));
+				CK(gpz_lz_gpu_run(d_src, n, piece, level, 0, np, pure, 0, tok, piece, ntok, d_run,
+				                   s));
 			});
 			double tw = median_s(runs, [&] {
 				if (gpz_gpu_deflate_raw(d_src, n, level, d_out, ob, d_st, d_work, wb,
@@ -159,6 +162,7 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 		cudaFree(ntok);
 		cudaFree(d_out);
 		cudaFree(d_work);
+		cudaFree(d_run);
 		cudaFree(d_st);
 	}
 	gpz_ctx_free(cpu);

@@ -11,8 +11,8 @@
  * append_bits, with the same empty stored block before a piece whose stored blocks would
  * otherwise start mid-byte: gpz_dfl_marker_bits). Only the last piece carries BFINAL.
  *
- * Pieces go in batches of at most BATCH, so the workspace (chain links, matches, tokens, scratch
- * and output slots: about 16 MiB a piece) stays bounded for large inputs; a batch's first output byte may
+ * Pieces go in batches of at most BATCH, so the workspace (chain links, matches, guessed and final
+ * tokens, scratch and output slots: about 21 MiB a piece) stays bounded for large inputs; a batch's first output byte may
  * hold the previous batch's last bits, so the join ORs into it.
  */
 #include "gpu/gpu.h"
@@ -54,7 +54,7 @@ size_t out_slot()
 
 struct layout {
 	size_t np, nb; /* pieces, pieces per batch */
-	size_t tab, bits, off, res, stored, mk, ntok, links, pure, tok, scratch, slots, total;
+	size_t tab, bits, off, res, stored, mk, ntok, links, pure, run, tok, scratch, slots, total;
 	/* the block writer's per-unit data, inside pure (free once the parse has run) */
 	size_t ufreq, unbytes, uoff, ucode, codes;
 };
@@ -73,7 +73,8 @@ layout layout_for(size_t n)
 	l.ntok = l.mk + a256(l.np);
 	l.links = l.ntok + a256(l.nb * sizeof(uint32_t));
 	l.pure = l.links + a256((l.nb * PIECE + GPZ_LZ_WINDOW) * sizeof(uint16_t));
-	l.tok = l.pure + a256(l.nb * PIECE * 2 * sizeof(uint32_t));
+	l.run = l.pure + a256(l.nb * PIECE * 2 * sizeof(uint32_t));
+	l.tok = l.run + a256(gpz_lz_gpu_run_work(l.nb, PIECE));
 	l.scratch = l.tok + a256(l.nb * PIECE * sizeof(uint32_t));
 	l.slots = l.scratch + l.nb * SSLOT;
 	l.total = l.slots + l.nb * out_slot();
@@ -425,7 +426,7 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
 		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, pure, s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,
 		                            reinterpret_cast<uint32_t *>(work + l.tok), PIECE,
-		                            reinterpret_cast<uint32_t *>(work + l.ntok), s));
+		                            reinterpret_cast<uint32_t *>(work + l.ntok), work + l.run, s));
 		GPZ_CUDA_TRY(cudaMemsetAsync(work + l.slots, 0, nb * oslot, s));
 		unit_kernel<<<(unsigned)(nb * UMAX), 128, 0, s>>>(work, l);
 		GPZ_LAUNCH_TRY();

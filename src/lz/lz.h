@@ -48,6 +48,10 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
  * over them): a reference for tests, slower than gpz_lz_parse. */
 size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level,
                          uint32_t *tokens);
+/* And the GPU's parse in segments of seg_size positions, each guessed with at most cap tokens,
+ * then fixed up (match_core.h: gpz_lz_spec, gpz_lz_fixup). */
+size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int level,
+                             size_t seg_size, size_t cap, uint32_t *tokens);
 
 /* LSB-first bit writer of DEFLATE. */
 struct gpz_bitw {

@@ -28,6 +28,53 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 	return n;
 }
 
+/* Every position's matches (full and quarter chain) for [start, end), as the GPU finds them. */
+static uint32_t *pure_matches(const uint8_t *src, size_t start, size_t end,
+                              const struct gpz_lz_level *cfg)
+{
+	size_t lo = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0;
+	uint32_t *head = malloc(GPZ_LZ_HASH_SIZE * sizeof(*head));
+	uint16_t *links = malloc((end - lo + 1) * sizeof(*links));
+	uint32_t *pure = malloc(2 * (end - start + 1) * sizeof(*pure));
+
+	if (head && links && pure) {
+		gpz_lz_links_ref(src, lo, end, end, head, links);
+		for (size_t p = start; p < end; p++)
+			gpz_lz_pure_at(src, links, lo, p, end, cfg, pure + 2 * (p - start));
+	} else {
+		free(pure);
+		pure = NULL;
+	}
+	free(head);
+	free(links);
+	return pure;
+}
+
+size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int level,
+                             size_t seg_size, size_t cap, uint32_t *tokens)
+{
+	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	size_t nseg = seg_size ? (end - start + seg_size - 1) / seg_size : 0, n = 0;
+	uint32_t *pure = end > start && seg_size ? pure_matches(src, start, end, &cfg) : NULL;
+	uint32_t *spec = pure ? malloc((nseg * cap + 1) * sizeof(*spec)) : NULL;
+	struct gpz_lz_seg *seg = spec ? malloc(nseg * sizeof(*seg)) : NULL;
+
+	if (seg) {
+		struct gpz_lz_finder f = {NULL, pure, start, end};
+		for (size_t k = 0; k < nseg; k++) { /* the GPU runs these in parallel */
+			size_t s = start + k * seg_size, t = end - s < seg_size ? end : s + seg_size;
+			gpz_lz_spec(&f, src, s, t, end, &cfg, spec + k * cap, cap, &seg[k]);
+		}
+		n = gpz_lz_fixup(&f, src, start, end, seg_size, &cfg, spec, cap, seg, tokens);
+		for (size_t k = 0; k < nseg; k++)
+			gpz_lz_copy(spec + k * cap, &seg[k], tokens, 0, 1);
+	}
+	free(pure);
+	free(spec);
+	free(seg);
+	return n;
+}
+
 size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level,
                          uint32_t *tokens)
 {

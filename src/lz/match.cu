@@ -15,9 +15,12 @@
  *    level may use (full chain, quarter chain). A block takes 16 Ki positions and first copies
  *    the 32 KiB window before them, their bytes and all these links into shared memory (145 KiB):
  *    the walks' scattered reads then stay on the SM instead of going to L2.
- * 3. run: one thread per piece runs the parse (gzip's greedy or lazy) over them. This part is
- *    serial per piece: cheap next to the searches (a few loads per token), but it bounds small
- *    inputs (few pieces).
+ * 3. run: the parse (gzip's greedy or lazy) over them, in segments of 16 Ki positions: every
+ *    segment's parse is guessed by its own thread as if a parse began there, then one thread per
+ *    piece runs the true parse, taking over each guess from the first clean state it shares with
+ *    it (match_core.h, gpz_lz_fixup: usually after a few tokens), and the kept guesses are
+ *    copied into place. Incompressible data at lazy levels has no clean states (no matches), so
+ *    there the fix-up parses everything itself, as one thread.
  */
 #include "gpu/gpu.h"
 #include "gpu/cuda_check.h"
@@ -30,6 +33,8 @@ constexpr unsigned SEG = GPZ_LZ_WINDOW; /* positions per links warp */
 constexpr int AHEAD = 8;                /* links: steps of hashes loaded ahead */
 constexpr uint16_t NO_HASH = 0xffff;    /* hashes are 15 bits */
 constexpr unsigned FT = 16384;          /* find: positions per block */
+constexpr size_t SPEC_SEG = 16384;      /* run: positions per guessed segment */
+constexpr size_t SPEC_CAP = 17408;      /* and its tokens at most (then it stops short) */
 constexpr unsigned FTHREADS = 1024;
 /* find's shared memory: the links and the bytes of the window and the tile (+ a match's reach) */
 constexpr size_t FIND_LINKS = (GPZ_LZ_WINDOW + FT) * sizeof(uint16_t);
@@ -131,19 +136,69 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 	}
 }
 
-__global__ void __launch_bounds__(1)
-run_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
-           const uint32_t *pure, size_t a, uint32_t *tok, size_t tok_stride, uint32_t *ntok)
+/* The parse, as gpz_lz_parse_segments does it on the CPU: spec_kernel guesses every segment of
+ * every piece (a thread each), fixup_kernel runs each piece's true parse over the guesses (a
+ * thread per piece, parsing only where a guess was wrong), copy_kernel moves the guessed tokens it
+ * kept into place. */
+struct run_args {
+	const uint8_t *src;
+	size_t n, piece, p0, np, nseg, a;
+	int level;
+	const uint32_t *pure;
+	uint32_t *tok, *ntok, *spec;
+	size_t tok_stride;
+	gpz_lz_seg *seg;
+
+	__device__ size_t start(size_t q) const
+	{
+		return (p0 + q) * piece;
+	}
+	__device__ size_t end(size_t q) const
+	{
+		return n - start(q) < piece ? n : start(q) + piece;
+	}
+	__device__ gpz_lz_finder finder(size_t q) const
+	{
+		gpz_lz_finder f;
+		f.m = NULL;
+		f.pure = pure;
+		f.base = a;
+		f.end = end(q);
+		return f;
+	}
+};
+
+__global__ void __launch_bounds__(64) spec_kernel(run_args r)
 {
-	const size_t p = p0 + blockIdx.x;
-	const size_t start = p * piece, end = n - start < piece ? n : start + piece;
-	struct gpz_lz_finder f;
-	f.m = NULL;
-	f.pure = pure;
-	f.base = a;
-	f.end = end;
-	ntok[blockIdx.x] =
-		(uint32_t)gpz_lz_core_run(&f, src, start, end, level, tok + blockIdx.x * tok_stride);
+	const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, q = i / r.nseg;
+	if (q >= r.np)
+		return;
+	const size_t s = r.start(q) + (i % r.nseg) * SPEC_SEG, end = r.end(q);
+	if (s >= end)
+		return;
+	const struct gpz_lz_level cfg = gpz_lz_level_cfg(r.level);
+	gpz_lz_finder f = r.finder(q);
+	gpz_lz_spec(&f, r.src, s, end - s < SPEC_SEG ? end : s + SPEC_SEG, end, &cfg,
+	            r.spec + i * SPEC_CAP, SPEC_CAP, &r.seg[i]);
+}
+
+__global__ void __launch_bounds__(1) fixup_kernel(run_args r)
+{
+	const size_t q = blockIdx.x;
+	const struct gpz_lz_level cfg = gpz_lz_level_cfg(r.level);
+	gpz_lz_finder f = r.finder(q);
+	r.ntok[q] = (uint32_t)gpz_lz_fixup(&f, r.src, r.start(q), r.end(q), SPEC_SEG, &cfg,
+	                                   r.spec + q * r.nseg * SPEC_CAP, SPEC_CAP,
+	                                   r.seg + q * r.nseg, r.tok + q * r.tok_stride);
+}
+
+__global__ void __launch_bounds__(256) copy_kernel(run_args r)
+{
+	const size_t i = blockIdx.x, q = i / r.nseg;
+	if (r.start(q) + (i % r.nseg) * SPEC_SEG >= r.end(q))
+		return; /* no such segment: its seg entry was never written */
+	gpz_lz_copy(r.spec + i * SPEC_CAP, &r.seg[i], r.tok + q * r.tok_stride, threadIdx.x,
+	            blockDim.x);
 }
 
 } // namespace
@@ -181,14 +236,39 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 	return cudaGetLastError();
 }
 
+size_t gpz_lz_gpu_run_work(size_t np, size_t piece)
+{
+	size_t nseg = (piece + SPEC_SEG - 1) / SPEC_SEG;
+	return (np * nseg * SPEC_CAP * sizeof(uint32_t) + 255) / 256 * 256 +
+	       np * nseg * sizeof(gpz_lz_seg);
+}
+
 cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
                            size_t p1, const uint32_t *pure, size_t a, uint32_t *tok,
-                           size_t tok_stride, uint32_t *ntok, cudaStream_t s)
+                           size_t tok_stride, uint32_t *ntok, void *work, cudaStream_t s)
 {
 	if (p1 <= p0)
 		return cudaSuccess;
-	run_kernel<<<(unsigned)(p1 - p0), 1, 0, s>>>(src, n, piece, level, p0, pure, a, tok,
-	                                             tok_stride, ntok);
+	run_args r;
+	r.src = src;
+	r.n = n;
+	r.piece = piece;
+	r.p0 = p0;
+	r.np = p1 - p0;
+	r.nseg = (piece + SPEC_SEG - 1) / SPEC_SEG;
+	r.a = a;
+	r.level = level;
+	r.pure = pure;
+	r.tok = tok;
+	r.ntok = ntok;
+	r.tok_stride = tok_stride;
+	r.spec = static_cast<uint32_t *>(work);
+	r.seg = reinterpret_cast<gpz_lz_seg *>(static_cast<uint8_t *>(work) +
+	                                       (r.np * r.nseg * SPEC_CAP * sizeof(uint32_t) + 255) /
+	                                           256 * 256);
+	spec_kernel<<<(unsigned)((r.np * r.nseg + 63) / 64), 64, 0, s>>>(r);
+	fixup_kernel<<<(unsigned)r.np, 1, 0, s>>>(r);
+	copy_kernel<<<(unsigned)(r.np * r.nseg), 256, 0, s>>>(r);
 	return cudaGetLastError();
 }
 
@@ -207,7 +287,8 @@ extern "C" size_t gpz_gpu_lz_work(size_t n, size_t piece)
 {
 	if (piece == 0)
 		return 0;
-	return a256(n * sizeof(uint16_t)) + a256(2 * n * sizeof(uint32_t));
+	return a256(n * sizeof(uint16_t)) + a256(2 * n * sizeof(uint32_t)) +
+	       gpz_lz_gpu_run_work((n + piece - 1) / piece, piece);
 }
 
 extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level, size_t piece,
@@ -229,6 +310,7 @@ extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level
 	GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, 0, n, links, reinterpret_cast<uint16_t *>(pure), st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, pure, st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, piece, level, 0, npieces, pure, 0, d_tokens, piece,
-	                            d_ntok, st));
+	                            d_ntok, w + a256(n * sizeof(uint16_t)) + a256(2 * n * sizeof(uint32_t)),
+	                            st));
 	return GPZ_OK;
 }

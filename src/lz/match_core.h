@@ -295,38 +295,42 @@ GPZ_HD static inline unsigned gpz_lz_find(const struct gpz_lz_finder *f, size_t 
 	return len;
 }
 
-GPZ_HD static inline size_t gpz_lz_parse_greedy(struct gpz_lz_finder *f, size_t start,
-                                                size_t end, const struct gpz_lz_level *cfg,
-                                                uint32_t *tok, const uint8_t *src)
-{
-	size_t pos = start, n = 0;
-	while (pos < end) {
-		unsigned dist, len;
-		gpz_lz_note(f, pos);
-		len = gpz_lz_find(f, pos, cfg, 0, &dist);
-		if (len >= GPZ_LZ_MIN_MATCH) {
-			tok[n++] = gpz_lz_core_match(len, dist);
-			/* every position feeds the chains, so that the matches at a position do not
-			 * depend on the parse (see gpz_lz_walk) */
-			for (size_t k = 1; k < len; k++)
-				gpz_lz_note(f, pos + k);
-			pos += len;
-		} else {
-			tok[n++] = gpz_lz_core_literal(src[pos++]);
-		}
-	}
-	return n;
-}
+#define GPZ_LZ_ABORT ((size_t)-1)
 
-/* Lazy parsing: a match is emitted only if the match starting one byte later is not longer. */
-GPZ_HD static inline size_t gpz_lz_parse_lazy(struct gpz_lz_finder *f, size_t start, size_t end,
-                                              const struct gpz_lz_level *cfg, uint32_t *tok,
-                                              const uint8_t *src)
+/*
+ * One step of the parse from a clean state at pos (nothing pending: where a parse begins, or
+ * right after a match it emitted) to the next clean state: one token when greedy; when lazy, the
+ * literals up to and including the next match, or the rest of the input. The future of a parse
+ * depends only on its clean position, which is what lets the GPU guess the parse of a segment
+ * from the segment's start and fix it where its guess was wrong (gpz_lz_fixup). Tokens go to
+ * tok[*n ..]; returns the position reached, or GPZ_LZ_ABORT when more than cap tokens would be
+ * written (tok[*n ..] is then garbage).
+ */
+GPZ_HD static inline size_t gpz_lz_step(struct gpz_lz_finder *f, size_t pos, size_t end,
+                                        const struct gpz_lz_level *cfg, uint32_t *tok,
+                                        size_t *n, size_t cap, const uint8_t *src)
 {
-	size_t pos = start, n = 0;
 	unsigned prev_len = 0, prev_dist = 0;
 	int have_prev = 0;
 
+	if (!cfg->lazy_parse) {
+		unsigned dist, len;
+		if (*n >= cap)
+			return GPZ_LZ_ABORT;
+		gpz_lz_note(f, pos);
+		len = gpz_lz_find(f, pos, cfg, 0, &dist);
+		if (len < GPZ_LZ_MIN_MATCH) {
+			tok[(*n)++] = gpz_lz_core_literal(src[pos]);
+			return pos + 1;
+		}
+		tok[(*n)++] = gpz_lz_core_match(len, dist);
+		/* every position feeds the chains, so that the matches at a position do not depend on
+		 * the parse (see gpz_lz_walk) */
+		for (size_t k = 1; k < len; k++)
+			gpz_lz_note(f, pos + k);
+		return pos + len;
+	}
+	/* lazy: a match is emitted only if the match starting one byte later is not longer */
 	while (pos < end) {
 		unsigned dist = 0, len = 0;
 		gpz_lz_note(f, pos);
@@ -334,25 +338,28 @@ GPZ_HD static inline size_t gpz_lz_parse_lazy(struct gpz_lz_finder *f, size_t st
 			len = gpz_lz_find(f, pos, cfg, have_prev ? prev_len : 0, &dist);
 		if (len == GPZ_LZ_MIN_MATCH && dist > GPZ_LZ_TOO_FAR)
 			len = 0; /* a 3-byte match this far away costs more bits than 3 literals */
+		if (have_prev && (*n >= cap))
+			return GPZ_LZ_ABORT;
 		if (have_prev && prev_len >= GPZ_LZ_MIN_MATCH && len <= prev_len) {
 			/* the match at pos - 1 wins: emit it and skip over it */
-			tok[n++] = gpz_lz_core_match(prev_len, prev_dist);
+			tok[(*n)++] = gpz_lz_core_match(prev_len, prev_dist);
 			for (size_t k = pos + 1; k < pos - 1 + prev_len; k++)
 				gpz_lz_note(f, k);
-			pos = pos - 1 + prev_len;
-			have_prev = 0;
-			continue;
+			return pos - 1 + prev_len;
 		}
 		if (have_prev)
-			tok[n++] = gpz_lz_core_literal(src[pos - 1]);
+			tok[(*n)++] = gpz_lz_core_literal(src[pos - 1]);
 		prev_len = len;
 		prev_dist = dist;
 		have_prev = 1;
 		pos++;
 	}
-	if (have_prev)
-		tok[n++] = gpz_lz_core_literal(src[pos - 1]);
-	return n;
+	if (have_prev) {
+		if (*n >= cap)
+			return GPZ_LZ_ABORT;
+		tok[(*n)++] = gpz_lz_core_literal(src[pos - 1]);
+	}
+	return pos;
 }
 
 /* Parse src[start .. end) into tok (end - start entries) with the finder's matches. */
@@ -360,10 +367,86 @@ GPZ_HD static inline size_t gpz_lz_core_run(struct gpz_lz_finder *f, const uint8
                                             size_t start, size_t end, int level, uint32_t *tok)
 {
 	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
-	if (end <= start)
-		return 0;
-	return cfg.lazy_parse ? gpz_lz_parse_lazy(f, start, end, &cfg, tok, src)
-	                      : gpz_lz_parse_greedy(f, start, end, &cfg, tok, src);
+	size_t pos = start, n = 0;
+	while (pos < end)
+		pos = gpz_lz_step(f, pos, end, &cfg, tok, &n, (size_t)-1, src);
+	return n;
+}
+
+/* ---- the parse in segments: the GPU's way to run it in parallel ----
+ *
+ * A piece is cut into segments of S positions. Each segment's parse is first guessed (the spec)
+ * as if a parse began at its start; then one pass (gpz_lz_fixup) runs the true parse from the
+ * piece's start, and wherever it reaches a clean state (gpz_lz_step) that a spec also passed
+ * through, the rest of that spec is the true parse, so the pass takes it over without parsing it
+ * again. The pass only parses where specs guessed wrong: near segment starts, usually a few
+ * tokens. A spec stops at its first clean state at or past its segment's end, or at cap tokens
+ * (keeping what it had at its last clean state). */
+struct gpz_lz_seg {
+	size_t n;    /* spec tokens up to its last clean state */
+	size_t exit; /* the position of that state */
+	size_t copy_dst, copy_src, copy_n; /* spec tokens the true parse takes over, and where */
+};
+
+GPZ_HD static inline void gpz_lz_spec(struct gpz_lz_finder *f, const uint8_t *src, size_t s,
+                                      size_t t, size_t end, const struct gpz_lz_level *cfg,
+                                      uint32_t *tok, size_t cap, struct gpz_lz_seg *seg)
+{
+	size_t pos = s, n = 0;
+	seg->n = 0;
+	seg->exit = s;
+	while (pos < t) {
+		pos = gpz_lz_step(f, pos, end, cfg, tok, &n, cap, src);
+		if (pos == GPZ_LZ_ABORT)
+			break;
+		seg->n = n;
+		seg->exit = pos;
+	}
+}
+
+/* The true parse of [start, end) given the specs of its segments (segment k: spec tokens at
+ * spec + k * stride, state seg[k]). Tokens it parses itself go to out; the spec tokens it takes
+ * over are left to gpz_lz_copy (seg[k].copy_*). Returns the piece's token count. */
+GPZ_HD static inline size_t gpz_lz_fixup(struct gpz_lz_finder *f, const uint8_t *src,
+                                         size_t start, size_t end, size_t S,
+                                         const struct gpz_lz_level *cfg, const uint32_t *spec,
+                                         size_t stride, struct gpz_lz_seg *seg, uint32_t *out)
+{
+	size_t pos = start, n = 0, nseg = (end - start + S - 1) / S;
+	for (size_t k = 0; k < nseg; k++) {
+		const size_t s = start + k * S, t = end - s < S ? end : s + S;
+		const uint32_t *st = spec + k * stride;
+		size_t j = 0, sp = s; /* the spec's clean state at or after pos: token j, position sp */
+		seg[k].copy_n = 0;
+		while (pos < t) {
+			while (sp < pos && j < seg[k].n) { /* the spec's next clean state */
+				uint32_t tk;
+				do {
+					tk = st[j++];
+					sp += tk & GPZ_TOK_MATCH ? ((tk >> 16) & 0xff) + 3 : 1;
+				} while (cfg->lazy_parse && !(tk & GPZ_TOK_MATCH) && j < seg[k].n);
+			}
+			if (sp == pos && j < seg[k].n) { /* met: the rest of the spec is the parse */
+				seg[k].copy_dst = n;
+				seg[k].copy_src = j;
+				seg[k].copy_n = seg[k].n - j;
+				n += seg[k].n - j;
+				pos = sp = seg[k].exit;
+				j = seg[k].n;
+				continue;
+			}
+			pos = gpz_lz_step(f, pos, end, cfg, out, &n, (size_t)-1, src);
+		}
+	}
+	return n;
+}
+
+/* Segment k's share of gpz_lz_fixup's output. */
+GPZ_HD static inline void gpz_lz_copy(const uint32_t *spec, const struct gpz_lz_seg *seg,
+                                      uint32_t *out, size_t from, size_t step)
+{
+	for (size_t i = from; i < seg->copy_n; i += step)
+		out[seg->copy_dst + i] = spec[seg->copy_src + i];
 }
 
 /* Parse src[start .. m->end) into tok (end - start entries), with the window before start as

@@ -3,7 +3,7 @@
  *
  * The matches at a position depend on the input alone (match_core.h), so the stage is three
  * kernels: chain links for every position of a range, both matches (full and quarter chain) for
- * every position, then one thread per piece running the CPU's parse over them. */
+ * every position, then the CPU's parse over them (guessed in segments, fixed up per piece). */
 #ifndef GPZ_LZ_MATCH_GPU_H
 #define GPZ_LZ_MATCH_GPU_H
 
@@ -23,11 +23,13 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
                             size_t b, const uint16_t *links, size_t lo, uint32_t *pure,
                             cudaStream_t s);
 
-/* Pieces p0 .. p1 - 1 (p * piece .. min(n, (p + 1) * piece)), each parsed by one thread over
- * pure (from position a on): piece p's tokens go to tok + (p - p0) * tok_stride, their count to
- * ntok[p - p0]. */
+/* Pieces p0 .. p1 - 1 (p * piece .. min(n, (p + 1) * piece)), parsed over pure (from position
+ * a on) in guessed segments fixed up per piece: piece p's tokens go to
+ * tok + (p - p0) * tok_stride, their count to ntok[p - p0]. work (256-byte aligned):
+ * gpz_lz_gpu_run_work(p1 - p0, piece) bytes. */
+size_t gpz_lz_gpu_run_work(size_t np, size_t piece);
 cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
                            size_t p1, const uint32_t *pure, size_t a, uint32_t *tok,
-                           size_t tok_stride, uint32_t *ntok, cudaStream_t s);
+                           size_t tok_stride, uint32_t *ntok, void *work, cudaStream_t s);
 
 #endif
