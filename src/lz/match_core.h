@@ -184,6 +184,23 @@ GPZ_HD static inline unsigned gpz_lz_match_len(const uint8_t *c, const uint8_t *
 	return len;
 }
 
+/* Can the candidate at c beat a match of length best at s? Only if it agrees with s at bytes 0,
+ * 1 and best (and, on the CPU, which reads two bytes at once, at best - 1 too); a filter, so the
+ * walk's result is the same either way. */
+GPZ_HD static inline int gpz_lz_may_beat(const uint8_t *c, const uint8_t *s, unsigned best)
+{
+#ifdef __CUDA_ARCH__
+	return c[best] == s[best] && c[0] == s[0] && c[1] == s[1];
+#else
+	uint16_t ce, se, c0, s0;
+	memcpy(&ce, c + best - 1, 2);
+	memcpy(&se, s + best - 1, 2);
+	memcpy(&c0, c, 2);
+	memcpy(&s0, s, 2);
+	return ce == se && c0 == s0;
+#endif
+}
+
 /* A match as the position-pure search stores it: length << 16 | distance, 0 for none. */
 GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
 {
@@ -231,7 +248,7 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
 			break;
 		steps++;
 		const uint8_t *c = src + cand;
-		if (c[best] == s[best] && c[0] == s[0] && c[1] == s[1]) {
+		if (gpz_lz_may_beat(c, s, best)) {
 			unsigned len = gpz_lz_match_len(c, s, maxlen);
 			if (len > best) {
 				best = len;
