@@ -17,7 +17,7 @@
 #include <time.h>
 
 struct opts {
-	int w, threads, runs, chunk_log, gpu, deflate;
+	int w, threads, runs, chunk_log, gpu, deflate, level;
 	size_t frame_bytes;
 };
 
@@ -25,7 +25,8 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs); /* bench_de
 
 #ifdef GPZ_HAVE_CUDA
 int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int runs); /* bench_gpu.cu */
-int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int threads); /* bench_gpu_deflate.cu */
+int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int threads,
+                          int level); /* bench_gpu_deflate.cu */
 #endif
 
 struct row {
@@ -267,7 +268,8 @@ static void usage(void)
 	printf("usage: gpz-bench [--gpu | --deflate] [-b 1|2|4] [-T threads] [-r runs] "
 	       "[-c chunk_log] [-F frame_bytes] FILE...\n"
 	       "--deflate: gpz's gzip output against zlib, libdeflate and zstd (levels 1, 6, 9);\n"
-	       "--gpu --deflate: the GPU DEFLATE stages on inputs tiled to 1 GiB in device memory.\n"
+	       "--gpu --deflate: the GPU DEFLATE stages on inputs tiled to 1 GiB in device memory\n"
+	       "(levels 1, 6, 9, or only -l LEVEL).\n"
 	       "Times histogram, codebook, encode and decode of the Huffman-only codec (CPU backend,\n"
 	       "or with --gpu the GPU backend on inputs tiled to 1 GiB in device memory) and the\n"
 	       "library's compress/decompress calls; prints a markdown table.\n");
@@ -275,7 +277,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, 0, 0, GPZ_DEFAULT_FRAME_BYTES };
+	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, 0, 0, 0, GPZ_DEFAULT_FRAME_BYTES };
 	int i = 1, failed = 0;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i += 2) {
@@ -298,6 +300,8 @@ int main(int argc, char **argv)
 			o.runs = atoi(v);
 		else if (!strcmp(argv[i], "-c"))
 			o.chunk_log = atoi(v);
+		else if (!strcmp(argv[i], "-l"))
+			o.level = atoi(v);
 		else if (!strcmp(argv[i], "-F"))
 			o.frame_bytes = (size_t)strtoull(v, NULL, 10);
 		else {
@@ -312,7 +316,7 @@ int main(int argc, char **argv)
 	}
 	if (o.deflate && o.gpu) {
 #ifdef GPZ_HAVE_CUDA
-		return gpz_bench_gpu_deflate(argc - i, argv + i, o.runs, o.threads);
+		return gpz_bench_gpu_deflate(argc - i, argv + i, o.runs, o.threads, o.level);
 #else
 		fprintf(stderr, "gpz-bench: built without CUDA: --gpu is not available\n");
 		return 2;

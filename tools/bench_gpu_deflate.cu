@@ -78,10 +78,10 @@ double gbs(size_t bytes, double s)
 
 } // namespace
 
-extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int threads)
+extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int threads, int only)
 {
 	const size_t target = (size_t)1 << 30, piece = GPZ_DEFLATE_PIECE;
-	const int levels[] = {1, 6, 9};
+	const int levels[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 	cudaDeviceProp prop;
 	gpz_ctx *cpu;
 	cudaStream_t s = 0;
@@ -126,6 +126,8 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 		std::vector<uint8_t> cpu_out(gpz_deflate_bound(n)), gpu_out(ob);
 		const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
 		for (int level : levels) {
+			if (only ? level != only : level != 1 && level != 6 && level != 9)
+				continue;
 			double tl = median_s(runs, [&] {
 				CK(gpz_lz_gpu_links(d_src, n, 0, n, links, reinterpret_cast<uint16_t *>(pure), s));
 			});

@@ -98,7 +98,7 @@ __global__ void log_tab_kernel(uint32_t *tab)
 /*
  * The block writer, in three kernels that together write exactly gpz_dfl_blocks' bits. Blocks
  * are whole units of UNIT tokens (but a piece's last), so a piece's units can be counted in
- * parallel (unit_kernel), one thread per piece then makes the CPU's decisions from the units'
+ * parallel (unit_kernel), one warp per piece then makes the CPU's decisions from the units'
  * counts alone - where blocks end, their codes and kinds, every unit's bit offset - and writes
  * the block headers, end-of-block codes and stored blocks (plan_kernel), and one thread per unit
  * writes its tokens' codes at its offset (write_kernel). Slots start zeroed; writers only OR
@@ -165,43 +165,83 @@ __device__ uint64_t bw_suspend(gpz_bitw *bw, uint8_t *slot, int *overflow)
 	return (uint64_t)(bw->p - slot) * 8 + bw->nb;
 }
 
-/* Bits of a unit's tokens under a block's code lengths (no end-of-block code). */
-__device__ uint64_t unit_bits(const gpz_dfl_freqs *f, const uint8_t *llen, const uint8_t *dlen)
+/* ---- plan_kernel: one warp per piece; lanes share the per-symbol loops, lane 0 does the rest */
+
+constexpr unsigned NSYM = GPZ_DFL_NLIT + GPZ_DFL_NDIST; /* a gpz_dfl_freqs as one array */
+
+__device__ uint64_t warp_sum(uint64_t v)
 {
-	uint64_t bits = 0;
-	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
-		bits += (uint64_t)f->lf[s] * (llen[s] + (s >= 257 ? gpz_dfl_len_extra(s - 257) : 0));
-	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++)
-		bits += (uint64_t)f->df[s] * (dlen[s] + gpz_dfl_dist_extra(s));
-	return bits;
+	for (int k = 16; k; k >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, k);
+	return v;
 }
 
-__device__ void add_freqs(gpz_dfl_freqs *to, const gpz_dfl_freqs *f)
+/* gpz_dfl_est of the counts f[0 .. NSYM) (literal/lengths, then distances): the same integer
+ * sums, taken by 32 lanes. */
+__device__ uint64_t est_warp(const uint32_t *f, const uint32_t *tab)
 {
-	for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
-		to->lf[i] += f->lf[i];
-	for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
-		to->df[i] += f->df[i];
+	const unsigned lane = threadIdx.x % 32;
+	uint64_t tl = 0, sl = 0, td = 0, sd = 0, used = 0;
+	for (unsigned i = lane; i < NSYM; i += 32) {
+		uint32_t c = f[i];
+		if (!c)
+			continue;
+		used++;
+		if (i < GPZ_DFL_NLIT) {
+			tl += c;
+			sl += (uint64_t)c * gpz_dfl_log2(c, tab);
+		} else {
+			td += c;
+			sd += (uint64_t)c * gpz_dfl_log2(c, tab);
+		}
+	}
+	tl = warp_sum(tl);
+	sl = warp_sum(sl);
+	td = warp_sum(td);
+	sd = warp_sum(sd);
+	used = warp_sum(used);
+	uint64_t bits = (tl ? tl * gpz_dfl_log2((uint32_t)tl, tab) - sl : 0) +
+	                (td ? td * gpz_dfl_log2((uint32_t)td, tab) - sd : 0);
+	return bits + ((80 + (uint64_t)GPZ_DFL_HEADER_BITS_PER_SYMBOL * used) << GPZ_DFL_LOG_FRAC);
+}
+
+/* Bits of a unit's tokens under a block's code lengths (no end-of-block code), by 32 lanes. */
+__device__ uint64_t unit_bits_warp(const uint32_t *f, const uint8_t *llen, const uint8_t *dlen)
+{
+	uint64_t bits = 0;
+	for (unsigned i = threadIdx.x % 32; i < NSYM; i += 32) {
+		if (i < GPZ_DFL_NLIT)
+			bits += (uint64_t)f[i] * (llen[i] + (i >= 257 ? gpz_dfl_len_extra(i - 257) : 0));
+		else
+			bits += (uint64_t)f[i] * (dlen[i - GPZ_DFL_NLIT] +
+			                          gpz_dfl_dist_extra(i - GPZ_DFL_NLIT));
+	}
+	return warp_sum(bits);
 }
 
 /* Piece b0 + blockIdx.x: gpz_dfl_blocks' decisions from its units' counts (gpz_dfl_next_block,
  * gpz_dfl_put_block), everything but the tokens' codes written into its slot. */
-__global__ void __launch_bounds__(1)
+__global__ void __launch_bounds__(32)
 plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, size_t cap,
             size_t oslot)
 {
+	__shared__ uint32_t cur[NSYM];
+	__shared__ uint64_t sh_pos;
+	const unsigned lane = threadIdx.x;
 	const size_t q = blockIdx.x, p = b0 + q;
 	const size_t np = n ? (n - 1) / PIECE + 1 : 1;
 	const size_t start = p * PIECE, len = n - start < PIECE ? n - start : PIECE;
 	const int last_piece = p + 1 == np;
 	const uint32_t nt = reinterpret_cast<const uint32_t *>(work + l.ntok)[q];
 	const size_t nu = (nt + UNIT - 1) / UNIT;
-	const gpz_dfl_freqs *uf = reinterpret_cast<const gpz_dfl_freqs *>(work + l.ufreq) + q * UMAX;
+	const uint32_t *uf = reinterpret_cast<const uint32_t *>(
+		reinterpret_cast<const gpz_dfl_freqs *>(work + l.ufreq) + q * UMAX);
 	const uint32_t *unb = reinterpret_cast<const uint32_t *>(work + l.unbytes) + q * UMAX;
 	uint64_t *uoff = reinterpret_cast<uint64_t *>(work + l.uoff) + q * UMAX;
 	uint32_t *ucode = reinterpret_cast<uint32_t *>(work + l.ucode) + q * UMAX;
 	blk_code *codes = reinterpret_cast<blk_code *>(work + l.codes) + q * UMAX;
 	gpz_dfl_scratch *s = reinterpret_cast<gpz_dfl_scratch *>(work + l.scratch + q * SSLOT);
+	uint32_t *blk = reinterpret_cast<uint32_t *>(&s->blk); /* lf then df: NSYM counts */
 	const uint32_t *tab = reinterpret_cast<const uint32_t *>(work + l.tab);
 	uint8_t *slot = work + l.slots + q * oslot;
 	uint64_t pos = 0;
@@ -209,7 +249,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 	int any = 0, overflow = 0, res = GPZ_OK;
 	gpz_bitw bw;
 
-	if (nt == 0) { /* empty input: one empty final block, as gpz_dfl_blocks */
+	if (nt == 0 && lane == 0) { /* empty input: one empty final block, as gpz_dfl_blocks */
 		bw_resume(&bw, slot, cap, 0);
 		any = gpz_dfl_put_block(&bw, src + start, NULL, 0, 0, last_piece, s);
 		pos = bw_suspend(&bw, slot, &overflow);
@@ -217,12 +257,17 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 	for (size_t i = 0; i < nu;) {
 		/* gpz_dfl_next_block over whole units */
 		size_t j = i + 1;
-		s->cur = uf[i];
-		uint64_t cur_est = gpz_dfl_est(&s->cur, tab);
+		for (unsigned t = lane; t < NSYM; t += 32)
+			cur[t] = uf[i * NSYM + t];
+		__syncwarp();
+		uint64_t cur_est = est_warp(cur, tab);
 		while (j < nu && (j - i) * UNIT < GPZ_DFL_MAX_BLOCK_TOKENS) {
-			uint64_t unit_est = gpz_dfl_est(&uf[j], tab);
-			add_freqs(&s->cur, &uf[j]);
-			uint64_t joined_est = gpz_dfl_est(&s->cur, tab);
+			uint64_t unit_est = est_warp(uf + j * NSYM, tab);
+			__syncwarp();
+			for (unsigned t = lane; t < NSYM; t += 32)
+				cur[t] += uf[j * NSYM + t];
+			__syncwarp();
+			uint64_t joined_est = est_warp(cur, tab);
 			if (joined_est > cur_est + unit_est)
 				break;
 			cur_est = joined_est;
@@ -230,57 +275,82 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 		}
 		/* gpz_dfl_put_block for units [i, j) */
 		size_t nbytes = 0;
-		gpz_dfl_zero_freqs(&s->blk);
-		for (size_t k = i; k < j; k++) {
-			add_freqs(&s->blk, &uf[k]);
-			nbytes += unb[k];
-		}
-		uint32_t *lf = s->blk.lf, *df = s->blk.df;
-		lf[256] = 1;
-		gpz_dfl_plan_dynamic(s, lf, df);
-		uint64_t dyn = gpz_dfl_dynamic_bits(&s->dyn, lf, df), fix = gpz_dfl_fixed_bits(lf, df);
-		uint64_t stored = (nbytes / 65535 + 1) * 40 + 8 * (uint64_t)nbytes + 7;
-		const int last = last_piece && j == nu;
-		bw_resume(&bw, slot, cap, pos);
-		if (stored < dyn && stored < fix) {
-			gpz_dfl_put_stored(&bw, src + start + bytes, nbytes, last);
-			pos = bw_suspend(&bw, slot, &overflow);
+		for (unsigned t = lane; t < NSYM; t += 32) {
+			uint32_t c = 0;
 			for (size_t k = i; k < j; k++)
-				uoff[k] = NO_OFF;
-			any = 1;
-		} else {
-			const gpz_dfl_codes *c = &s->dyn;
-			if (fix <= dyn) {
-				gpz_dfl_fixed_code(&s->fix);
-				c = &s->fix;
-				gpz_dfl_put(&bw, (uint32_t)last | (1u << 1), 3);
+				c += uf[k * NSYM + t];
+			blk[t] = c;
+		}
+		for (size_t k = i; k < j; k++)
+			nbytes += unb[k];
+		__syncwarp();
+		const int last = last_piece && j == nu;
+		int stored_block = 0;
+		const gpz_dfl_codes *c = &s->dyn;
+		if (lane == 0) {
+			uint32_t *lf = s->blk.lf, *df = s->blk.df;
+			lf[256] = 1;
+			gpz_dfl_plan_dynamic(s, lf, df);
+			uint64_t dyn = gpz_dfl_dynamic_bits(&s->dyn, lf, df);
+			uint64_t fix = gpz_dfl_fixed_bits(lf, df);
+			uint64_t stored = (nbytes / 65535 + 1) * 40 + 8 * (uint64_t)nbytes + 7;
+			bw_resume(&bw, slot, cap, pos);
+			if (stored < dyn && stored < fix) {
+				gpz_dfl_put_stored(&bw, src + start + bytes, nbytes, last);
+				pos = bw_suspend(&bw, slot, &overflow);
+				stored_block = any = 1;
 			} else {
-				gpz_dfl_put(&bw, (uint32_t)last | (2u << 1), 3);
-				gpz_dfl_put_dynamic_header(&bw, c);
+				if (fix <= dyn) {
+					gpz_dfl_fixed_code(&s->fix);
+					c = &s->fix;
+					gpz_dfl_put(&bw, (uint32_t)last | (1u << 1), 3);
+				} else {
+					gpz_dfl_put(&bw, (uint32_t)last | (2u << 1), 3);
+					gpz_dfl_put_dynamic_header(&bw, c);
+				}
+				pos = bw_suspend(&bw, slot, &overflow);
 			}
-			pos = bw_suspend(&bw, slot, &overflow);
+			sh_pos = pos | (uint64_t)stored_block << 63 | (uint64_t)(c == &s->fix) << 62;
+		}
+		__syncwarp();
+		const uint64_t got = sh_pos;
+		pos = got & ~(3ull << 62);
+		if (got >> 63) {
+			for (size_t k = i + lane; k < j; k += 32)
+				uoff[k] = NO_OFF;
+		} else {
+			c = got >> 62 & 1 ? &s->fix : &s->dyn;
 			blk_code *bc = &codes[nblk];
-			for (unsigned t = 0; t < GPZ_DFL_NLIT; t++) {
+			for (unsigned t = lane; t < GPZ_DFL_NLIT; t += 32) {
 				bc->lcode[t] = c->lcode[t];
 				bc->llen[t] = c->llen[t];
 			}
-			for (unsigned t = 0; t < GPZ_DFL_NDIST; t++) {
+			for (unsigned t = lane; t < GPZ_DFL_NDIST; t += 32) {
 				bc->dcode[t] = c->dcode[t];
 				bc->dlen[t] = c->dlen[t];
 			}
 			for (size_t k = i; k < j; k++) {
-				uoff[k] = pos;
-				ucode[k] = (uint32_t)nblk;
-				pos += unit_bits(&uf[k], c->llen, c->dlen);
+				uint64_t b = unit_bits_warp(uf + k * NSYM, c->llen, c->dlen);
+				if (lane == 0) {
+					uoff[k] = pos;
+					ucode[k] = (uint32_t)nblk;
+				}
+				pos += b;
 			}
 			nblk++;
-			bw_resume(&bw, slot, cap, pos);
-			gpz_dfl_put(&bw, c->lcode[256], c->llen[256]);
-			pos = bw_suspend(&bw, slot, &overflow);
+			if (lane == 0) {
+				bw_resume(&bw, slot, cap, pos);
+				gpz_dfl_put(&bw, c->lcode[256], c->llen[256]);
+				pos = bw_suspend(&bw, slot, &overflow);
+			}
+			pos = __shfl_sync(0xffffffffu, pos, 0);
 		}
+		__syncwarp();
 		bytes += nbytes;
 		i = j;
 	}
+	if (lane != 0)
+		return;
 	if (overflow || pos / 8 > cap)
 		res = GPZ_ERR_DST_TOO_SMALL;
 	else if (bytes != len && nt)
@@ -430,7 +500,7 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
 		GPZ_CUDA_TRY(cudaMemsetAsync(work + l.slots, 0, nb * oslot, s));
 		unit_kernel<<<(unsigned)(nb * UMAX), 128, 0, s>>>(work, l);
 		GPZ_LAUNCH_TRY();
-		plan_kernel<<<(unsigned)nb, 1, 0, s>>>(d_src, n, b0, work, l, cap, oslot);
+		plan_kernel<<<(unsigned)nb, 32, 0, s>>>(d_src, n, b0, work, l, cap, oslot);
 		GPZ_LAUNCH_TRY();
 		write_kernel<<<(unsigned)((nb * UMAX + 127) / 128), 128, 0, s>>>(work, l, nb, oslot);
 		GPZ_LAUNCH_TRY();

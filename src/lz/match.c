@@ -60,7 +60,12 @@ size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int l
 	struct gpz_lz_seg *seg = spec ? malloc(nseg * sizeof(*seg)) : NULL;
 
 	if (seg) {
-		struct gpz_lz_finder f = {NULL, pure, start, end};
+		struct gpz_lz_finder f = {NULL, pure, start, end, 2};
+		if (!cfg.lazy_parse) { /* as the GPU keeps them: the full chain's only */
+			for (size_t i = 0; i < end - start; i++)
+				pure[i] = pure[2 * i];
+			f.stride = 1;
+		}
 		for (size_t k = 0; k < nseg; k++) { /* the GPU runs these in parallel */
 			size_t s = start + k * seg_size, t = end - s < seg_size ? end : s + seg_size;
 			gpz_lz_spec(&f, src, s, t, end, &cfg, spec + k * cap, cap, &seg[k]);
@@ -85,7 +90,7 @@ size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level
 	uint32_t *pure = malloc(2 * (end - start + 1) * sizeof(*pure));
 
 	if (end > start && head && links && pure) {
-		struct gpz_lz_finder f = {NULL, pure, start, end};
+		struct gpz_lz_finder f = {NULL, pure, start, end, 2};
 		gpz_lz_links_ref(src, lo, end, end, head, links);
 		for (size_t p = start; p < end; p++)
 			gpz_lz_pure_at(src, links, lo, p, end, &cfg, pure + 2 * (p - start));

@@ -132,7 +132,10 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 		const size_t pend = (q / piece + 1) * piece;
 		uint32_t out[2];
 		gpz_lz_pure_at(sd, sl, 0, q - w0, (pend < n ? pend : n) - w0, &cfg, out);
-		reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
+		if (cfg.lazy_parse)
+			reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
+		else /* greedy levels need only the full chain's: half the bytes for the parse */
+			pure[q - a] = out[0];
 	}
 }
 
@@ -164,6 +167,7 @@ struct run_args {
 		f.pure = pure;
 		f.base = a;
 		f.end = end(q);
+		f.stride = gpz_lz_level_cfg(level).lazy_parse ? 2 : 1;
 		return f;
 	}
 };

@@ -270,11 +270,13 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
 
 /* Where the parse gets its matches: the CPU's matcher walking its chains as the parse goes, or
  * (pure != NULL) every position's matches found beforehand (the GPU's way, match.cu):
- * pure[2 * (pos - base)] the full chain's, pure[2 * (pos - base) + 1] the quarter chain's. */
+ * pure[stride * (pos - base)] the full chain's, pure[stride * (pos - base) + 1] the quarter
+ * chain's (stride 2; greedy levels, which never use the quarter chain, may have stride 1). */
 struct gpz_lz_finder {
 	struct gpz_lz_matcher *m;
 	const uint32_t *pure;
 	size_t base, end; /* pure's first position; the parse's end (bounds the GPU's prefetch) */
+	unsigned stride;
 };
 
 GPZ_HD static inline void gpz_lz_note(struct gpz_lz_finder *f, size_t pos)
@@ -296,7 +298,7 @@ GPZ_HD static inline unsigned gpz_lz_find(const struct gpz_lz_finder *f, size_t 
 		                   quarter ? cfg->chain >> 2 : cfg->chain, cfg->nice, prev_len, 0, NULL,
 		                   dist);
 	}
-	const uint32_t *at = f->pure + 2 * (pos - f->base);
+	const uint32_t *at = f->pure + f->stride * (pos - f->base);
 #ifdef __CUDA_ARCH__
 	/* the parse is one thread walking forward: ask for the matches 128 positions on early */
 	if (pos + 128 < f->end)
@@ -478,6 +480,7 @@ GPZ_HD static inline size_t gpz_lz_core_parse(struct gpz_lz_matcher *m, size_t s
 	f.pure = NULL;
 	f.base = 0;
 	f.end = m->end;
+	f.stride = 2;
 	if (m->end <= start)
 		return 0;
 	/* history: the window before start feeds the chains */
