@@ -184,6 +184,14 @@ GPZ_HD static inline unsigned gpz_lz_match_len(const uint8_t *c, const uint8_t *
 	return len;
 }
 
+/* Positions inside a walk: the GPU walks positions relative to its shared-memory window (below
+ * 2^17), where 32-bit arithmetic saves instructions; the CPU walks absolute ones. */
+#ifdef __CUDA_ARCH__
+typedef uint32_t gpz_lz_idx;
+#else
+typedef size_t gpz_lz_idx;
+#endif
+
 /* Can the candidate at c beat a match of length best at s? Only if it agrees with s at bytes 0,
  * 1 and best (and, on the CPU, which reads two bytes at once, at best - 1 too); a filter, so the
  * walk's result is the same either way. */
@@ -211,10 +219,11 @@ GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
  * The chain walk: the longest match at pos (length >= 3 and > best0, else 0) among the first
  * `chain` candidates of pos's hash chain, stopping at the first of length >= nice; *dist gets its
  * distance (0 for none). Links come from links[(q - loff) & lmask] (the CPU's ring: loff 0, lmask
- * the window mask; the GPU's array: loff its first position, lmask all ones); pos must be
- * inserted. When snap_out is not NULL it receives (gpz_lz_pack) what the same walk with chain =
- * snap would have returned (best0 <= 2 only): one walk gives the results of both chain lengths a
- * lazy level needs, which makes every position's matches a function of the input alone.
+ * the window mask; the GPU's array: loff its first position, lmask all ones; on the GPU,
+ * pos - loff must be below 2^32); pos must be inserted. When snap_out is not NULL it receives
+ * (gpz_lz_pack) what the same walk with chain = snap would have returned (best0 <= 2 only): one
+ * walk gives the results of both chain lengths a lazy level needs, which makes every position's
+ * matches a function of the input alone.
  */
 GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *links, size_t lmask,
                                           size_t loff, size_t pos, size_t end, unsigned chain,
@@ -222,45 +231,46 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
                                           uint32_t *snap_out, unsigned *dist)
 {
 	const uint8_t *s = src + pos;
+	const gpz_lz_idx at = (gpz_lz_idx)(pos - loff), mask = (gpz_lz_idx)lmask;
 	size_t avail = end - pos;
 	unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH;
-	unsigned best = best0 >= 2 ? best0 : 2, bd = 0, steps = 0, d;
+	unsigned best = best0 >= 2 ? best0 : 2, bd = 0, steps = 0, d, dd;
 	int snapped = 0;
-	size_t cand;
 
 	*dist = 0;
 	if (snap_out)
 		*snap_out = 0;
+	else
+		snap = ~0u;
 	if (maxlen < GPZ_LZ_MIN_MATCH)
 		return 0;
 	if (nice > maxlen)
 		nice = maxlen;
-	d = links[(pos - loff) & lmask];
-	cand = pos - d;
+	d = dd = links[at & mask]; /* dd: the candidate's distance */
 	for (;;) {
-		if (d == 0 || pos - cand > GPZ_LZ_WINDOW || best >= maxlen)
+		if (d == 0 || dd > GPZ_LZ_WINDOW || best >= maxlen)
 			break; /* the chain, the window or the possible length ends */
-		if (steps == snap && snap_out) {
+		if (steps == snap) {
 			*snap_out = gpz_lz_pack(best, bd);
 			snapped = 1;
 		}
 		if (steps == chain)
 			break;
 		steps++;
-		const uint8_t *c = src + cand;
+		const uint8_t *c = s - dd;
 		if (gpz_lz_may_beat(c, s, best)) {
 			unsigned len = gpz_lz_match_len(c, s, maxlen);
 			if (len > best) {
 				best = len;
-				bd = (unsigned)(pos - cand);
+				bd = dd;
 				if (len >= nice)
 					break;
 			}
 		}
-		d = links[(cand - loff) & lmask];
-		if (d > cand - loff)
+		d = links[(at - dd) & mask];
+		if (d > at - dd)
 			break; /* only where the CPU's ring slot was reused: beyond the window anyway */
-		cand -= d;
+		dd += d;
 	}
 	if (snap_out && !snapped)
 		*snap_out = gpz_lz_pack(best, bd);
