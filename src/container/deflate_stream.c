@@ -26,6 +26,7 @@
 #define PIECE GPZ_DEFLATE_PIECE
 #define HIST GPZ_LZ_WINDOW
 #define MAX_BATCH 32 /* pieces compressed at once: bounds memory at ~6 MiB a piece */
+#define GPU_AUTO_MIN ((size_t)64 << 20) /* one-shot input from which AUTO contexts use the GPU */
 
 struct piece_out {
 	uint8_t *buf;
@@ -464,14 +465,18 @@ gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
 	if (!dst_size)
 		return GPZ_ERR_PARAM;
 	*dst_size = 0;
-	/* The GPU DEFLATE path still runs its parse and block decisions one thread per piece and
-	 * is slower than the CPU's threads on small inputs (bench/results): AUTO contexts stay on
-	 * the CPU; GPU contexts get the GPU (same bytes). */
-	if (ctx && ctx->backend == GPZ_BACKEND_GPU && ctx->gpu && ctx->gpu_asked) {
+	/* GPU contexts get the GPU (the same bytes); AUTO contexts from GPU_AUTO_MIN on, where it
+	 * is well ahead of the CPU's threads even with the copies (bench/results), and they fall
+	 * back to the CPU when the GPU lacks the memory. */
+	if (ctx && ctx->backend == GPZ_BACKEND_GPU && ctx->gpu &&
+	    (ctx->gpu_asked || src_size >= GPU_AUTO_MIN)) {
 		if (level < 1 || level > 9 || format < GPZ_FORMAT_GZIP || format > GPZ_FORMAT_DEFLATE ||
 		    (!src && src_size) || (!dst && dst_cap))
 			return GPZ_ERR_PARAM;
-		return compress_gpu(level, format, gzip, src, src_size, dst, dst_cap, dst_size);
+		r = compress_gpu(level, format, gzip, src, src_size, dst, dst_cap, dst_size);
+		if (ctx->gpu_asked || (r != GPZ_ERR_NOMEM && r != GPZ_ERR_GPU))
+			return r;
+		*dst_size = 0;
 	}
 	/* gzip gets the piece index: the whole output is in dst, so its header is rewritten */
 	gpz_gzip_info gi = { gzip ? gzip->name : NULL, gzip ? gzip->mtime : 0, src_size ? src_size : 1 };

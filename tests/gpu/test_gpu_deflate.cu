@@ -251,6 +251,34 @@ void check_too_small(const Input &in, int level, gpz_format f)
 
 } // namespace
 
+/* An AUTO context takes the GPU for one-shot streams from 64 MiB on (deflate_stream.c): same
+ * bytes as the CPU's. Prints both calls' times. */
+void check_auto(const std::vector<uint8_t> &m)
+{
+	std::vector<uint8_t> v;
+	while (v.size() < 64 * MiB + 5)
+		v.insert(v.end(), m.begin(), m.begin() + std::min(m.size(), 64 * MiB + 5 - v.size()));
+	gpz_ctx *aut;
+	CHECK(gpz_ctx_create(&aut, GPZ_BACKEND_AUTO, 0) == GPZ_OK, "AUTO context");
+	size_t cap = gpz_deflate_bound(v.size()), a = 0, b = 0;
+	std::vector<uint8_t> want(cap), got(cap);
+	for (int level : { 1, 6 }) {
+		auto t0 = std::chrono::steady_clock::now();
+		gpz_result r1 = gpz_deflate_compress(aut, level, GPZ_FORMAT_GZIP, NULL, v.data(),
+		                                     v.size(), got.data(), cap, &b);
+		auto t1 = std::chrono::steady_clock::now();
+		gpz_result r2 = gpz_deflate_compress(g_cpu, level, GPZ_FORMAT_GZIP, NULL, v.data(),
+		                                     v.size(), want.data(), cap, &a);
+		auto t2 = std::chrono::steady_clock::now();
+		CHECK(r1 == GPZ_OK && r2 == GPZ_OK && a == b && !memcmp(want.data(), got.data(), a),
+		      "AUTO context, 64 MiB + 5, level %d: not the CPU's bytes", level);
+		printf("AUTO context, 64 MiB + 5, L%d: %.3f s (CPU context, %u threads: %.3f s)\n", level,
+		       std::chrono::duration<double>(t1 - t0).count(), std::thread::hardware_concurrency(),
+		       std::chrono::duration<double>(t2 - t1).count());
+	}
+	gpz_ctx_free(aut);
+}
+
 int main(int argc, char **argv)
 {
 	if (!gpu_test_start())
@@ -292,6 +320,7 @@ int main(int argc, char **argv)
 	check_raw_device(edge[3], 1);
 	check_too_small(edge[0], 1, GPZ_FORMAT_GZIP);
 	check_too_small(tiny[1], 6, GPZ_FORMAT_DEFLATE);
+	check_auto(m);
 
 	std::vector<Input> big;
 	const char *corp = test_corpora_dir();
