@@ -210,9 +210,10 @@ gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_byt
  * blocks, so pieces compress in parallel on the context's threads and the output depends only on
  * the input, the level and the format: never on threads or on how a stream is fed, nor on the
  * backend. On a context created with GPZ_BACKEND_GPU the one-shot gpz_deflate_compress runs on
- * the GPU (the same parse and block writer, one GPU thread per piece: a correct baseline, still
- * slower than the CPU's threads; synchronous, with its own CUDA stream and device buffers);
- * GPZ_BACKEND_AUTO contexts and the streaming calls below run on the CPU.
+ * the GPU (every position's matches in parallel, the same parse and block decisions; synchronous,
+ * with its own CUDA stream and device buffers of about 21 MiB a piece, at most 1024 pieces'
+ * worth); GPZ_BACKEND_AUTO contexts do so for inputs of 64 MiB or more (else, or when the GPU
+ * lacks the memory, the CPU). The streaming calls below run on the CPU.
  */
 typedef enum gpz_format {
 	GPZ_FORMAT_GPZ = 0,     /* the .gpz container (gpz_compress) */

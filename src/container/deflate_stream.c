@@ -8,10 +8,11 @@
  * and only the stream's last block carries BFINAL. Piece boundaries are fixed positions of the
  * input, so the output never depends on threads or on how the caller feeds the stream.
  *
- * On a GPU context the one-shot gpz_deflate_compress runs the same pieces on the device
- * (deflate_gpu.cu: the same LZ77 and block-writer code, one thread per piece, the pieces joined
- * there) and only the gzip/zlib header and trailer are written here, the checksum coming from the
- * device: the bytes are those of the CPU. The streaming API runs on the CPU. */
+ * On a GPU context (and an AUTO one from GPU_AUTO_MIN bytes on) the one-shot
+ * gpz_deflate_compress runs the same pieces on the device (deflate_gpu.cu: the same matches,
+ * parse and block decisions, computed in parallel, the pieces joined there) and only the
+ * gzip/zlib header and trailer are written here, the checksum and the piece offsets coming from
+ * the device: the bytes are those of the CPU. The streaming API runs on the CPU. */
 #include "container/context.h"
 #include "common/bits.h"
 #include "common/parallel.h"

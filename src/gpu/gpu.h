@@ -119,8 +119,9 @@ gpz_result gpz_gpu_adler32(const uint8_t *d_data, size_t n, uint32_t *d_out,
  * The LZ77 match stage of DEFLATE: the input is cut into pieces of `piece` bytes (the last one
  * shorter); piece p gets exactly the tokens of gpz_lz_parse(d_src, p * piece,
  * min(n, (p + 1) * piece), level, d_tokens + p * piece) (with up to 32 KiB of history before
- * it), and d_ntok[p] their count. d_tokens holds n entries, d_ntok ceil(n / piece). d_work:
- * gpz_gpu_lz_work(n, piece) bytes (256 KiB a piece). Baseline: one thread per piece. */
+ * it), and d_ntok[p] their count. d_tokens holds n entries, d_ntok ceil(n / piece). d_work
+ * (256-byte aligned): gpz_gpu_lz_work(n, piece) bytes (about 14 bytes an input byte): chain links
+ * and matches for every position, then the parse in guessed segments (match_gpu.h). */
 size_t gpz_gpu_lz_work(size_t n, size_t piece);
 gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level, size_t piece,
                             uint32_t *d_tokens, uint32_t *d_ntok, void *d_work,
@@ -130,12 +131,13 @@ gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level, size_t pi
  * Raw DEFLATE (RFC 1951) of n bytes at d_src at level 1..9: exactly the bytes of the CPU's
  * gpz_deflate_compress(GPZ_FORMAT_DEFLATE) (pieces of GPZ_DEFLATE_PIECE bytes, each parsed with
  * the 32 KiB before it as history and coded by the CPU's block writer, deflate_core.h; BFINAL
- * on the last block of the last piece). Baseline: one thread per piece. d_out receives
+ * on the last block of the last piece), from match.cu's stages and a parallel block writer.
+ * d_out receives
  * ceil(bits / 8) bytes, the last padded with zero bits; out_cap >= gpz_gpu_deflate_raw_bound(n)
  * always suffices. *d_status (device memory) receives the stream's length in bits and GPZ_OK,
  * or GPZ_ERR_DST_TOO_SMALL when out_cap (or a piece's slot, as on the CPU) is too small; read it
  * after the stream has run. d_work (256-byte aligned): gpz_gpu_deflate_work(n) bytes (about
- * 5.3 MiB a piece, at most 1024 pieces' worth). Returns GPZ_ERR_PARAM for bad arguments, else
+ * 21 MiB a piece, at most 1024 pieces' worth). Returns GPZ_ERR_PARAM for bad arguments, else
  * launch errors only. */
 typedef struct gpz_gpu_deflate_status {
 	uint64_t bits;

@@ -4,7 +4,7 @@
  * sizes 0..3, piece - 1, piece, piece + 1) and the shared corpora when present ($GPZ_CORPORA or
  * ../shared/corpora: canterbury and calgary, each concatenated). Token slots a piece does not
  * fill and guards past the buffers must keep their poison. Prints the GPU parse time per level
- * and the MB/s on the largest input (the GPU parse is the one-thread-per-piece baseline).
+ * and the MB/s on the largest input (whole call: links, matches, parse).
  *   test_gpu_lz [quick]   quick: levels 1, 6 and 9 only
  * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
 extern "C" {
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < inputs.size(); i++) {
 			std::vector<float> ms = check_input(inputs[i], piece, levels);
 			if (i == largest) {
-				printf("throughput %s (%zu B), piece %zu, GPU baseline:", inputs[i].name.c_str(),
+				printf("throughput %s (%zu B), piece %zu, GPU:", inputs[i].name.c_str(),
 				       inputs[i].data.size(), piece);
 				for (int level : levels)
 					if (ms[level] > 0)
