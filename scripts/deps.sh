@@ -10,6 +10,7 @@ command -v make >/dev/null 2>&1 || need="$need make"
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
 command -v bzip2 >/dev/null 2>&1 || need="$need bzip2"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
+command -v libdeflate-gunzip >/dev/null 2>&1 || need="$need libdeflate-tools" # a third inflater for the tests
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
   echo "deps: installing$need"
