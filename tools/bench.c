@@ -314,9 +314,10 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	if (o.deflate && o.gpu) {
+	if (o.gpu) {
 #ifdef GPZ_HAVE_CUDA
-		return gpz_bench_gpu_deflate(argc - i, argv + i, o.runs, o.threads, o.level);
+		return o.deflate ? gpz_bench_gpu_deflate(argc - i, argv + i, o.runs, o.threads, o.level)
+		                 : gpz_bench_gpu(argc - i, argv + i, o.w, o.chunk_log, o.runs);
 #else
 		fprintf(stderr, "gpz-bench: built without CUDA: --gpu is not available\n");
 		return 2;
@@ -324,14 +325,6 @@ int main(int argc, char **argv)
 	}
 	if (o.deflate)
 		return gpz_bench_deflate(argc - i, argv + i, o.threads, o.runs);
-	if (o.gpu) {
-#ifdef GPZ_HAVE_CUDA
-		return gpz_bench_gpu(argc - i, argv + i, o.w, o.chunk_log, o.runs);
-#else
-		fprintf(stderr, "gpz-bench: built without CUDA: --gpu is not available\n");
-		return 2;
-#endif
-	}
 	print_header(&o);
 	for (; i < argc; i++) {
 		struct row r;

@@ -23,46 +23,13 @@
 
 #include "gpz.h"
 #include "gpu/gpu.h"
-
-#define CK(call)                                                                          \
-	do {                                                                                  \
-		cudaError_t e_ = (call);                                                          \
-		if (e_ != cudaSuccess) {                                                          \
-			fprintf(stderr, "gpz-bench: CUDA: %s (%s:%d)\n", cudaGetErrorString(e_),      \
-			        __FILE__, __LINE__);                                                  \
-			exit(1);                                                                      \
-		}                                                                                 \
-	} while (0)
+#include "bench_cuda.h"
 
 static double host_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-template <class F> static double time_median(int runs, F f)
-{
-	cudaEvent_t a, b;
-	std::vector<double> t;
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	f(); /* warm-up */
-	CK(cudaDeviceSynchronize());
-	for (int i = 0; i < runs; i++) {
-		float ms;
-		CK(cudaEventRecord(a));
-		f();
-		CK(cudaEventRecord(b));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&ms, a, b));
-		t.push_back(ms * 1e-3);
-	}
-	CK(cudaGetLastError());
-	std::sort(t.begin(), t.end());
-	CK(cudaEventDestroy(a));
-	CK(cudaEventDestroy(b));
-	return t[t.size() / 2];
 }
 
 static uint8_t *read_tiled(const char *path, size_t target, int w, size_t *size, size_t *orig)

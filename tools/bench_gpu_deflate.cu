@@ -17,42 +17,9 @@
 #include "gpz.h"
 #include "gpu/gpu.h"
 #include "lz/match_gpu.h"
-
-#define CK(call)                                                                          \
-	do {                                                                                  \
-		cudaError_t e_ = (call);                                                          \
-		if (e_ != cudaSuccess) {                                                          \
-			fprintf(stderr, "gpz-bench: CUDA: %s (%s:%d)\n", cudaGetErrorString(e_),      \
-			        __FILE__, __LINE__);                                                  \
-			exit(1);                                                                      \
-		}                                                                                 \
-	} while (0)
+#include "bench_cuda.h"
 
 namespace {
-
-template <class F> double median_s(int runs, F f)
-{
-	cudaEvent_t a, b;
-	std::vector<double> t;
-	CK(cudaEventCreate(&a));
-	CK(cudaEventCreate(&b));
-	f(); /* warm-up */
-	CK(cudaDeviceSynchronize());
-	for (int i = 0; i < runs; i++) {
-		float ms;
-		CK(cudaEventRecord(a));
-		f();
-		CK(cudaEventRecord(b));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&ms, a, b));
-		t.push_back(ms * 1e-3);
-	}
-	CK(cudaGetLastError());
-	std::sort(t.begin(), t.end());
-	CK(cudaEventDestroy(a));
-	CK(cudaEventDestroy(b));
-	return t[t.size() / 2];
-}
 
 std::vector<uint8_t> read_tiled(const char *path, size_t target)
 {
@@ -128,17 +95,17 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 		for (int level : levels) {
 			if (only ? level != only : level != 1 && level != 6 && level != 9)
 				continue;
-			double tl = median_s(runs, [&] {
+			double tl = time_median(runs, [&] {
 				CK(gpz_lz_gpu_links(d_src, n, 0, n, links, reinterpret_cast<uint16_t *>(pure), s));
 			});
-			double tf = median_s(runs, [&] {
+			double tf = time_median(runs, [&] {
 				CK(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, pure, s));
 			});
-			double tp = median_s(runs, [&] {
+			double tp = time_median(runs, [&] {
 				CK(gpz_lz_gpu_run(d_src, n, piece, level, 0, np, pure, 0, tok, piece, ntok, d_run,
 				                   s));
 			});
-			double tw = median_s(runs, [&] {
+			double tw = time_median(runs, [&] {
 				if (gpz_gpu_deflate_raw(d_src, n, level, d_out, ob, d_st, d_work, wb,
 				                        (gpz_stream_t)s) != GPZ_OK)
 					exit(1);
