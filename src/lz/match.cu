@@ -6,11 +6,13 @@
  *
  * 1. links: the chain link of every position (distance to the previous position with the same
  *    hash, 16 bits). Every position's hash first (a plain parallel kernel), then one warp per
- *    32 KiB segment: it replays the 32 KiB before the segment into a head table in shared memory
- *    (positions relative to the replay's start, 16 bits), then walks the segment 32 positions at
- *    a time, the hashes of the next 8 steps in flight; within a step, __match_any_sync finds
- *    lanes with the same hash, the lowest of them reads the head table, the others link to the
- *    lane before them, and the highest writes the head.
+ *    32 KiB segment walks it 32 positions at a time with a head table in shared memory
+ *    (positions in the segment + 1, 16 bits), the hashes of the next 8 steps in flight; within a
+ *    step, __match_any_sync finds lanes with the same hash, the lowest of them reads the head
+ *    table, the others link to the lane before them, and the highest writes the head. The warp
+ *    leaves its head table (each hash's last position in the segment) for the next segment,
+ *    whose first occurrences of a hash link there (links_join_kernel): the window is no longer
+ *    than a segment, so nothing earlier can be in reach.
  * 2. find: one thread per position walks its chain (gpz_lz_pure_at) and stores both matches a
  *    level may use (full chain, quarter chain). A block takes 16 Ki positions and first copies
  *    the 32 KiB window before them, their bytes and all these links into shared memory (145 KiB):
@@ -78,13 +80,12 @@ __device__ __forceinline__ void links_step(uint16_t *head, size_t q0, size_t bas
 }
 
 __global__ void __launch_bounds__(32)
-links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links)
+links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links, uint16_t *last)
 {
-	extern __shared__ uint16_t head[]; /* 1 + position - base, 0 for none */
+	extern __shared__ __align__(16) uint16_t head[]; /* 1 + position - s0, 0 for none */
 	const unsigned lane = threadIdx.x;
-	const size_t s0 = lo + (size_t)blockIdx.x * SEG;
+	const size_t s0 = lo + (size_t)blockIdx.x * SEG, base = s0;
 	const size_t s1 = hi - s0 < SEG ? hi : s0 + SEG;
-	const size_t base = s0 - lo >= SEG ? s0 - SEG : lo;
 	uint16_t ring[AHEAD]; /* the hashes of the next AHEAD steps: their loads overlap the steps */
 
 	for (unsigned i = lane; i < GPZ_LZ_HASH_SIZE / 8; i += 32)
@@ -106,6 +107,26 @@ links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links)
 			links_step(head, qk, base, s0, s1, lo, hv, links);
 		}
 	}
+	__syncwarp();
+	if (s1 < hi) /* the next segment's first occurrences look here (links_join_kernel) */
+		for (unsigned i = lane; i < GPZ_LZ_HASH_SIZE / 8; i += 32)
+			reinterpret_cast<uint4 *>(last + blockIdx.x * (size_t)GPZ_LZ_HASH_SIZE)[i] =
+				reinterpret_cast<const uint4 *>(head)[i];
+}
+
+/* Positions of the second segment on whose hash did not occur earlier in their segment: their
+ * link is to the previous segment's last occurrence of it, if that is within the window (any
+ * earlier one is not). */
+__global__ void links_join_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links,
+                                  const uint16_t *last)
+{
+	const size_t q = lo + SEG + blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (q >= hi || links[q - lo] != 0 || hash[q - lo] == NO_HASH)
+		return;
+	const size_t k = (q - lo) / SEG;
+	const uint16_t t = last[(k - 1) * GPZ_LZ_HASH_SIZE + hash[q - lo]];
+	if (t)
+		links[q - lo] = gpz_lz_link(q - (lo + (k - 1) * SEG), t - 1u);
 }
 
 /* Positions [t0, t1) of one block: the window before them and their links are staged in shared
@@ -221,7 +242,12 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 	size_t blocks = (hi - lo + 255) / 256;
 	hash_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(src, n, lo, hi,
 	                                                                       scratch);
-	links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(scratch, lo, hi, links);
+	uint16_t *last = scratch + (hi - lo + 7) / 8 * 8;
+	links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(scratch, lo, hi, links,
+	                                                                   last);
+	if (hi - lo > SEG)
+		links_join_kernel<<<(unsigned)((hi - lo - SEG + 255) / 256), 256, 0, s>>>(scratch, lo, hi,
+		                                                                         links, last);
 	return cudaGetLastError();
 }
 

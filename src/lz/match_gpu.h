@@ -12,7 +12,8 @@
 #include <stdint.h>
 
 /* links[q - lo] = gpz_lz_link of q for q in [lo, hi) of the n input bytes at src, as
- * gpz_lz_links_ref(src, lo, hi, n) gives them; scratch: hi - lo entries. */
+ * gpz_lz_links_ref(src, lo, hi, n) gives them; scratch (16-byte aligned): hi - lo entries rounded
+ * up to 8, plus 32768 per 32 KiB of the range after the first (at most 2 * (hi - lo) + 8). */
 cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *links,
                              uint16_t *scratch, cudaStream_t s);
 
