@@ -236,6 +236,33 @@ static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, u
 	free(z);
 }
 
+/* A stream told the wrong size for its index: the header cannot be completed, and what was
+ * written (index reserved, marked unfilled) is still a gzip stream zlib decodes. */
+static void index_wrong_size(void)
+{
+	size_t n = GPZ_DEFLATE_PIECE + 5, w = 0, hl = 0;
+	uint8_t *src = malloc(n), *out = malloc(gpz_deflate_update_bound(n)), h[64];
+	uint8_t *back = malloc(n + 1);
+	gpz_gzip_info gi = { NULL, 0, 3 * GPZ_DEFLATE_PIECE }; /* 3 pieces promised, 2 given */
+	gpz_deflate_stream *ds;
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)("abcabd"[i % 6] + i % 7);
+	CHECK(gpz_deflate_stream_create(ctx, 6, GPZ_FORMAT_GZIP, &gi, &ds) == GPZ_OK, "create");
+	CHECK(gpz_deflate_update(ds, src, n, 1, out, gpz_deflate_update_bound(n), &w) == GPZ_OK,
+	      "update");
+	CHECK(gpz_deflate_stream_header(ds, h, sizeof(h), &hl) == GPZ_ERR_PARAM && hl == 0,
+	      "a wrong index size must not give a header");
+	CHECK(w > 30 && (out[3] & 0x04) && out[12] == 'G' && out[13] == 'P' && out[16] == 0,
+	      "the reserved index is marked unfilled");
+	size_t got = 0;
+	CHECK(zlib_decode(out, w, 31, back, n + 1, &got) && got == n && !memcmp(back, src, n),
+	      "zlib decodes a stream with an unfilled index");
+	gpz_deflate_stream_free(ds);
+	free(src);
+	free(out);
+	free(back);
+}
+
 static void streams(void)
 {
 	size_t n = 5 * GPZ_DEFLATE_PIECE + 12345;
@@ -282,6 +309,7 @@ int main(int argc, char **argv)
 		edge();
 		stored_after_text();
 		streams();
+		index_wrong_size();
 	} else {
 		int all = 1, some = 0;
 		if (!shared) {
