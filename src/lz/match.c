@@ -84,20 +84,13 @@ size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level
                          uint32_t *tokens)
 {
 	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
-	size_t lo = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, n = 0;
-	uint32_t *head = malloc(GPZ_LZ_HASH_SIZE * sizeof(*head));
-	uint16_t *links = malloc((end - lo + 1) * sizeof(*links));
-	uint32_t *pure = malloc(2 * (end - start + 1) * sizeof(*pure));
+	uint32_t *pure = end > start ? pure_matches(src, start, end, &cfg) : NULL;
+	size_t n = 0;
 
-	if (end > start && head && links && pure) {
+	if (pure) {
 		struct gpz_lz_finder f = {NULL, pure, start, end, 2};
-		gpz_lz_links_ref(src, lo, end, end, head, links);
-		for (size_t p = start; p < end; p++)
-			gpz_lz_pure_at(src, links, lo, p, end, &cfg, pure + 2 * (p - start));
 		n = gpz_lz_core_run(&f, src, start, end, level, tokens);
 	}
-	free(head);
-	free(links);
 	free(pure);
 	return n;
 }

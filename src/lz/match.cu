@@ -70,8 +70,8 @@ __device__ __forceinline__ void links_step(uint16_t *head, size_t q0, size_t bas
 		link = gpz_lz_link(q - base, head_pos);
 	}
 	__syncwarp();
-	/* the group's last lane moves the head; the very last position of a replay plus segment
-	 * (1 + 65535 does not fit) is never read again */
+	/* the group's last lane moves the head (q - base < 32768 here: the bound only guards the
+	 * 16-bit entry) */
 	if (valid && !(same >> lane >> 1) && q - base < 0xffff)
 		head[h] = (uint16_t)(q - base + 1);
 	__syncwarp();
