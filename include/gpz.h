@@ -1,16 +1,21 @@
 /*
  * gpz.h - the public interface of libgpz, a GPU-native DEFLATE-style compressor.
  *
- * This release provides the Huffman-only codec: order-0 canonical Huffman coding of 1-, 2- or
- * 4-byte little-endian symbols (quantization codes from lossy scientific compressors, or plain
- * bytes), packaged in the framed .gpz container described in docs/FORMAT.md; an LZ mode that
- * stores DEFLATE-coded bytes in the same container (gpz_params.lz_level); and standard gzip,
- * zlib and raw DEFLATE streams (gpz_deflate_compress).
+ * What it compresses: 1-, 2- or 4-byte little-endian symbols with order-0 canonical Huffman codes
+ * (quantization codes from lossy scientific compressors, or plain bytes), or bytes with LZ77 and
+ * DEFLATE, into the framed .gpz container (docs/FORMAT.md); and standard gzip, zlib and raw
+ * DEFLATE streams that every gzip tool reads. CPU and GPU backends write the same bytes.
+ *
+ * Two sections:
+ *  - the stable API below: contexts, parameters, one-shot .gpz calls, DEFLATE streams;
+ *  - the advanced API (define GPZ_ADVANCED before including this header): the framed calls for
+ *    streaming .gpz with bounded memory, device-buffer calls, the frame checksum. It may change
+ *    between minor versions, as zstd's static-linking-only section does.
  *
  * Conventions:
  *  - Every function that can fail returns a gpz_result; gpz_result_string() names it.
  *  - The library never prints and never exits.
- *  - Output bytes depend only on the input and the gpz_params, never on the backend, the thread
+ *  - Output bytes depend only on the input and the parameters, never on the backend, the thread
  *    count or the machine.
  *  - A gpz_ctx may be used by one thread at a time; use one context per calling thread.
  */
@@ -19,6 +24,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* GPZ_API marks the library's exported functions (everything else is hidden in a shared
+ * build). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define GPZ_API __attribute__((visibility("default")))
+#else
+#define GPZ_API
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -46,10 +59,10 @@ typedef enum gpz_result {
 } gpz_result;
 
 /* A static English description of a result code; never NULL. */
-const char *gpz_result_string(gpz_result r);
+GPZ_API const char *gpz_result_string(gpz_result r);
 
 /* The library's version string, e.g. "0.1.0". */
-const char *gpz_version(void);
+GPZ_API const char *gpz_version(void);
 
 typedef enum gpz_backend {
 	GPZ_BACKEND_AUTO = 0, /* the GPU when one is usable, else the CPU */
@@ -58,7 +71,7 @@ typedef enum gpz_backend {
 } gpz_backend;
 
 /* Is a usable GPU backend compiled in and a device present? */
-int gpz_gpu_available(void);
+GPZ_API int gpz_gpu_available(void);
 
 typedef struct gpz_ctx gpz_ctx;
 
@@ -67,15 +80,11 @@ typedef struct gpz_ctx gpz_ctx;
  * An explicit GPZ_BACKEND_GPU fails with GPZ_ERR_NO_GPU when no GPU is usable; AUTO falls back
  * to the CPU.
  */
-gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads);
-void gpz_ctx_free(gpz_ctx *ctx);
+GPZ_API gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads);
+GPZ_API void gpz_ctx_free(gpz_ctx *ctx);
 /* The backend the context actually uses (never AUTO). */
-gpz_backend gpz_ctx_backend(const gpz_ctx *ctx);
-int gpz_ctx_threads(const gpz_ctx *ctx);
-
-typedef enum gpz_mode {
-	GPZ_MODE_HUFFMAN = 1 /* Huffman-only coding of fixed-width symbols */
-} gpz_mode;
+GPZ_API gpz_backend gpz_ctx_backend(const gpz_ctx *ctx);
+GPZ_API int gpz_ctx_threads(const gpz_ctx *ctx);
 
 /* Limits of the Huffman-only mode. */
 #define GPZ_MAX_CODE_LEN 24          /* longest codeword, bits */
@@ -87,12 +96,11 @@ typedef enum gpz_mode {
 #define GPZ_DEFAULT_FRAME_BYTES (1u << 26)
 
 typedef struct gpz_params {
-	gpz_mode mode;       /* GPZ_MODE_HUFFMAN */
 	int symbol_bytes;    /* 1, 2 or 4 (little-endian unsigned symbols) */
 	int chunk_log;       /* chunks of 2^chunk_log symbols decode independently */
 	size_t frame_bytes;  /* input bytes per frame, a multiple of symbol_bytes, <= 1 GiB */
 	/* 0: Huffman-only frames (type 1). 1..9: LZ mode at this DEFLATE level (gzip's meaning):
-	 * each frame is cut into GPZ_LZ_PIECE-byte pieces, each an independent raw DEFLATE stream
+	 * each frame is cut into 1 MiB pieces, each an independent raw DEFLATE stream
 	 * (type-4 frames, docs/FORMAT.md), compressed in parallel on the context's threads; a frame
 	 * of one repeated byte is written as constant, one that DEFLATE does not shrink as stored.
 	 * LZ mode codes bytes: symbol_bytes must be 1 (chunk_log is checked but unused). It runs on
@@ -101,35 +109,94 @@ typedef struct gpz_params {
 	int lz_level;
 } gpz_params;
 
-/* Piece size of LZ-mode frames: each piece is one independent raw DEFLATE stream. */
-#define GPZ_LZ_PIECE_LOG 20
-#define GPZ_LZ_PIECE ((size_t)1 << GPZ_LZ_PIECE_LOG)
-
-/* Fill *p with the defaults: Huffman mode, 1-byte symbols, chunk_log 14, 64 MiB frames,
+/* Fill *p with the defaults: Huffman-only, 1-byte symbols, chunk_log 14, 64 MiB frames,
  * lz_level 0 (Huffman-only). */
-void gpz_params_default(gpz_params *p);
+GPZ_API void gpz_params_default(gpz_params *p);
 /* GPZ_OK when *p is a valid parameter set. */
-gpz_result gpz_params_check(const gpz_params *p);
+GPZ_API gpz_result gpz_params_check(const gpz_params *p);
 
 /* The largest compressed size of src_size input bytes; 0 when p is invalid. */
-size_t gpz_compress_bound(size_t src_size, const gpz_params *p);
+GPZ_API size_t gpz_compress_bound(size_t src_size, const gpz_params *p);
 
 /* One-shot compression of a host buffer into a complete .gpz stream. */
-gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size_t src_size,
-                        void *dst, size_t dst_cap, size_t *dst_size);
+GPZ_API gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size_t src_size,
+                                void *dst, size_t dst_cap, size_t *dst_size);
 
 /*
  * One-shot decompression of a complete .gpz stream (or several concatenated ones).
  * *dst_size receives the number of bytes written.
  */
-gpz_result gpz_decompress(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
-                          size_t dst_cap, size_t *dst_size);
+GPZ_API gpz_result gpz_decompress(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
+                                  size_t dst_cap, size_t *dst_size);
 
 /*
  * The total uncompressed size recorded in a complete .gpz stream (read from its trailer and
  * validated against the frame headers; no data is decoded).
  */
-gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint64_t *size);
+GPZ_API gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint64_t *size);
+
+/* ---- DEFLATE streams (gzip, zlib, raw deflate) ----
+ *
+ * Standard streams that every gzip/zlib tool decodes: LZ77 over a 32 KiB window at level 1..9
+ * (gzip's meaning: 1 fastest, 9 smallest, 6 default), DEFLATE blocks with length-limited
+ * Huffman codes from the project's codebook stage. The input is cut into pieces of
+ * 1 MiB, each parsed with the 32 KiB before it as history and coded as its own
+ * blocks, so pieces compress in parallel on the context's threads and the output depends only on
+ * the input, the level and the format: never on threads or on how a stream is fed, nor on the
+ * backend. On a context created with GPZ_BACKEND_GPU the one-shot gpz_deflate_compress runs on
+ * the GPU (every position's matches in parallel, the same parse and block decisions; synchronous,
+ * with its own CUDA stream and device buffers of about 21 MiB a piece, at most 1024 pieces'
+ * worth); GPZ_BACKEND_AUTO contexts do so for inputs of 64 MiB or more (else, or when the GPU
+ * lacks the memory, the CPU). The streaming calls below run on the CPU.
+ */
+typedef enum gpz_format {
+	GPZ_FORMAT_GPZ = 0,     /* the .gpz container (gpz_compress) */
+	GPZ_FORMAT_GZIP = 1,    /* RFC 1952 */
+	GPZ_FORMAT_ZLIB = 2,    /* RFC 1950 */
+	GPZ_FORMAT_DEFLATE = 3  /* RFC 1951, raw */
+} gpz_format;
+
+/* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown.
+ * index_size: when not 0, a streaming gzip stream reserves room in its header for the piece index
+ * of an input of this many bytes (an empty input is one piece: pass 1 for it) (docs/FORMAT.md, "gzip piece index": every piece's length in
+ * bits, so a reader can start decoding at any piece) and gpz_deflate_stream_header gives the
+ * filled header at the end, for a caller that can rewrite the start of its output; left
+ * unfilled, the reserved field is marked so and readers ignore it. Inputs of more than
+ * GPZ_GZIP_INDEX_MAX_PIECES pieces get no index. The one-shot gpz_deflate_compress always
+ * writes the index for gzip (its index_size is ignored). */
+typedef struct gpz_gzip_info {
+	const char *name;
+	uint32_t mtime;
+	uint64_t index_size;
+} gpz_gzip_info;
+
+#define GPZ_GZIP_INDEX_MAX_PIECES 16380 /* the subfield must fit the 65535-byte extra field */
+
+/* One-shot: the largest output for src_size bytes, and the call. */
+GPZ_API size_t gpz_deflate_bound(size_t src_size);
+GPZ_API gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
+                                        const gpz_gzip_info *gzip, const void *src, size_t src_size,
+                                        void *dst, size_t dst_cap, size_t *dst_size);
+
+/* Streaming, with bounded memory (about 2 pieces per thread). gpz_deflate_update consumes all
+ * src_size bytes and writes what is complete; `last` finishes the stream (trailer included).
+ * dst must hold gpz_deflate_update_bound(src_size) bytes. */
+typedef struct gpz_deflate_stream gpz_deflate_stream;
+GPZ_API gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
+                                             const gpz_gzip_info *gzip, gpz_deflate_stream **out);
+GPZ_API size_t gpz_deflate_update_bound(size_t src_size);
+GPZ_API gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size, int last,
+                                      void *dst, size_t dst_cap, size_t *written);
+GPZ_API void gpz_deflate_stream_free(gpz_deflate_stream *st);
+/* After the last update of a gzip stream created with an index_size: the final header (the same
+ * length as the one the stream began with, now with the piece index filled in) into dst (*len
+ * bytes). GPZ_ERR_PARAM when the stream has no index, is not finished, or had another number of
+ * pieces than index_size promised (its reserved index then stays marked unfilled). */
+GPZ_API gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, size_t dst_cap,
+                                             size_t *len);
+
+#ifdef GPZ_ADVANCED
+/* ================= advanced API (define GPZ_ADVANCED to use it) ================= */
 
 /* ---- Framed streaming interface (what the gpz tool uses to keep memory bounded) ----
  *
@@ -140,20 +207,19 @@ gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint64_t *siz
  */
 #define GPZ_HEADER_SIZE 8
 #define GPZ_TRAILER_SIZE 20
-#define GPZ_FRAME_HEADER_SIZE 32
 /* gpz_parse_block needs this many bytes (or the rest of the stream, if shorter). */
-#define GPZ_BLOCK_PEEK_SIZE GPZ_FRAME_HEADER_SIZE
+#define GPZ_BLOCK_PEEK_SIZE 32
 /* The largest block gpz_parse_block accepts (a 1 GiB frame of 1-byte symbols with 24-bit codes,
  * index and a full codebook), so readers can bound allocations before reading a block. */
 #define GPZ_MAX_BLOCK_BYTES ((uint64_t)GPZ_MAX_FRAME_BYTES * 3 + ((uint64_t)1 << 24) + 4096)
 
-gpz_result gpz_write_header(void *dst, size_t dst_cap, size_t *written);
-gpz_result gpz_read_header(const void *src, size_t src_size);
+GPZ_API gpz_result gpz_write_header(void *dst, size_t dst_cap, size_t *written);
+GPZ_API gpz_result gpz_read_header(const void *src, size_t src_size);
 
 /* Compress one frame of input (src_size <= p->frame_bytes). */
-size_t gpz_frame_bound(size_t src_size, const gpz_params *p);
-gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
-                              size_t src_size, void *dst, size_t dst_cap, size_t *written);
+GPZ_API size_t gpz_frame_bound(size_t src_size, const gpz_params *p);
+GPZ_API gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
+                                      size_t src_size, void *dst, size_t dst_cap, size_t *written);
 
 typedef enum gpz_block_kind {
 	GPZ_BLOCK_FRAME = 1,
@@ -186,82 +252,20 @@ typedef struct gpz_block_info {
 /* Parse the header of the next frame or trailer at src (src_size bytes available). A frame that
  * parses has block_bytes <= GPZ_MAX_BLOCK_BYTES, and its content checksum (little-endian u64) is
  * its last 8 bytes. */
-gpz_result gpz_parse_block(const void *src, size_t src_size, gpz_block_info *info);
+GPZ_API gpz_result gpz_parse_block(const void *src, size_t src_size, gpz_block_info *info);
 
 /*
  * Decompress one whole frame (src_size >= its block_bytes) into dst, verifying its checksum.
  * If checksum is not NULL it receives the frame's stored content checksum.
  */
-gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
-                                size_t dst_cap, size_t *written, uint64_t *checksum);
+GPZ_API gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
+                                        size_t dst_cap, size_t *written, uint64_t *checksum);
 
-gpz_result gpz_write_trailer(uint64_t total_bytes, uint32_t frame_count, void *dst,
-                             size_t dst_cap, size_t *written);
+GPZ_API gpz_result gpz_write_trailer(uint64_t total_bytes, uint32_t frame_count, void *dst,
+                                     size_t dst_cap, size_t *written);
 /* Validate the trailer at src against the totals the reader counted. */
-gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_bytes,
-                            uint32_t frame_count);
-
-/* ---- DEFLATE streams (gzip, zlib, raw deflate) ----
- *
- * Standard streams that every gzip/zlib tool decodes: LZ77 over a 32 KiB window at level 1..9
- * (gzip's meaning: 1 fastest, 9 smallest, 6 default), DEFLATE blocks with length-limited
- * Huffman codes from the project's codebook stage. The input is cut into pieces of
- * GPZ_DEFLATE_PIECE bytes, each parsed with the 32 KiB before it as history and coded as its own
- * blocks, so pieces compress in parallel on the context's threads and the output depends only on
- * the input, the level and the format: never on threads or on how a stream is fed, nor on the
- * backend. On a context created with GPZ_BACKEND_GPU the one-shot gpz_deflate_compress runs on
- * the GPU (every position's matches in parallel, the same parse and block decisions; synchronous,
- * with its own CUDA stream and device buffers of about 21 MiB a piece, at most 1024 pieces'
- * worth); GPZ_BACKEND_AUTO contexts do so for inputs of 64 MiB or more (else, or when the GPU
- * lacks the memory, the CPU). The streaming calls below run on the CPU.
- */
-typedef enum gpz_format {
-	GPZ_FORMAT_GPZ = 0,     /* the .gpz container (gpz_compress) */
-	GPZ_FORMAT_GZIP = 1,    /* RFC 1952 */
-	GPZ_FORMAT_ZLIB = 2,    /* RFC 1950 */
-	GPZ_FORMAT_DEFLATE = 3  /* RFC 1951, raw */
-} gpz_format;
-
-#define GPZ_DEFLATE_PIECE ((size_t)1 << 20)
-
-/* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown.
- * index_size: when not 0, a streaming gzip stream reserves room in its header for the piece index
- * of an input of this many bytes (an empty input is one piece: pass 1 for it) (docs/FORMAT.md, "gzip piece index": every piece's length in
- * bits, so a reader can start decoding at any piece) and gpz_deflate_stream_header gives the
- * filled header at the end, for a caller that can rewrite the start of its output; left
- * unfilled, the reserved field is marked so and readers ignore it. Inputs of more than
- * GPZ_GZIP_INDEX_MAX_PIECES pieces get no index. The one-shot gpz_deflate_compress always
- * writes the index for gzip (its index_size is ignored). */
-typedef struct gpz_gzip_info {
-	const char *name;
-	uint32_t mtime;
-	uint64_t index_size;
-} gpz_gzip_info;
-
-#define GPZ_GZIP_INDEX_MAX_PIECES 16380 /* the subfield must fit the 65535-byte extra field */
-
-/* One-shot: the largest output for src_size bytes, and the call. */
-size_t gpz_deflate_bound(size_t src_size);
-gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
-                                const gpz_gzip_info *gzip, const void *src, size_t src_size,
-                                void *dst, size_t dst_cap, size_t *dst_size);
-
-/* Streaming, with bounded memory (about 2 pieces per thread). gpz_deflate_update consumes all
- * src_size bytes and writes what is complete; `last` finishes the stream (trailer included).
- * dst must hold gpz_deflate_update_bound(src_size) bytes. */
-typedef struct gpz_deflate_stream gpz_deflate_stream;
-gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
-                                     const gpz_gzip_info *gzip, gpz_deflate_stream **out);
-size_t gpz_deflate_update_bound(size_t src_size);
-gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size, int last,
-                              void *dst, size_t dst_cap, size_t *written);
-void gpz_deflate_stream_free(gpz_deflate_stream *st);
-/* After the last update of a gzip stream created with an index_size: the final header (the same
- * length as the one the stream began with, now with the piece index filled in) into dst (*len
- * bytes). GPZ_ERR_PARAM when the stream has no index, is not finished, or had another number of
- * pieces than index_size promised (its reserved index then stays marked unfilled). */
-gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, size_t dst_cap,
-                                     size_t *len);
+GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t total_bytes,
+                                    uint32_t frame_count);
 
 /* ---- Device buffers (GPU backend) ----
  *
@@ -277,15 +281,17 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
  * LZ mode (lz_level > 0) and deflate frames are staged through host memory and run on the CPU
  * (one synchronisation per frame); the output is the same.
  */
-size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size);
-gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
-                               size_t src_size, void *d_dst, size_t dst_cap, size_t *dst_size,
-                               void *cuda_stream);
-gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size, void *d_dst,
-                                 size_t dst_cap, size_t *dst_size, void *cuda_stream);
+GPZ_API size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size);
+GPZ_API gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
+                                       size_t src_size, void *d_dst, size_t dst_cap, size_t *dst_size,
+                                       void *cuda_stream);
+GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size, void *d_dst,
+                                         size_t dst_cap, size_t *dst_size, void *cuda_stream);
 
 /* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
-uint64_t gpz_content_checksum(const void *data, size_t size);
+GPZ_API uint64_t gpz_content_checksum(const void *data, size_t size);
+
+#endif /* GPZ_ADVANCED */
 
 #ifdef __cplusplus
 }

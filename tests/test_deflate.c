@@ -3,6 +3,7 @@
  * Canterbury files at every level in every format. Prints sizes against zlib at the same level
  * (information, not a check). Usage: test_deflate [edge|corpora] */
 #include "testutil.h"
+#include "deflate/deflate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #include "testutil.h"
 #include "common/bits.h"
 #include "common/xxh64.h"
+#include "container/frame.h"
 
 #include <stdio.h>
 #include <stdlib.h>

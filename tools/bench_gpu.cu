@@ -22,7 +22,9 @@
 #include <algorithm>
 
 #include "gpz.h"
-#include "gpu/gpu.h"
+#include "common/checksum_gpu.h"
+#include "huffman/huffman_gpu.h"
+#include "bench_kernels.h"
 #include "bench_cuda.h"
 
 static double host_now(void)

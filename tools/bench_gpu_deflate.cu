@@ -15,8 +15,9 @@
 #include <algorithm>
 
 #include "gpz.h"
-#include "gpu/gpu.h"
-#include "lz/match_gpu.h"
+#include "deflate/deflate.h"
+#include "deflate/deflate_gpu.h"
+#include "lz/lz_gpu.h"
 #include "bench_cuda.h"
 
 namespace {

@@ -331,7 +331,6 @@ static int apply_flag(struct opts *o, int key)
 	case 'q': o->quiet = 1; o->verbose = 0; break;
 	case 'v': o->verbose++; o->quiet = 0; break;
 	case K_HUFF:
-		o->params.mode = GPZ_MODE_HUFFMAN;
 		o->format = GPZ_FORMAT_GPZ;
 		o->level_set = 0;
 		break;

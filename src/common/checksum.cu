@@ -3,7 +3,7 @@
  * wraps). 16-byte aligned input is read with vector loads; the algorithm is that of xxh64.h. */
 #include "common/checksum.h"
 #include "common/xxh64.h"
-#include "gpu/gpu.h"
+#include "common/checksum_gpu.h"
 #include "gpu/cuda_check.h"
 
 /* Stripes in groups of GROUP (16 bytes per load); the next group's loads are issued before the

@@ -24,7 +24,7 @@
  * their positional weights with dp4a; the warp adds its lanes; (n - end of range) * sum moves the
  * weights to whole-buffer positions. */
 #include "common/crc_combine.h"
-#include "gpu/gpu.h"
+#include "common/checksum_gpu.h"
 #include "gpu/cuda_check.h"
 
 #define HD __host__ __device__ /* device code, also run on the host by tests */

@@ -8,11 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define GPZ_HD __host__ __device__ __forceinline__
-#else
-#define GPZ_HD static inline
-#endif
+#include "common/hd.h"
 
 #define GPZ_P64_1 0x9E3779B185EBCA87ULL
 #define GPZ_P64_2 0xC2B2AE3D27D4EB4FULL
@@ -20,12 +16,12 @@
 #define GPZ_P64_4 0x85EBCA77C2B2AE63ULL
 #define GPZ_P64_5 0x27D4EB2F165667C5ULL
 
-GPZ_HD uint64_t gpz_xxh_rotl(uint64_t x, int r)
+GPZ_HD_INLINE uint64_t gpz_xxh_rotl(uint64_t x, int r)
 {
 	return (x << r) | (x >> (64 - r));
 }
 
-GPZ_HD uint64_t gpz_xxh_read64(const uint8_t *p)
+GPZ_HD_INLINE uint64_t gpz_xxh_read64(const uint8_t *p)
 {
 	uint64_t v = 0;
 	for (int i = 7; i >= 0; i--)
@@ -33,20 +29,20 @@ GPZ_HD uint64_t gpz_xxh_read64(const uint8_t *p)
 	return v;
 }
 
-GPZ_HD uint32_t gpz_xxh_read32(const uint8_t *p)
+GPZ_HD_INLINE uint32_t gpz_xxh_read32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
 	       ((uint32_t)p[3] << 24);
 }
 
-GPZ_HD uint64_t gpz_xxh_round(uint64_t acc, uint64_t input)
+GPZ_HD_INLINE uint64_t gpz_xxh_round(uint64_t acc, uint64_t input)
 {
 	acc += input * GPZ_P64_2;
 	acc = gpz_xxh_rotl(acc, 31);
 	return acc * GPZ_P64_1;
 }
 
-GPZ_HD uint64_t gpz_xxh_merge(uint64_t acc, uint64_t val)
+GPZ_HD_INLINE uint64_t gpz_xxh_merge(uint64_t acc, uint64_t val)
 {
 	acc ^= gpz_xxh_round(0, val);
 	return acc * GPZ_P64_1 + GPZ_P64_4;
@@ -58,7 +54,7 @@ struct gpz_xxh_lanes {
 	uint64_t v1, v2, v3, v4;
 };
 
-GPZ_HD void gpz_xxh_lanes_init(struct gpz_xxh_lanes *l, uint64_t seed)
+GPZ_HD_INLINE void gpz_xxh_lanes_init(struct gpz_xxh_lanes *l, uint64_t seed)
 {
 	l->v1 = seed + GPZ_P64_1 + GPZ_P64_2;
 	l->v2 = seed + GPZ_P64_2;
@@ -66,7 +62,7 @@ GPZ_HD void gpz_xxh_lanes_init(struct gpz_xxh_lanes *l, uint64_t seed)
 	l->v4 = seed - GPZ_P64_1;
 }
 
-GPZ_HD void gpz_xxh_stripe(struct gpz_xxh_lanes *l, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+GPZ_HD_INLINE void gpz_xxh_stripe(struct gpz_xxh_lanes *l, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
 	l->v1 = gpz_xxh_round(l->v1, a);
 	l->v2 = gpz_xxh_round(l->v2, b);
@@ -74,7 +70,7 @@ GPZ_HD void gpz_xxh_stripe(struct gpz_xxh_lanes *l, uint64_t a, uint64_t b, uint
 	l->v4 = gpz_xxh_round(l->v4, d);
 }
 
-GPZ_HD uint64_t gpz_xxh_converge(const struct gpz_xxh_lanes *l)
+GPZ_HD_INLINE uint64_t gpz_xxh_converge(const struct gpz_xxh_lanes *l)
 {
 	uint64_t h = gpz_xxh_rotl(l->v1, 1) + gpz_xxh_rotl(l->v2, 7) + gpz_xxh_rotl(l->v3, 12) +
 	             gpz_xxh_rotl(l->v4, 18);
@@ -86,7 +82,7 @@ GPZ_HD uint64_t gpz_xxh_converge(const struct gpz_xxh_lanes *l)
 
 /* h (after the stripes, or seed + P5 for short input) plus the total length, then the last
  * len % 32 bytes at p, then the avalanche. */
-GPZ_HD uint64_t gpz_xxh_finish(uint64_t h, uint64_t total, const uint8_t *p, size_t rest)
+GPZ_HD_INLINE uint64_t gpz_xxh_finish(uint64_t h, uint64_t total, const uint8_t *p, size_t rest)
 {
 	const uint8_t *end = p + rest;
 	h += total;
@@ -111,7 +107,7 @@ GPZ_HD uint64_t gpz_xxh_finish(uint64_t h, uint64_t total, const uint8_t *p, siz
 	return h;
 }
 
-GPZ_HD uint64_t gpz_xxh64(const void *data, size_t len, uint64_t seed)
+GPZ_HD_INLINE uint64_t gpz_xxh64(const void *data, size_t len, uint64_t seed)
 {
 	const uint8_t *p = (const uint8_t *)data;
 	size_t stripes = len / 32;

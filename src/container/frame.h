@@ -6,13 +6,19 @@
 #include <stdint.h>
 
 #include "gpz.h"
+#include "deflate/deflate.h"
 #include "huffman/huffman.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+#define GPZ_FRAME_HEADER_SIZE 32 /* = GPZ_BLOCK_PEEK_SIZE of gpz.h */
 #define GPZ_TRAILER_TYPE 0xFF
+/* Pieces of LZ-mode (type-4) frames: each an independent raw DEFLATE stream from the piece
+ * driver (deflate.h), so they are its pieces. */
+#define GPZ_LZ_PIECE_LOG GPZ_DEFLATE_PIECE_LOG
+#define GPZ_LZ_PIECE GPZ_DEFLATE_PIECE
 #define GPZ_CHECK_SIZE 4     /* header check after the chunk index */
 #define GPZ_CONTENT_SIZE 8   /* content checksum at the end of a frame */
 

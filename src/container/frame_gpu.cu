@@ -20,38 +20,17 @@
 #include <string.h>
 
 extern "C" {
-#include "container/context.h"
+#include "common/context.h"
+#include "container/frame_gpu.h"
 #include "container/frame.h"
 #include "common/bits.h"
 #include "common/checksum.h"
 }
 #include "common/xxh64.h"
+#include "common/checksum_gpu.h"
 #include "gpu/gpu.h"
+#include "huffman/huffman_gpu.h"
 #include "gpu/cuda_check.h"
-
-struct gpu_state {
-	cudaStream_t stream;   /* for the host-buffer API */
-	uint8_t *work;         /* device workspace, grown on demand */
-	size_t work_cap;
-	uint8_t *in, *out;     /* device staging for the host-buffer API */
-	size_t in_cap, out_cap;
-	uint64_t *pinned;      /* small pinned host buffer for results */
-	cudaStream_t side;     /* the content checksum runs here, beside the histogram and encoder */
-	cudaEvent_t in_ready, sum_done;
-};
-
-static gpz_result grow(uint8_t **buf, size_t *cap, size_t need)
-{
-	if (*cap >= need)
-		return GPZ_OK;
-	if (*buf)
-		cudaFree(*buf);
-	*buf = NULL;
-	*cap = 0;
-	GPZ_CUDA_TRY(cudaMalloc(buf, need));
-	*cap = need;
-	return GPZ_OK;
-}
 
 /* Device to host on the stream the data was produced on, then wait for it. */
 static gpz_result d2h(void *dst, const void *src, size_t n, cudaStream_t s)
@@ -64,49 +43,6 @@ static gpz_result d2h(void *dst, const void *src, size_t n, cudaStream_t s)
 static size_t align256(size_t x)
 {
 	return (x + 255) & ~(size_t)255;
-}
-
-extern "C" gpz_result gpz_gpu_ctx_init(gpz_ctx *ctx)
-{
-	gpu_state *g = (gpu_state *)calloc(1, sizeof(*g));
-	if (!g)
-		return GPZ_ERR_NOMEM;
-	if (cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
-	    cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking) != cudaSuccess ||
-	    cudaEventCreateWithFlags(&g->in_ready, cudaEventDisableTiming) != cudaSuccess ||
-	    cudaEventCreateWithFlags(&g->sum_done, cudaEventDisableTiming) != cudaSuccess ||
-	    cudaMallocHost(&g->pinned, 64) != cudaSuccess) {
-		if (g->stream)
-			cudaStreamDestroy(g->stream);
-		if (g->side)
-			cudaStreamDestroy(g->side);
-		if (g->in_ready)
-			cudaEventDestroy(g->in_ready);
-		if (g->sum_done)
-			cudaEventDestroy(g->sum_done);
-		cudaGetLastError();
-		free(g);
-		return GPZ_ERR_GPU;
-	}
-	ctx->gpu = g;
-	return GPZ_OK;
-}
-
-extern "C" void gpz_gpu_ctx_free(gpz_ctx *ctx)
-{
-	gpu_state *g = (gpu_state *)ctx->gpu;
-	if (!g)
-		return;
-	cudaFree(g->work);
-	cudaFree(g->in);
-	cudaFree(g->out);
-	cudaFreeHost(g->pinned);
-	cudaStreamDestroy(g->stream);
-	cudaStreamDestroy(g->side);
-	cudaEventDestroy(g->in_ready);
-	cudaEventDestroy(g->sum_done);
-	free(g);
-	ctx->gpu = NULL;
 }
 
 /* ---- small kernels ---- */
@@ -156,7 +92,7 @@ static enc_layout layout_for(size_t n, int w, int chunk_log)
 
 /* Queue the Huffman payload and chunk index of a planned frame into d_dst. The encoder writes
  * the payload in place (it may spill up to 3 bytes into the content checksum, stored later). */
-static gpz_result encode_on_device(gpu_state *g, const struct gpz_frame_plan *pl,
+static gpz_result encode_on_device(struct gpz_gpu *g, const struct gpz_frame_plan *pl,
                                    const uint8_t *d_src, uint8_t *d_dst, const enc_layout &l,
                                    cudaStream_t s)
 {
@@ -176,7 +112,7 @@ static gpz_result encode_on_device(gpu_state *g, const struct gpz_frame_plan *pl
 
 /* Code lengths from the GPU codebook; *lens stays NULL (the host builds them) when fewer than
  * two symbols occur or the lengths exceed the limit (package-merge runs on the host then). */
-static gpz_result gpu_lengths(gpu_state *g, const uint32_t *d_counts, uint32_t alphabet,
+static gpz_result gpu_lengths(struct gpz_gpu *g, const uint32_t *d_counts, uint32_t alphabet,
                               const enc_layout &l, uint8_t **lens, cudaStream_t s)
 {
 	uint8_t *d_len = g->work + l.lens;
@@ -200,7 +136,7 @@ static gpz_result gpu_lengths(gpu_state *g, const uint32_t *d_counts, uint32_t a
 }
 
 /* Histogram on the device, counts to the host, plan on the host. */
-static gpz_result plan_on_device(gpu_state *g, const gpz_params *p, const uint8_t *d_src,
+static gpz_result plan_on_device(struct gpz_gpu *g, const gpz_params *p, const uint8_t *d_src,
                                  size_t n, const enc_layout &l, struct gpz_frame_plan *pl,
                                  cudaStream_t s)
 {
@@ -254,14 +190,14 @@ static gpz_result store_header_check(uint8_t *d_dst, const struct gpz_frame_plan
 }
 
 /* Compress one frame from device memory into device memory. */
-static gpz_result compress_frame_dev(gpu_state *g, const gpz_params *p, const uint8_t *d_src,
+static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, const uint8_t *d_src,
                                      size_t size, uint8_t *d_dst, size_t cap, size_t *written,
                                      cudaStream_t s)
 {
 	size_t n = size / (size_t)p->symbol_bytes;
 	enc_layout l = layout_for(n, p->symbol_bytes, p->chunk_log);
 	struct gpz_frame_plan pl;
-	gpz_result r = grow(&g->work, &g->work_cap, l.total);
+	gpz_result r = gpz_gpu_reserve(&g->work, &g->work_cap, l.total);
 
 	memset(&pl, 0, sizeof(pl));
 	/* The content checksum only reads the input: it runs on a side stream, overlapping the
@@ -312,7 +248,7 @@ static gpz_result compress_frame_dev(gpu_state *g, const gpz_params *p, const ui
 /* ---- decompress ---- */
 
 /* Validate and decode one frame from device memory; the stored checksum comes back in *sum. */
-static gpz_result decompress_frame_dev(gpu_state *g, const uint8_t *d_src, size_t src_size,
+static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, size_t src_size,
                                        uint8_t *d_dst, size_t cap, size_t *written,
                                        uint64_t *stored_sum, cudaStream_t s)
 {
@@ -356,7 +292,7 @@ static gpz_result decompress_frame_dev(gpu_state *g, const uint8_t *d_src, size_
 		if (r == GPZ_OK && !gpz_frame_padding_ok(last, payload, starts[nchunks]))
 			r = GPZ_ERR_CORRUPT;
 		if (r == GPZ_OK)
-			r = grow(&g->work, &g->work_cap, align256((nchunks + 1) * 8) + 256);
+			r = gpz_gpu_reserve(&g->work, &g->work_cap, align256((nchunks + 1) * 8) + 256);
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (nchunks + 1) * 8,
 			                                    cudaMemcpyHostToDevice, s));
@@ -365,12 +301,12 @@ static gpz_result decompress_frame_dev(gpu_state *g, const uint8_t *d_src, size_
 			                   (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
 			                   in.chunk_log, d_dst, (gpz_stream_t)s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_STORED) {
-		r = grow(&g->work, &g->work_cap, 256);
+		r = gpz_gpu_reserve(&g->work, &g->work_cap, 256);
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(d_dst, d_src + payload_at, in.content_bytes,
 			                                    cudaMemcpyDeviceToDevice, s));
 	} else if (r == GPZ_OK) {
-		r = grow(&g->work, &g->work_cap, 256);
+		r = gpz_gpu_reserve(&g->work, &g->work_cap, 256);
 		if (r == GPZ_OK) {
 			fill_kernel<<<1024, 256, 0, s>>>(d_dst, (size_t)n, in.symbol_bytes, in.alphabet);
 			r = gpz_cuda_result(cudaGetLastError());
@@ -402,12 +338,12 @@ extern "C" gpz_result gpz_gpu_compress_frame_host(gpz_ctx *ctx, const gpz_params
                                                   const void *src, size_t src_size, void *dst,
                                                   size_t dst_cap, size_t *written)
 {
-	gpu_state *g = (gpu_state *)ctx->gpu;
+	struct gpz_gpu *g = ctx->gpu;
 	size_t out_need = gpz_frame_bound(src_size, p), got = 0;
-	gpz_result r = grow(&g->in, &g->in_cap, src_size);
+	gpz_result r = gpz_gpu_reserve(&g->in, &g->in_cap, src_size);
 
 	if (r == GPZ_OK)
-		r = grow(&g->out, &g->out_cap, out_need);
+		r = gpz_gpu_reserve(&g->out, &g->out_cap, out_need);
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->in, src, src_size, cudaMemcpyHostToDevice,
 		                                    g->stream));
@@ -426,7 +362,7 @@ extern "C" gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *sr
                                                     size_t src_size, void *dst, size_t dst_cap,
                                                     size_t *written, uint64_t *checksum)
 {
-	gpu_state *g = (gpu_state *)ctx->gpu;
+	struct gpz_gpu *g = ctx->gpu;
 	gpz_block_info in;
 	uint64_t sum = 0;
 	size_t got = 0;
@@ -440,9 +376,9 @@ extern "C" gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *sr
 		return GPZ_ERR_TRUNCATED;
 	if (in.content_bytes > dst_cap)
 		return GPZ_ERR_DST_TOO_SMALL;
-	r = grow(&g->in, &g->in_cap, (size_t)in.block_bytes);
+	r = gpz_gpu_reserve(&g->in, &g->in_cap, (size_t)in.block_bytes);
 	if (r == GPZ_OK)
-		r = grow(&g->out, &g->out_cap, (size_t)in.content_bytes + 16);
+		r = gpz_gpu_reserve(&g->out, &g->out_cap, (size_t)in.content_bytes + 16);
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->in, src, (size_t)in.block_bytes,
 		                                    cudaMemcpyHostToDevice, g->stream));
@@ -553,7 +489,7 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 		if (p->lz_level > 0)
 			r = lz_compress_via_host(ctx, p, s + done, piece, d + pos, dst_cap - pos, &w, st);
 		else
-			r = compress_frame_dev((gpu_state *)ctx->gpu, p, s + done, piece, d + pos,
+			r = compress_frame_dev(ctx->gpu, p, s + done, piece, d + pos,
 			                       dst_cap - pos, &w, st);
 		pos += w;
 		done += piece;
@@ -613,7 +549,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 				r = lz_decompress_via_host(ctx, s + pos, src_size - pos, &in, d + total,
 				                           dst_cap - (size_t)total, &got, st);
 			else if (r == GPZ_OK)
-				r = decompress_frame_dev((gpu_state *)ctx->gpu, s + pos, src_size - pos,
+				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos,
 				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
 			pos += (size_t)in.block_bytes;
 			total += got;

@@ -1,7 +1,8 @@
 /* frame_read.c - parse and decompress frames and trailers. Every field read from the stream is
  * range-checked before it is used (docs/FORMAT.md lists the rules). */
-#include "container/context.h"
+#include "common/context.h"
 #include "container/frame.h"
+#include "container/frame_gpu.h"
 #include "common/bits.h"
 #include "common/checksum.h"
 #include "common/parallel.h"

@@ -2,13 +2,14 @@
  * payload, chunk index, header check and content checksum (docs/FORMAT.md). Contexts on the GPU
  * backend hand Huffman-mode frames to frame_gpu.cu; LZ-mode frames (type 4: independent raw
  * DEFLATE pieces) are written here on every backend. */
-#include "container/context.h"
+#include "common/context.h"
 #include "container/frame.h"
+#include "container/frame_gpu.h"
 #include "common/bits.h"
 #include "common/checksum.h"
 #include "common/parallel.h"
 #include "common/xxh64.h"
-#include "lz/lz.h"
+#include "deflate/deflate.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,6 @@ uint32_t gpz_header_check(const void *data, size_t size)
 
 void gpz_params_default(gpz_params *p)
 {
-	p->mode = GPZ_MODE_HUFFMAN;
 	p->symbol_bytes = 1;
 	p->chunk_log = GPZ_DEFAULT_CHUNK_LOG;
 	p->frame_bytes = GPZ_DEFAULT_FRAME_BYTES;
@@ -29,7 +29,7 @@ void gpz_params_default(gpz_params *p)
 
 gpz_result gpz_params_check(const gpz_params *p)
 {
-	if (!p || p->mode != GPZ_MODE_HUFFMAN)
+	if (!p)
 		return GPZ_ERR_PARAM;
 	if (p->symbol_bytes != 1 && p->symbol_bytes != 2 && p->symbol_bytes != 4)
 		return GPZ_ERR_PARAM;
@@ -155,42 +155,6 @@ static gpz_result write_byte_frame(gpz_ctx *ctx, gpz_frame_type type, const uint
 	return GPZ_OK;
 }
 
-struct lz_job {
-	const uint8_t *src;
-	size_t n;
-	int level;
-	uint8_t *out;      /* one slot of `slot` bytes per piece */
-	size_t slot;
-	size_t *bytes;     /* compressed bytes of each piece */
-	gpz_result *res;   /* and its result */
-};
-
-/* Piece i: its bytes alone (no history) as one raw DEFLATE stream ending in a BFINAL block,
- * padded with zero bits to a byte. */
-static void lz_piece_task(void *vj, size_t i)
-{
-	struct lz_job *j = vj;
-	size_t start = i << GPZ_LZ_PIECE_LOG;
-	size_t len = j->n - start < GPZ_LZ_PIECE ? j->n - start : GPZ_LZ_PIECE;
-	const uint8_t *piece = j->src + start;
-	uint8_t *o = j->out + i * j->slot;
-	uint32_t *tok = malloc(len * sizeof(*tok));
-	size_t ntok = tok ? gpz_lz_parse(piece, 0, len, j->level, tok) : 0;
-	gpz_result r = ntok ? GPZ_OK : GPZ_ERR_NOMEM;
-	struct gpz_bitw bw;
-
-	gpz_bitw_init(&bw, o, (size_t)gpz_lz_piece_bound(len));
-	if (r == GPZ_OK)
-		r = gpz_deflate_blocks(&bw, piece, 0, len, tok, ntok, 1);
-	if (r == GPZ_OK) {
-		gpz_bitw_finish(&bw);
-		r = bw.overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK; /* beyond the format's bound */
-	}
-	j->bytes[i] = (size_t)(bw.p - o);
-	j->res[i] = r;
-	free(tok);
-}
-
 static int all_same(const uint8_t *s, size_t n)
 {
 	return n < 2 || (s[0] == s[1] && memcmp(s, s + 1, n - 1) == 0);
@@ -204,30 +168,28 @@ static gpz_result compress_lz(gpz_ctx *ctx, const gpz_params *p, const uint8_t *
 	size_t npieces = (n + GPZ_LZ_PIECE - 1) >> GPZ_LZ_PIECE_LOG;
 	size_t slot = (size_t)gpz_lz_piece_bound(n < GPZ_LZ_PIECE ? n : GPZ_LZ_PIECE);
 	size_t payload = 0, index_at = GPZ_FRAME_HEADER_SIZE, check_at, at, total;
-	struct lz_job j;
+	uint8_t *slots = malloc(npieces * slot);
+	struct gpz_dfl_piece *out = calloc(npieces, sizeof(*out));
 	int stored = 0;
-	gpz_result r = GPZ_OK;
+	gpz_result r = slots && out ? GPZ_OK : GPZ_ERR_NOMEM;
 
-	if (all_same(src, n))
-		return write_byte_frame(ctx, GPZ_FRAME_CONSTANT, src, n, dst, cap, written);
-	j.src = src;
-	j.n = n;
-	j.level = p->lz_level;
-	j.slot = slot;
-	j.out = malloc(npieces * slot);
-	j.bytes = malloc(npieces * sizeof(*j.bytes));
-	j.res = malloc(npieces * sizeof(*j.res));
-	if (!j.out || !j.bytes || !j.res) {
-		r = GPZ_ERR_NOMEM;
+	if (all_same(src, n)) {
+		r = write_byte_frame(ctx, GPZ_FRAME_CONSTANT, src, n, dst, cap, written);
 		goto done;
 	}
-	gpz_parallel_for(ctx->nthreads, npieces, lz_piece_task, &j);
+	if (r != GPZ_OK)
+		goto done;
+	for (size_t i = 0; i < npieces; i++) {
+		out[i].buf = slots + i * slot;
+		out[i].cap = slot; /* the format's bound: a piece beyond it makes the frame stored */
+	}
+	gpz_deflate_pieces(ctx->nthreads, src, 0, n, p->lz_level, 1, 1, out);
 	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
-		if (j.res[i] == GPZ_ERR_DST_TOO_SMALL)
+		if (out[i].r == GPZ_ERR_DST_TOO_SMALL)
 			stored = 1; /* beyond the format's piece bound (never seen): store the frame */
 		else
-			r = j.res[i];
-		payload += j.bytes[i];
+			r = out[i].r;
+		payload += out[i].bytes;
 	}
 	if (r != GPZ_OK)
 		goto done;
@@ -244,17 +206,16 @@ static gpz_result compress_lz(gpz_ctx *ctx, const gpz_params *p, const uint8_t *
 	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, 0, n, payload);
 	at = check_at + GPZ_CHECK_SIZE;
 	for (size_t i = 0; i < npieces; i++) {
-		gpz_store_le32(dst + index_at + 4 * i, (uint32_t)j.bytes[i]);
-		memcpy(dst + at, j.out + i * slot, j.bytes[i]);
-		at += j.bytes[i];
+		gpz_store_le32(dst + index_at + 4 * i, (uint32_t)out[i].bytes);
+		memcpy(dst + at, out[i].buf, out[i].bytes);
+		at += out[i].bytes;
 	}
 	gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));
 	gpz_store_le64(dst + at, gpz_checksum_threads(src, n, ctx->nthreads));
 	*written = total;
 done:
-	free(j.out);
-	free(j.bytes);
-	free(j.res);
+	free(slots);
+	free(out);
 	return r;
 }
 

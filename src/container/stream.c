@@ -1,5 +1,5 @@
 /* stream.c - the .gpz stream around the frames: header, trailer, and the one-shot calls. */
-#include "container/context.h"
+#include "common/context.h"
 #include "container/frame.h"
 #include "common/bits.h"
 

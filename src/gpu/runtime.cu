@@ -1,4 +1,6 @@
-/* runtime.cu - is a GPU usable? */
+/* runtime.cu - is a GPU usable, and a context's GPU resources (gpu.h). */
+#include <stdlib.h>
+
 #include "gpu/gpu.h"
 #include "gpu/cuda_check.h"
 
@@ -12,4 +14,71 @@ extern "C" int gpz_gpu_usable(void)
 			cudaGetLastError(); /* clear the sticky "no device" error */
 	}
 	return usable;
+}
+
+extern "C" gpz_result gpz_gpu_open(struct gpz_gpu **out)
+{
+	struct gpz_gpu *g = (struct gpz_gpu *)calloc(1, sizeof(*g));
+	if (!g)
+		return GPZ_ERR_NOMEM;
+	if (cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&g->in_ready, cudaEventDisableTiming) != cudaSuccess ||
+	    cudaEventCreateWithFlags(&g->sum_done, cudaEventDisableTiming) != cudaSuccess ||
+	    cudaMallocHost(&g->pinned, 64) != cudaSuccess) {
+		cudaGetLastError();
+		gpz_gpu_close(g);
+		return GPZ_ERR_GPU;
+	}
+	*out = g;
+	return GPZ_OK;
+}
+
+extern "C" void gpz_gpu_close(struct gpz_gpu *g)
+{
+	if (!g)
+		return;
+	if (g->stream)
+		cudaStreamSynchronize(g->stream);
+	cudaFree(g->work);
+	cudaFree(g->in);
+	cudaFree(g->out);
+	if (g->pinned)
+		cudaFreeHost(g->pinned);
+	if (g->stream)
+		cudaStreamDestroy(g->stream);
+	if (g->side)
+		cudaStreamDestroy(g->side);
+	if (g->in_ready)
+		cudaEventDestroy(g->in_ready);
+	if (g->sum_done)
+		cudaEventDestroy(g->sum_done);
+	free(g);
+}
+
+extern "C" gpz_result gpz_gpu_reserve(uint8_t **buf, size_t *cap, size_t need)
+{
+	if (*cap >= need)
+		return GPZ_OK;
+	cudaFree(*buf);
+	*buf = NULL;
+	*cap = 0;
+	GPZ_CUDA_TRY(cudaMalloc(buf, need ? need : 1));
+	*cap = need;
+	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_to_device(struct gpz_gpu *g, void *d_dst, const void *src, size_t n)
+{
+	if (n)
+		GPZ_CUDA_TRY(cudaMemcpyAsync(d_dst, src, n, cudaMemcpyHostToDevice, g->stream));
+	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_to_host(struct gpz_gpu *g, void *dst, const void *d_src, size_t n)
+{
+	if (n)
+		GPZ_CUDA_TRY(cudaMemcpyAsync(dst, d_src, n, cudaMemcpyDeviceToHost, g->stream));
+	GPZ_CUDA_TRY(cudaStreamSynchronize(g->stream));
+	return GPZ_OK;
 }

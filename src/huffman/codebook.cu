@@ -56,7 +56,7 @@
  * a per-block length-count kernel and a code kernel in which every block sums the counts of
  * the blocks before it.
  */
-#include "gpu/gpu.h"
+#include "huffman/huffman_gpu.h"
 #include "gpu/cuda_check.h"
 
 #include <cub/block/block_radix_sort.cuh>

@@ -90,7 +90,7 @@
  * within a chunk they are 32-bit offsets from B0 (a valid chunk has at most 2^24 * 24 bits, and
  * longer chunks are rejected before decoding).
  */
-#include "gpu/gpu.h"
+#include "huffman/huffman_gpu.h"
 #include "gpu/cuda_check.h"
 
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * counting and the replication never collapses however large the input is. Threads read 16-byte
  * vectors and merge runs of equal symbols inside a vector before touching shared memory: on
  * Nyx-Quant (p = 0.996 for one symbol) that turns 8 atomics on one counter into one. */
-#include "gpu/gpu.h"
+#include "huffman/huffman_gpu.h"
 #include "gpu/cuda_check.h"
 
 #define THREADS 512

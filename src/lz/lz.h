@@ -1,5 +1,5 @@
-/* lz.h - the LZ77 match stage (CPU reference): DEFLATE tokens over a 32 KiB window, and the
- * DEFLATE block writer that codes them (RFC 1951). */
+/* lz.h - the LZ77 match stage (CPU reference): DEFLATE tokens over a 32 KiB window, found by
+ * hash chains at gzip's levels (match_core.h); deflate/ codes them. */
 #ifndef GPZ_LZ_H
 #define GPZ_LZ_H
 
@@ -52,27 +52,6 @@ size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level
  * then fixed up (match_core.h: gpz_lz_spec, gpz_lz_fixup). */
 size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int level,
                              size_t seg_size, size_t cap, uint32_t *tokens);
-
-/* LSB-first bit writer of DEFLATE. */
-struct gpz_bitw {
-	uint8_t *p, *end;
-	uint64_t acc;
-	unsigned nb;
-	int overflow;
-};
-
-void gpz_bitw_init(struct gpz_bitw *bw, uint8_t *dst, size_t cap);
-void gpz_bitw_put(struct gpz_bitw *bw, uint32_t bits, unsigned n);
-/* Pad to a byte boundary with zero bits and flush. */
-void gpz_bitw_finish(struct gpz_bitw *bw);
-
-/*
- * Code tokens (covering src[start .. start + nbytes)) as DEFLATE blocks: dynamic Huffman codes
- * (limited to 15 bits, code-length code to 7), or fixed codes or a stored block when smaller.
- * The last block gets BFINAL when `last` is set.
- */
-gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t start,
-                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last);
 
 #ifdef __cplusplus
 }

@@ -24,10 +24,9 @@
  *    copied into place. Incompressible data at lazy levels has no clean states (no matches), so
  *    there the fix-up parses everything itself, as one thread.
  */
-#include "gpu/gpu.h"
+#include "lz/lz_gpu.h"
 #include "gpu/cuda_check.h"
 #include "lz/match_core.h"
-#include "lz/match_gpu.h"
 
 namespace {
 

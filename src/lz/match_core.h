@@ -23,13 +23,9 @@
 #include <string.h>
 #endif
 
+#include "common/hd.h"
 #include "lz/lz.h"
 
-#ifdef __CUDACC__
-#define GPZ_HD __host__ __device__
-#else
-#define GPZ_HD
-#endif
 
 #define GPZ_LZ_HASH_BITS 15
 #define GPZ_LZ_HASH_SIZE (1u << GPZ_LZ_HASH_BITS)

@@ -6,7 +6,7 @@
 extern "C" {
 #include "testutil.h"
 }
-#include "gpu/gpu.h"
+#include "common/checksum_gpu.h"
 
 #include <cuda_runtime.h>
 #include <zlib.h>

@@ -18,7 +18,7 @@ extern "C" {
 #include "testutil.h"
 #include "huffman/huffman.h"
 }
-#include "gpu/gpu.h"
+#include "huffman/huffman_gpu.h"
 
 #include <cuda_runtime.h>
 

@@ -15,6 +15,8 @@
  * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
 #include "cuda_test.h"
 #include "lz_inputs.h"
+#include "deflate/deflate.h"
+#include "deflate/deflate_gpu.h"
 
 #include <zlib.h>
 

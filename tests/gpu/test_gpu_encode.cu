@@ -1,5 +1,5 @@
 /* test_gpu_encode.cu - the GPU encoders against the CPU encoder: every block shape of
- * gpz_gpu_encode_shape (src/huffman/encode.cu) and the paper's encoder (encode_paper.cu).
+ * gpz_gpu_encode_shape (tools/bench_encode_shapes.cu) and the paper's encoder (encode_paper.cu).
  *
  * The main encoder: the same data sets and sizes (chunk_log 8, 10, 13, 16), every shape, payload
  * at offsets 0..3 of a word, bytes before the payload untouched and at most the bytes up to the
@@ -18,7 +18,8 @@ extern "C" {
 #include "testutil.h"
 #include "huffman/huffman.h"
 }
-#include "gpu/gpu.h"
+#include "huffman/huffman_gpu.h"
+#include "bench_kernels.h"
 
 #include <cuda_runtime.h>
 

@@ -11,7 +11,7 @@ extern "C" {
 #include "testutil.h"
 #include "lz/lz.h"
 }
-#include "gpu/gpu.h"
+#include "lz/lz_gpu.h"
 
 #include <cuda_runtime.h>
 

@@ -28,7 +28,8 @@
 #include <cub/cub.cuh>
 #include <string.h>
 
-#include "gpu/gpu.h"
+#include "huffman/huffman_gpu.h"
+#include "bench_kernels.h"
 #include "gpu/cuda_check.h"
 
 #define PT 256                  /* threads per merge block */

@@ -1,5 +1,5 @@
-/* deflate_core.h - the DEFLATE block writer (RFC 1951) shared by the CPU (deflate.c) and the GPU
- * (deflate_gpu.cu), so that both write the same bits.
+/* block_core.h - the DEFLATE block writer (RFC 1951) shared by the CPU (blocks.c) and the GPU
+ * (deflate.cu), so that both write the same bits.
  *
  * Each block is written in the smallest of its three forms: dynamic Huffman (lengths limited to
  * 15 bits by package-merge, the code-length code to 7), fixed Huffman, or stored. Block
@@ -19,25 +19,19 @@
  * src/huffman/codebook.c for alphabets of up to GPZ_DFL_HMAX symbols: symbols sorted by
  * (count, symbol), Huffman's two-queue construction with ties to the leaf queue, package-merge
  * with ties to the leaves when the longest code exceeds the limit. */
-#ifndef GPZ_LZ_DEFLATE_CORE_H
-#define GPZ_LZ_DEFLATE_CORE_H
+#ifndef GPZ_DEFLATE_BLOCK_CORE_H
+#define GPZ_DEFLATE_BLOCK_CORE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "gpz.h"
-#include "lz/lz.h"
+#include "common/hd.h"
+#include "deflate/deflate.h"
 #include "lz/match_core.h"
 
-#ifndef GPZ_HD
-#ifdef __CUDACC__
-#define GPZ_HD __host__ __device__
-#else
-#define GPZ_HD
-#endif
-#endif
 
-#define GPZ_DFL_UNIT_TOKENS 2048 /* deflate_stream.c's size bounds rely on blocks this large */
+#define GPZ_DFL_UNIT_TOKENS 2048 /* stream.c's size bounds rely on blocks this large */
 #define GPZ_DFL_MAX_BLOCK_TOKENS (1u << 18)
 #define GPZ_DFL_HEADER_BITS_PER_SYMBOL 3 /* rough cost of a used symbol's length in a header */
 #define GPZ_DFL_NLIT 286
@@ -138,7 +132,7 @@ GPZ_HD static inline uint32_t gpz_dfl_reverse(uint32_t code, unsigned len)
 	return r;
 }
 
-/* ---- the LSB-first bit writer (struct gpz_bitw of lz.h) ---- */
+/* ---- the LSB-first bit writer (struct gpz_bitw of deflate.h) ---- */
 
 GPZ_HD static inline void gpz_dfl_bitw_init(struct gpz_bitw *bw, uint8_t *dst, size_t cap)
 {
@@ -684,7 +678,7 @@ GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
 }
 
 /*
- * gpz_deflate_blocks of lz.h: code tokens (covering src[start .. start + nbytes)) as DEFLATE
+ * gpz_deflate_blocks of deflate.h: code tokens (covering src[start .. start + nbytes)) as DEFLATE
  * blocks; the last block gets BFINAL when `last` is set. tab: gpz_dfl_log_fill's table.
  * *stored (when not NULL) is set to 1 when some block was written stored, else 0: stored blocks
  * are padded to a byte boundary of the bit writer, so such a string of blocks is only valid where
@@ -717,7 +711,7 @@ GPZ_HD static inline gpz_result gpz_dfl_blocks(struct gpz_bitw *bw, const uint8_
 	return bw->overflow ? GPZ_ERR_DST_TOO_SMALL : (pos - start == nbytes ? GPZ_OK : GPZ_ERR_PARAM);
 }
 
-/* ---- streams cut into pieces (deflate_stream.c's layout) ---- */
+/* ---- streams cut into pieces (stream.c's layout) ---- */
 
 /*
  * Pieces are coded independently, each as if it started on a byte boundary, and their bit
@@ -735,7 +729,7 @@ GPZ_HD static inline unsigned gpz_dfl_marker_bits(uint64_t pos, int stored)
 	return 3 + (unsigned)((8 - (pos + 3) % 8) % 8) + 32;
 }
 
-/* Bytes a piece of len input bytes may need (deflate_stream.c gives every piece this much for
+/* Bytes a piece of len input bytes may need (stream.c gives every piece this much for
  * len = GPZ_DEFLATE_PIECE): every block is at most its bytes stored, 5 bytes per stored
  * sub-block of <= 65535 bytes, and blocks hold at least 2048 tokens (>= 2048 bytes) but the
  * last. */
@@ -802,15 +796,5 @@ GPZ_HD static inline uint8_t gpz_dfl_join_byte(const uint8_t *slots, size_t slot
 	return (uint8_t)out;
 }
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-/* deflate.c (CPU): gpz_deflate_blocks that also reports stored blocks (gpz_dfl_blocks). */
-gpz_result gpz_deflate_blocks_stored(struct gpz_bitw *bw, const uint8_t *src, size_t start,
-                                     size_t nbytes, const uint32_t *tokens, size_t ntok, int last,
-                                     int *stored);
-#ifdef __cplusplus
-}
-#endif
 
 #endif

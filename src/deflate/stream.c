@@ -1,4 +1,4 @@
-/* deflate_stream.c - gzip / zlib / raw deflate streams from pieces of GPZ_DEFLATE_PIECE bytes.
+/* stream.c - gzip / zlib / raw deflate streams from pieces of GPZ_DEFLATE_PIECE bytes.
  *
  * Piece k covers input bytes [k * PIECE, (k + 1) * PIECE); it is parsed with the 32 KiB before it
  * as history and coded as its own DEFLATE blocks into a private buffer, so a batch of pieces
@@ -9,15 +9,16 @@
  * input, so the output never depends on threads or on how the caller feeds the stream.
  *
  * On a GPU context (and an AUTO one from GPU_AUTO_MIN bytes on) the one-shot
- * gpz_deflate_compress runs the same pieces on the device (deflate_gpu.cu: the same matches,
+ * gpz_deflate_compress runs the same pieces on the device (deflate.cu: the same matches,
  * parse and block decisions, computed in parallel, the pieces joined there) and only the
  * gzip/zlib header and trailer are written here, the checksum and the piece offsets coming from
  * the device: the bytes are those of the CPU. The streaming API runs on the CPU. */
-#include "container/context.h"
 #include "common/bits.h"
-#include "common/parallel.h"
+#include "common/context.h"
+#include "deflate/deflate.h"
+#include "common/checksum_gpu.h"
+#include "deflate/deflate_gpu.h"
 #include "gpu/gpu.h"
-#include "lz/deflate_core.h"
 #include "lz/lz.h"
 
 #include <stdlib.h>
@@ -29,15 +30,6 @@
 #define MAX_BATCH 32 /* pieces compressed at once: bounds memory at ~6 MiB a piece */
 #define GPU_AUTO_MIN ((size_t)64 << 20) /* one-shot input from which AUTO contexts use the GPU */
 
-struct piece_out {
-	uint8_t *buf;
-	size_t cap, bytes; /* whole bytes written */
-	uint64_t acc;      /* and the bits after them */
-	unsigned nb;
-	int stored;        /* some block is stored: the piece must start on a byte boundary */
-	gpz_result r;
-};
-
 struct gpz_deflate_stream {
 	gpz_ctx *ctx;
 	int level;
@@ -46,8 +38,7 @@ struct gpz_deflate_stream {
 	uint32_t mtime;
 	uint8_t *buf;          /* history (hist bytes) then pending input */
 	size_t hist, pending, batch;
-	struct piece_out *out; /* batch entries */
-	uint32_t *tokens;      /* batch * PIECE entries */
+	struct gpz_dfl_piece *out; /* batch entries */
 	uint32_t check;        /* running CRC-32 or Adler-32 */
 	uint64_t total;
 	uint64_t acc;          /* stream bits not yet written */
@@ -59,13 +50,6 @@ struct gpz_deflate_stream {
 	uint8_t *hdr;          /* the header as first written */
 	size_t hl;
 };
-
-static size_t piece_cap(size_t len)
-{
-	/* Every block is at most its bytes stored: 5 bytes per stored sub-block of <= 65535 bytes,
-	 * and blocks hold at least 2048 tokens (>= 2048 bytes) but the last (shared with the GPU). */
-	return gpz_dfl_piece_cap(len);
-}
 
 #define INDEX_SUB 8 /* piece index subfield: version, log2 piece, 2 reserved, count; then u32s */
 
@@ -102,7 +86,6 @@ void gpz_deflate_stream_free(gpz_deflate_stream *st)
 		for (size_t i = 0; i < st->batch; i++)
 			free(st->out[i].buf);
 	free(st->out);
-	free(st->tokens);
 	free(st->buf);
 	free(st->name);
 	free(st->piece_bits);
@@ -130,7 +113,6 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 	/* one piece more than a batch: the piece holding the newest byte waits for the next call */
 	st->buf = malloc(HIST + (st->batch + 1) * PIECE);
 	st->out = calloc(st->batch, sizeof(*st->out));
-	st->tokens = malloc(st->batch * PIECE * sizeof(*st->tokens));
 	if (gzip && gzip->name)
 		st->name = strdup(gzip->name);
 	st->mtime = gzip ? gzip->mtime : 0;
@@ -141,12 +123,12 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 	st->check = format == GPZ_FORMAT_ZLIB ? (uint32_t)adler32(0L, Z_NULL, 0)
 	                                      : (uint32_t)crc32(0L, Z_NULL, 0);
 	for (size_t i = 0; st->out && i < st->batch; i++) {
-		st->out[i].cap = piece_cap(PIECE);
+		st->out[i].cap = gpz_deflate_piece_cap(PIECE);
 		st->out[i].buf = malloc(st->out[i].cap);
 		if (!st->out[i].buf)
 			break;
 	}
-	if (!st->buf || !st->out || !st->tokens || (gzip && gzip->name && !st->name) ||
+	if (!st->buf || !st->out || (gzip && gzip->name && !st->name) ||
 	    !st->out[st->batch - 1].buf || !st->hdr || (st->index_np && !st->piece_bits)) {
 		gpz_deflate_stream_free(st);
 		return GPZ_ERR_NOMEM;
@@ -283,59 +265,32 @@ static void put_trailer(gpz_deflate_stream *st, struct sink *k)
 
 /* ---- pieces ---- */
 
-struct batch_job {
-	gpz_deflate_stream *st;
-	size_t npieces, bytes; /* pieces in the batch, input bytes after the history */
-	int last;              /* the batch ends the stream */
-};
-
-static void piece_task(void *ctx, size_t i)
-{
-	struct batch_job *j = ctx;
-	gpz_deflate_stream *st = j->st;
-	size_t start = st->hist + i * PIECE;
-	size_t len = j->bytes - i * PIECE < PIECE ? j->bytes - i * PIECE : PIECE;
-	uint32_t *tok = st->tokens + i * PIECE;
-	struct piece_out *o = &st->out[i];
-	struct gpz_bitw bw;
-	size_t ntok = gpz_lz_parse(st->buf, start, start + len, st->level, tok);
-
-	o->r = len && !ntok ? GPZ_ERR_NOMEM : GPZ_OK;
-	o->stored = 0;
-	gpz_bitw_init(&bw, o->buf, o->cap);
-	if (o->r == GPZ_OK)
-		o->r = gpz_deflate_blocks_stored(&bw, st->buf, start, len, tok, ntok,
-		                                 j->last && i + 1 == j->npieces, &o->stored);
-	o->bytes = (size_t)(bw.p - o->buf);
-	o->acc = bw.acc;
-	o->nb = bw.nb;
-}
-
 /* Compress pending bytes and keep the last 32 KiB as history. Unless `last`, only whole pieces
  * that end before the newest byte go: the piece holding the stream's final byte must be the one
  * that carries BFINAL, whatever the batch size or the way the caller fed the stream. */
 static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 {
 	size_t bytes = last ? st->pending : st->pending ? (st->pending - 1) / PIECE * PIECE : 0;
-	struct batch_job j = { st, (bytes + PIECE - 1) / PIECE, bytes, last };
-	size_t keep;
+	size_t npieces = (bytes + PIECE - 1) / PIECE, keep;
+	int final = last;
 
-	if (j.npieces > st->batch) { /* a whole batch first, the rest after */
-		j.npieces = st->batch;
-		j.bytes = bytes = st->batch * PIECE;
-		j.last = 0;
+	if (npieces > st->batch) { /* a whole batch first, the rest after */
+		npieces = st->batch;
+		bytes = st->batch * PIECE;
+		final = 0;
 	}
-	if (j.npieces == 0 && last)
-		j.npieces = 1; /* empty stream: one empty final block */
-	if (j.npieces == 0)
+	if (npieces == 0 && final)
+		npieces = 1; /* empty stream: one empty final block */
+	if (npieces == 0)
 		return GPZ_OK;
-	gpz_parallel_for(st->ctx->nthreads, j.npieces, piece_task, &j);
-	for (size_t i = 0; i < j.npieces; i++) {
+	gpz_deflate_pieces(st->ctx->nthreads, st->buf, st->hist, bytes, st->level, 0, final,
+	                   st->out);
+	for (size_t i = 0; i < npieces; i++) {
 		if (st->out[i].r != GPZ_OK)
 			return st->out[i].r;
 		/* a piece with stored blocks was padded as if it started on a byte boundary: when it
-		 * does not, an empty stored block takes the stream there (gpz_dfl_marker_bits) */
-		unsigned mk = gpz_dfl_marker_bits(st->nb, st->out[i].stored);
+		 * does not, an empty stored block takes the stream there (gpz_deflate_marker_bits) */
+		unsigned mk = gpz_deflate_marker_bits(st->nb, st->out[i].stored);
 		if (mk) {
 			append_bits(st, k, NULL, 0, 0, 3);
 			append_bits(st, k, NULL, 0, 0, (8 - st->nb) % 8);
@@ -354,7 +309,7 @@ static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 	st->hist = keep;
 	if (k->overflow)
 		return GPZ_ERR_DST_TOO_SMALL;
-	return j.last == last ? GPZ_OK : run_batch(st, k, last);
+	return final == last ? GPZ_OK : run_batch(st, k, last);
 }
 
 static void update_check(gpz_deflate_stream *st, const uint8_t *s, size_t n)
@@ -408,11 +363,58 @@ gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t sr
 	return r;
 }
 
-/* The one-shot stream on the GPU: header (with the piece index for gzip) and trailer here, the
- * raw stream, the pieces' bit offsets and the checksum from the device. */
-static gpz_result compress_gpu(int level, gpz_format format, const gpz_gzip_info *gzip,
-                               const uint8_t *src, size_t n, uint8_t *dst, size_t dst_cap,
-                               size_t *dst_size)
+/* The raw stream of n bytes on the context's GPU, into dst (*raw bytes), with its checksum
+ * (CRC-32 for gzip, Adler-32 for zlib) and, when off is not NULL, the pieces' bit offsets. The
+ * input is staged in the context's buffers; the raw stream, the status and the checksum share
+ * its output buffer. */
+static gpz_result raw_on_gpu(struct gpz_gpu *g, int level, gpz_format format, const uint8_t *src,
+                             size_t n, uint8_t *dst, size_t dst_cap, size_t *raw, uint32_t *check,
+                             uint64_t *off)
+{
+	size_t work = gpz_gpu_deflate_work(n), cap = gpz_gpu_deflate_raw_bound(n);
+	size_t tail = (cap + 255) & ~(size_t)255, np = n ? (n - 1) / PIECE + 1 : 1;
+	gpz_gpu_deflate_status *d_status, status = { 0, 0, 0 };
+	uint32_t *d_check;
+	gpz_result r = gpz_gpu_reserve(&g->in, &g->in_cap, n);
+
+	if (r == GPZ_OK)
+		r = gpz_gpu_reserve(&g->out, &g->out_cap, tail + 256);
+	if (r == GPZ_OK)
+		r = gpz_gpu_reserve(&g->work, &g->work_cap, work);
+	if (r != GPZ_OK)
+		return r;
+	d_status = (gpz_gpu_deflate_status *)(g->out + tail);
+	d_check = (uint32_t *)(g->out + tail + 128);
+	r = gpz_gpu_to_device(g, g->in, src, n);
+	if (r == GPZ_OK)
+		r = gpz_gpu_deflate_raw(g->in, n, level, g->out, cap, d_status, g->work, work,
+		                        g->stream);
+	if (r == GPZ_OK && format == GPZ_FORMAT_GZIP)
+		r = gpz_gpu_crc32(g->in, n, d_check, g->stream);
+	if (r == GPZ_OK && format == GPZ_FORMAT_ZLIB)
+		r = gpz_gpu_adler32(g->in, n, d_check, g->stream);
+	if (r == GPZ_OK)
+		r = gpz_gpu_to_host(g, &status, d_status, sizeof(status));
+	if (r == GPZ_OK && format != GPZ_FORMAT_DEFLATE)
+		r = gpz_gpu_to_host(g, check, d_check, sizeof(*check));
+	if (r == GPZ_OK && status.result != GPZ_OK)
+		r = (gpz_result)status.result;
+	*raw = (size_t)((status.bits + 7) / 8);
+	if (r == GPZ_OK && *raw > dst_cap)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	if (r == GPZ_OK)
+		r = gpz_gpu_to_host(g, dst, g->out, *raw);
+	if (r == GPZ_OK && off)
+		r = gpz_gpu_to_host(g, off, gpz_gpu_deflate_piece_offsets(g->work, n),
+		                    (np + 1) * sizeof(*off));
+	return r;
+}
+
+/* The one-shot stream on the GPU: the raw stream, its checksum and piece offsets from the
+ * device; header (with the piece index for gzip) and trailer here. */
+static gpz_result compress_gpu(struct gpz_gpu *g, int level, gpz_format format,
+                               const gpz_gzip_info *gzip, const uint8_t *src, size_t n,
+                               uint8_t *dst, size_t dst_cap, size_t *dst_size)
 {
 	const char *name = gzip ? gzip->name : NULL;
 	uint32_t mtime = gzip ? gzip->mtime : 0;
@@ -422,9 +424,6 @@ static gpz_result compress_gpu(int level, gpz_format format, const gpz_gzip_info
 	uint64_t *off = np ? malloc((np + 1) * sizeof(*off)) : NULL;
 	uint32_t *bits = np ? malloc(np * sizeof(*bits)) : NULL;
 	uint32_t check = 0;
-	int kind = format == GPZ_FORMAT_GZIP   ? GPZ_GPU_CHECK_CRC32
-	         : format == GPZ_FORMAT_ZLIB ? GPZ_GPU_CHECK_ADLER32
-	                                     : GPZ_GPU_CHECK_NONE;
 	gpz_result r = GPZ_ERR_NOMEM;
 
 	if (!h || (np && (!off || !bits)))
@@ -433,8 +432,7 @@ static gpz_result compress_gpu(int level, gpz_format format, const gpz_gzip_info
 	r = GPZ_ERR_DST_TOO_SMALL;
 	if (dst_cap < hl + tl)
 		goto done;
-	r = gpz_gpu_deflate_host(src, n, level, kind, dst + hl, dst_cap - hl - tl, &raw, &check,
-	                         off);
+	r = raw_on_gpu(g, level, format, src, n, dst + hl, dst_cap - hl - tl, &raw, &check, off);
 	if (r != GPZ_OK)
 		goto done;
 	for (uint32_t i = 0; i < np; i++)
@@ -474,7 +472,7 @@ gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
 		if (level < 1 || level > 9 || format < GPZ_FORMAT_GZIP || format > GPZ_FORMAT_DEFLATE ||
 		    (!src && src_size) || (!dst && dst_cap))
 			return GPZ_ERR_PARAM;
-		r = compress_gpu(level, format, gzip, src, src_size, dst, dst_cap, dst_size);
+		r = compress_gpu(ctx->gpu, level, format, gzip, src, src_size, dst, dst_cap, dst_size);
 		if (ctx->gpu_asked || (r != GPZ_ERR_NOMEM && r != GPZ_ERR_GPU))
 			return r;
 		*dst_size = 0;

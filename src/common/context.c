@@ -1,5 +1,5 @@
 /* context.c - creating contexts and choosing the backend. */
-#include "container/context.h"
+#include "common/context.h"
 #include "common/parallel.h"
 #include "gpu/gpu.h"
 
@@ -28,7 +28,7 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 	ctx->gpu = NULL;
 	ctx->gpu_asked = backend == GPZ_BACKEND_GPU;
 	if (ctx->backend == GPZ_BACKEND_GPU) {
-		gpz_result r = gpz_gpu_ctx_init(ctx);
+		gpz_result r = gpz_gpu_open(&ctx->gpu);
 		if (r != GPZ_OK && backend == GPZ_BACKEND_GPU) {
 			free(ctx);
 			return r;
@@ -42,8 +42,8 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 
 void gpz_ctx_free(gpz_ctx *ctx)
 {
-	if (ctx && ctx->gpu)
-		gpz_gpu_ctx_free(ctx);
+	if (ctx)
+		gpz_gpu_close(ctx->gpu);
 	free(ctx);
 }
 

@@ -1,15 +1,41 @@
-/* match_gpu.h - the stages of the GPU's LZ77 match stage (match.cu), for match.cu's
- * gpz_gpu_lz_parse and deflate_gpu.cu. C++ (CUDA) only.
+/* lz_gpu.h - the LZ77 match stage on the GPU (match.cu): the CPU's tokens (lz.h), found in
+ * parallel.
  *
  * The matches at a position depend on the input alone (match_core.h), so the stage is three
  * kernels: chain links for every position of a range, both matches (full and quarter chain) for
- * every position, then the CPU's parse over them (guessed in segments, fixed up per piece). */
-#ifndef GPZ_LZ_MATCH_GPU_H
-#define GPZ_LZ_MATCH_GPU_H
+ * every position, then the CPU's parse over them (guessed in segments, fixed up per piece).
+ * gpz_gpu_lz_parse runs all three from C; the GPU DEFLATE writer (deflate/deflate.cu) and the
+ * benchmark call the stages one by one (C++ only). */
+#ifndef GPZ_LZ_GPU_H
+#define GPZ_LZ_GPU_H
 
-#include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "gpu/gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The LZ77 match stage of DEFLATE: the input is cut into pieces of `piece` bytes (the last one
+ * shorter); piece p gets exactly the tokens of gpz_lz_parse(d_src, p * piece,
+ * min(n, (p + 1) * piece), level, d_tokens + p * piece) (with up to 32 KiB of history before
+ * it), and d_ntok[p] their count. d_tokens holds n entries, d_ntok ceil(n / piece). d_work
+ * (256-byte aligned): gpz_gpu_lz_work(n, piece) bytes (about 14 bytes an input byte): chain links
+ * and matches for every position, then the parse in guessed segments (the stages below). */
+size_t gpz_gpu_lz_work(size_t n, size_t piece);
+gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level, size_t piece,
+                            uint32_t *d_tokens, uint32_t *d_ntok, void *d_work,
+                            size_t work_bytes, gpz_stream_t stream);
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
 
 /* links[q - lo] = gpz_lz_link of q for q in [lo, hi) of the n input bytes at src, as
  * gpz_lz_links_ref(src, lo, hi, n) gives them; scratch (16-byte aligned): hi - lo entries rounded
@@ -32,5 +58,7 @@ size_t gpz_lz_gpu_run_work(size_t np, size_t piece);
 cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
                            size_t p1, const uint32_t *pure, size_t a, uint32_t *tok,
                            size_t tok_stride, uint32_t *ntok, void *work, cudaStream_t s);
+
+#endif /* __CUDACC__ */
 
 #endif

@@ -1,24 +1,26 @@
-/* deflate_gpu.cu - raw DEFLATE streams on the GPU, bit for bit those of the CPU's
- * gpz_deflate_compress.
+/* deflate.cu - raw DEFLATE streams on the GPU, bit for bit those of the CPU's piece driver
+ * (pieces.c) and block writer (block_core.h).
  *
- * The input is cut into pieces of GPZ_DEFLATE_PIECE bytes exactly as deflate_stream.c cuts a
- * one-shot stream. The LZ77 tokens come from match.cu's stages (every position's matches in
- * parallel, then the CPU's parse per piece, with the 32 KiB before the piece as history); then one
- * GPU thread per piece (its own one-thread block) runs the CPU's block writer of deflate_core.h
- * into a private slot of the workspace: that part is still the baseline. A one-thread kernel then lays the pieces'
- * bit lengths end to end (the pieces are few: one per MiB), and a join kernel builds every output
- * byte from the one or two pieces whose bits it holds (LSB-first, as deflate_stream.c's
- * append_bits, with the same empty stored block before a piece whose stored blocks would
- * otherwise start mid-byte: gpz_dfl_marker_bits). Only the last piece carries BFINAL.
+ * The input is cut into pieces of GPZ_DEFLATE_PIECE bytes exactly as stream.c cuts a one-shot
+ * stream. The LZ77 tokens come from match.cu's stages (every position's matches in parallel,
+ * then the CPU's parse per piece, with the 32 KiB before the piece as history). The block writer
+ * runs in parallel: unit_kernel counts the symbols of every 2048-token unit (blocks are whole
+ * units, so a piece's units are counted independently); plan_kernel, a warp per piece, makes the
+ * CPU's block decisions (gpz_dfl_next_block / put_block arithmetic) from the units' counts and
+ * writes block headers and stored blocks; write_kernel, a thread per unit, writes the unit's codes
+ * at the bit offset the plan gave it. scan_kernel lays the pieces' bit lengths end to end, and
+ * join_kernel builds every output byte from the pieces whose bits it holds (LSB-first, as
+ * stream.c's append_bits, with the same empty stored block before a piece whose stored blocks
+ * would otherwise start mid-byte: gpz_dfl_marker_bits). Only the last piece carries BFINAL.
  *
- * Pieces go in batches of at most BATCH, so the workspace (chain links, matches, guessed and final
- * tokens, scratch and output slots: about 21 MiB a piece) stays bounded for large inputs; a batch's first output byte may
- * hold the previous batch's last bits, so the join ORs into it.
+ * Pieces go in batches of at most BATCH, so the workspace (chain links, matches, guessed and
+ * final tokens, scratch and output slots: about 21 MiB a piece) stays bounded for large inputs;
+ * a batch's first output byte may hold the previous batch's last bits, so the join ORs into it.
  */
-#include "gpu/gpu.h"
+#include "deflate/block_core.h"
+#include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
-#include "lz/deflate_core.h"
-#include "lz/match_gpu.h"
+#include "lz/lz_gpu.h"
 
 namespace {
 
@@ -514,75 +516,8 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
 	return GPZ_OK;
 }
 
-namespace {
-
-struct host_call {
-	cudaStream_t s = 0;
-	uint8_t *src = NULL, *out = NULL, *small = NULL;
-	void *work = NULL;
-	~host_call()
-	{
-		if (s)
-			cudaStreamSynchronize(s);
-		cudaFree(src);
-		cudaFree(out);
-		cudaFree(small);
-		cudaFree(work);
-		if (s)
-			cudaStreamDestroy(s);
-	}
-};
-
-} // namespace
-
-extern "C" gpz_result gpz_gpu_deflate_host(const void *src, size_t n, int level, int check_kind,
-                                           void *dst, size_t dst_cap, size_t *written,
-                                           uint32_t *check, uint64_t *piece_off)
+extern "C" const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n)
 {
-	host_call c;
-	size_t work_bytes = gpz_gpu_deflate_work(n), out_cap = gpz_gpu_deflate_raw_bound(n);
-	gpz_gpu_deflate_status status;
-	uint32_t sum = 0;
-
-	if ((!src && n) || (!dst && dst_cap) || !written || level < 1 || level > 9 ||
-	    check_kind < GPZ_GPU_CHECK_NONE || check_kind > GPZ_GPU_CHECK_ADLER32)
-		return GPZ_ERR_PARAM;
-	*written = 0;
-	GPZ_CUDA_TRY(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking));
-	GPZ_CUDA_TRY(cudaMalloc(&c.src, n ? n : 1));
-	GPZ_CUDA_TRY(cudaMalloc(&c.out, out_cap));
-	GPZ_CUDA_TRY(cudaMalloc(&c.small, 256));
-	GPZ_CUDA_TRY(cudaMalloc(&c.work, work_bytes));
-	if (n)
-		GPZ_CUDA_TRY(cudaMemcpyAsync(c.src, src, n, cudaMemcpyHostToDevice, c.s));
-	gpz_gpu_deflate_status *d_status = reinterpret_cast<gpz_gpu_deflate_status *>(c.small);
-	uint32_t *d_check = reinterpret_cast<uint32_t *>(c.small + 128);
-	gpz_result r = gpz_gpu_deflate_raw(c.src, n, level, c.out, out_cap, d_status, c.work,
-	                                   work_bytes, (gpz_stream_t)c.s);
-	if (r == GPZ_OK && check_kind == GPZ_GPU_CHECK_CRC32)
-		r = gpz_gpu_crc32(c.src, n, d_check, (gpz_stream_t)c.s);
-	else if (r == GPZ_OK && check_kind == GPZ_GPU_CHECK_ADLER32)
-		r = gpz_gpu_adler32(c.src, n, d_check, (gpz_stream_t)c.s);
-	if (r != GPZ_OK)
-		return r;
-	GPZ_CUDA_TRY(cudaMemcpyAsync(&status, d_status, sizeof(status), cudaMemcpyDeviceToHost, c.s));
-	if (check_kind != GPZ_GPU_CHECK_NONE)
-		GPZ_CUDA_TRY(cudaMemcpyAsync(&sum, d_check, 4, cudaMemcpyDeviceToHost, c.s));
-	GPZ_CUDA_TRY(cudaStreamSynchronize(c.s));
-	if (status.result != GPZ_OK)
-		return (gpz_result)status.result;
-	size_t bytes = (size_t)((status.bits + 7) / 8);
-	if (bytes > dst_cap)
-		return GPZ_ERR_DST_TOO_SMALL;
-	GPZ_CUDA_TRY(cudaMemcpyAsync(dst, c.out, bytes, cudaMemcpyDeviceToHost, c.s));
-	if (piece_off) {
-		layout l = layout_for(n);
-		GPZ_CUDA_TRY(cudaMemcpyAsync(piece_off, static_cast<uint8_t *>(c.work) + l.off,
-		                             (l.np + 1) * sizeof(uint64_t), cudaMemcpyDeviceToHost, c.s));
-	}
-	GPZ_CUDA_TRY(cudaStreamSynchronize(c.s));
-	*written = bytes;
-	if (check)
-		*check = sum;
-	return GPZ_OK;
+	return reinterpret_cast<const uint64_t *>(static_cast<const uint8_t *>(d_work) +
+	                                          layout_for(n).off);
 }

@@ -1,0 +1,55 @@
+/* pieces.c - the piece driver: DEFLATE pieces of GPZ_DEFLATE_PIECE bytes compressed in
+ * parallel, each into its caller-given buffer (deflate.h). gzip/zlib/raw streams chain them
+ * (history, one BFINAL) and join their bits; the .gpz LZ frames keep them independent. */
+#include "deflate/deflate.h"
+#include "common/parallel.h"
+#include "lz/lz.h"
+
+#include <stdlib.h>
+
+struct pieces_job {
+	const uint8_t *src;
+	size_t start, n, npieces;
+	int level, independent, last;
+	struct gpz_dfl_piece *out;
+};
+
+static void piece_task(void *vj, size_t i)
+{
+	const struct pieces_job *j = vj;
+	struct gpz_dfl_piece *o = &j->out[i];
+	size_t off = i * GPZ_DEFLATE_PIECE;
+	size_t len = j->n - off < GPZ_DEFLATE_PIECE ? j->n - off : GPZ_DEFLATE_PIECE;
+	/* an independent piece is parsed as a buffer of its own: no byte before it is history */
+	const uint8_t *base = j->independent ? j->src + j->start + off : j->src;
+	size_t start = j->independent ? 0 : j->start + off;
+	int final = j->independent || (j->last && i + 1 == j->npieces);
+	uint32_t *tok = malloc((len ? len : 1) * sizeof(*tok));
+	size_t ntok = tok ? gpz_lz_parse(base, start, start + len, j->level, tok) : 0;
+	struct gpz_bitw bw;
+
+	o->r = !tok || (len && !ntok) ? GPZ_ERR_NOMEM : GPZ_OK;
+	o->stored = 0;
+	gpz_bitw_init(&bw, o->buf, o->cap);
+	if (o->r == GPZ_OK)
+		o->r = gpz_deflate_blocks(&bw, base, start, len, tok, ntok, final, &o->stored);
+	if (o->r == GPZ_OK && j->independent) {
+		gpz_bitw_finish(&bw);
+		o->r = bw.overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
+	}
+	o->bytes = (size_t)(bw.p - o->buf);
+	o->acc = bw.acc;
+	o->nb = bw.nb;
+	free(tok);
+}
+
+void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
+                        int independent, int last, struct gpz_dfl_piece *out)
+{
+	struct pieces_job j = { src, start, n, (n + GPZ_DEFLATE_PIECE - 1) / GPZ_DEFLATE_PIECE,
+		                level, independent, last, out };
+
+	if (j.npieces == 0 && last && !independent)
+		j.npieces = 1; /* an empty stream: one empty final block */
+	gpz_parallel_for(nthreads, j.npieces, piece_task, &j);
+}

@@ -1,0 +1,68 @@
+/*
+ * huffman_gpu.h - the Huffman stages on the GPU (histogram.cu, codebook.cu, encode.cu,
+ * decode.cu), each computing exactly what its CPU twin in huffman.h computes, so tests compare
+ * them byte for byte. Device pointers are from cudaMalloc; functions are asynchronous on
+ * `stream` unless their comment says they synchronise; CUDA failures map to GPZ_ERR_GPU /
+ * GPZ_ERR_NOMEM.
+ */
+#ifndef GPZ_HUFFMAN_GPU_H
+#define GPZ_HUFFMAN_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "huffman/huffman.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- histogram.cu ----
+ * Count n symbols of width w at d_src into d_counts[0 .. gpz_alphabet_limit(w)) (zeroed here).
+ * d_stats[0] receives the largest symbol value seen (0 when n == 0); symbols of 4 bytes at or
+ * above GPZ_MAX_ALPHABET are not counted and set d_stats[1] to 1 (else 0). */
+gpz_result gpz_gpu_histogram(const uint8_t *d_src, size_t n, int w, uint32_t *d_counts,
+                             uint32_t *d_stats, gpz_stream_t stream);
+
+/* ---- codebook.cu ----
+ * Code lengths on the GPU, bit for bit those of gpz_code_lengths(counts, alphabet, 0, len) (the
+ * unlimited two-queue Huffman construction over symbols sorted by (count, symbol), ties to the
+ * leaf queue). Needs >= 2 used symbols. d_len[0 .. alphabet) receives the lengths (0 = unused);
+ * *d_max_len the longest, which may exceed GPZ_MAX_CODE_LEN: the caller then limits on the host
+ * with package-merge. d_work must hold gpz_gpu_code_lengths_work(alphabet) bytes. */
+size_t gpz_gpu_code_lengths_work(uint32_t alphabet);
+gpz_result gpz_gpu_code_lengths(const uint32_t *d_counts, uint32_t alphabet, uint8_t *d_len,
+                                int *d_max_len, void *d_work, size_t work_bytes,
+                                gpz_stream_t stream);
+
+/* Canonical codes from valid lengths (max <= GPZ_MAX_CODE_LEN): d_table[s] = (code << 8) | len,
+ * exactly gpz_canonical_codes + gpz_encoder_table. d_work: gpz_gpu_canonical_work(alphabet). */
+size_t gpz_gpu_canonical_work(uint32_t alphabet);
+gpz_result gpz_gpu_canonical(const uint8_t *d_len, uint32_t alphabet, uint32_t *d_table,
+                             void *d_work, size_t work_bytes, gpz_stream_t stream);
+
+/* ---- encode.cu ----
+ * Encode n symbols in chunks of 2^chunk_log (8 <= chunk_log) into the MSB-first payload layout
+ * of FORMAT.md: d_chunk_bits[c] receives each chunk's bit length, d_payload (any alignment, need
+ * not be zeroed) the joined bitstream. Bytes before d_payload are not touched; up to 3 bytes past
+ * the payload's last byte may be overwritten (the end is rounded up to a 4-byte boundary).
+ * d_work (256-byte aligned): gpz_gpu_encode_work() bytes. */
+size_t gpz_gpu_encode_work(size_t n, int chunk_log, int max_len);
+gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
+                          uint32_t alphabet, int max_len, int chunk_log, uint32_t *d_chunk_bits,
+                          uint8_t *d_payload, void *d_work, size_t work_bytes,
+                          gpz_stream_t stream);
+/* ---- decode.cu ----
+ * Decode n symbols of width w in chunks of 2^chunk_log from d_payload; chunk c spans bits
+ * [d_chunk_start[c], d_chunk_start[c + 1]). dec is the host-built decoder (its tables are copied
+ * to the device here). Synchronises the stream; GPZ_ERR_CORRUPT when a chunk does not end
+ * exactly at its recorded end (as gpz_huff_decode). */
+gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload, size_t payload_size,
+                          const uint64_t *d_chunk_start, size_t n, int w, int chunk_log,
+                          uint8_t *d_dst, gpz_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
