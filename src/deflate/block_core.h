@@ -15,10 +15,9 @@
  * scratch memory (struct gpz_dfl_scratch, about 32 KiB: malloc on the CPU, a workspace slice in
  * global memory on the GPU, so the GPU thread's stack stays small).
  *
- * The code lengths (gpz_dfl_code_lengths) are exactly those of gpz_code_lengths() of
- * src/huffman/codebook.c for alphabets of up to GPZ_DFL_HMAX symbols: symbols sorted by
- * (count, symbol), Huffman's two-queue construction with ties to the leaf queue, package-merge
- * with ties to the leaves when the longest code exceeds the limit. */
+ * The code lengths come from the codebook stage's builder (huffman/code_lengths.h), the one
+ * gpz_code_lengths() uses, over fixed arrays in the scratch: the same lengths for alphabets of up
+ * to GPZ_DFL_HMAX symbols. */
 #ifndef GPZ_DEFLATE_BLOCK_CORE_H
 #define GPZ_DEFLATE_BLOCK_CORE_H
 
@@ -28,6 +27,7 @@
 #include "gpz.h"
 #include "common/hd.h"
 #include "deflate/deflate.h"
+#include "huffman/code_lengths.h"
 #include "lz/match_core.h"
 
 
@@ -164,20 +164,21 @@ GPZ_HD static inline void gpz_dfl_bitw_finish(struct gpz_bitw *bw)
 		gpz_dfl_put(bw, 0, 8 - bw->nb);
 }
 
-/* ---- code lengths (exactly gpz_code_lengths for alphabets <= GPZ_DFL_HMAX) ---- */
+/* ---- code lengths: the shared builder (huffman/code_lengths.h) over fixed arrays ---- */
+
+#define GPZ_DFL_PKG_WORDS ((2 * GPZ_DFL_HMAX + 63) / 64)
 
 struct gpz_dfl_huff {
 	uint64_t key[GPZ_DFL_HMAX]; /* (count << 20) | symbol of the used symbols, sorted */
-	uint64_t w[GPZ_DFL_HMAX];   /* their counts */
-	uint64_t nw[GPZ_DFL_HMAX];  /* two-queue: internal node weights */
+	uint64_t w[GPZ_DFL_HMAX], nw[GPZ_DFL_HMAX];
 	uint32_t parent[2 * GPZ_DFL_HMAX - 1], depth[2 * GPZ_DFL_HMAX - 1];
-	uint64_t cur[2 * GPZ_DFL_HMAX], nxt[2 * GPZ_DFL_HMAX]; /* package-merge lists */
-	uint64_t is_pkg[GPZ_DFL_MAX_LIMIT + 1][(2 * GPZ_DFL_HMAX + 63) / 64];
+	uint64_t cur[2 * GPZ_DFL_HMAX], nxt[2 * GPZ_DFL_HMAX];
+	uint64_t is_pkg[GPZ_DFL_MAX_LIMIT * GPZ_DFL_PKG_WORDS];
 	uint8_t plen[GPZ_DFL_HMAX];
 };
 
-/* Ascending sort of n distinct keys (Shell sort, Ciura's gaps): the result is the same as any
- * other sort's. */
+/* Ascending sort of n distinct keys (Shell sort, Ciura's gaps; no recursion and no library on
+ * the device): the result is the same as any other sort's. */
 GPZ_HD static inline void gpz_dfl_sort(uint64_t *k, unsigned n)
 {
 	for (int g = 0; g < 6; g++) {
@@ -194,84 +195,6 @@ GPZ_HD static inline void gpz_dfl_sort(uint64_t *k, unsigned n)
 	}
 }
 
-/* Two-queue Huffman depths of n >= 2 ascending weights w[]; returns the deepest leaf. */
-GPZ_HD static inline unsigned gpz_dfl_huffman_depths(struct gpz_dfl_huff *h, unsigned n)
-{
-	const uint64_t *w = h->w;
-	unsigned leaf = 0, next = 0, maxd = 0;
-	for (unsigned k = 0; k < n - 1; k++) {
-		uint64_t sum = 0;
-		for (int pick = 0; pick < 2; pick++) {
-			if (leaf < n && (next >= k || w[leaf] <= h->nw[next])) {
-				sum += w[leaf];
-				h->parent[leaf++] = n + k;
-			} else {
-				sum += h->nw[next];
-				h->parent[n + next++] = n + k;
-			}
-		}
-		h->nw[k] = sum;
-	}
-	h->depth[2 * n - 2] = 0;
-	for (unsigned i = 2 * n - 2; i-- > 0;) {
-		h->depth[i] = h->depth[h->parent[i]] + 1;
-		if (i < n && h->depth[i] > maxd)
-			maxd = h->depth[i];
-	}
-	return maxd;
-}
-
-/* Package-merge (Larmore & Hirschberg): optimal lengths of at most `limit` bits for the n
- * ascending weights w[] (n <= 2^limit) into plen[]; returns plen[0], the longest. The list of
- * depth d merges the leaves with the pairs of the list of depth d + 1, ties to the leaves; the
- * first 2n - 2 items of the depth-1 list form the code, and a leaf's length is the number of
- * lists in which it is selected. */
-GPZ_HD static inline int gpz_dfl_package_merge(struct gpz_dfl_huff *h, unsigned n, int limit)
-{
-	const uint64_t *w = h->w;
-	unsigned words = (2 * n + 63) / 64;
-	uint64_t *cur = h->cur, *nxt = h->nxt;
-	size_t m = n, k;
-
-	for (int d = 0; d <= limit; d++)
-		for (unsigned i = 0; i < words; i++)
-			h->is_pkg[d][i] = 0;
-	for (unsigned i = 0; i < n; i++)
-		cur[i] = w[i];
-	for (int d = limit - 1; d >= 1; d--) {
-		size_t np = m / 2, li = 0, pi = 0, o = 0;
-		uint64_t *bits = h->is_pkg[d];
-		while (li < n || pi < np) {
-			uint64_t pw = pi < np ? cur[2 * pi] + cur[2 * pi + 1] : 0;
-			if (li < n && (pi >= np || w[li] <= pw)) {
-				nxt[o++] = w[li++];
-			} else {
-				bits[o / 64] |= (uint64_t)1 << (o % 64);
-				nxt[o++] = pw;
-				pi++;
-			}
-		}
-		m = o;
-		uint64_t *t = cur;
-		cur = nxt;
-		nxt = t;
-	}
-	for (unsigned i = 0; i < n; i++)
-		h->plen[i] = 0;
-	k = 2 * (size_t)n - 2;
-	for (int d = 1; d <= limit && k > 0; d++) {
-		size_t p = 0;
-		const uint64_t *bits = h->is_pkg[d];
-		if (d < limit)
-			for (size_t i = 0; i < k; i++)
-				p += (bits[i / 64] >> (i % 64)) & 1;
-		for (size_t i = 0; i < k - p; i++)
-			h->plen[i]++;
-		k = 2 * p;
-	}
-	return h->plen[0];
-}
-
 /*
  * gpz_code_lengths(counts, alphabet, limit, len) for alphabet <= GPZ_DFL_HMAX and
  * 0 <= limit <= GPZ_DFL_MAX_LIMIT (0 = no limit): the same lengths and the same return value
@@ -281,8 +204,9 @@ GPZ_HD static inline int gpz_dfl_package_merge(struct gpz_dfl_huff *h, unsigned 
 GPZ_HD static inline int gpz_dfl_code_lengths(const uint32_t *counts, unsigned alphabet, int limit,
                                               uint8_t *len, struct gpz_dfl_huff *h)
 {
+	struct gpz_cl_scratch cs = { h->w, h->nw, h->parent, h->depth, h->cur, h->nxt, h->is_pkg,
+		                     h->plen };
 	unsigned n = 0;
-	int maxd;
 
 	if (alphabet > GPZ_DFL_HMAX || limit < 0 || limit > GPZ_DFL_MAX_LIMIT)
 		return -1;
@@ -292,37 +216,9 @@ GPZ_HD static inline int gpz_dfl_code_lengths(const uint32_t *counts, unsigned a
 	if (n < 2 || (limit > 0 && n > (1u << limit)))
 		return -1;
 	gpz_dfl_sort(h->key, n);
-	for (unsigned i = 0; i < n; i++)
-		h->w[i] = h->key[i] >> 20;
-	maxd = (int)gpz_dfl_huffman_depths(h, n);
 	for (unsigned s = 0; s < alphabet; s++)
 		len[s] = 0;
-	if (limit > 0 && maxd > limit) {
-		maxd = gpz_dfl_package_merge(h, n, limit);
-		for (unsigned i = 0; maxd > 0 && i < n; i++)
-			len[h->key[i] & 0xfffff] = h->plen[i];
-	} else {
-		for (unsigned i = 0; i < n; i++)
-			len[h->key[i] & 0xfffff] = (uint8_t)h->depth[i];
-	}
-	return maxd;
-}
-
-/* Canonical codes (gpz_canonical_codes) for lengths of at most 15 bits, MSB-first values. */
-GPZ_HD static inline void gpz_dfl_canonical(const uint8_t *len, unsigned n, uint32_t *code)
-{
-	uint32_t count[16], next[16], c = 0;
-	for (int l = 0; l < 16; l++)
-		count[l] = 0;
-	for (unsigned s = 0; s < n; s++)
-		count[len[s]]++;
-	count[0] = 0;
-	for (int l = 1; l < 16; l++) {
-		c = (c + count[l - 1]) << 1;
-		next[l] = c;
-	}
-	for (unsigned s = 0; s < n; s++)
-		code[s] = len[s] ? next[len[s]]++ : 0;
+	return gpz_cl_lengths(h->key, n, limit, &cs, len);
 }
 
 /* ---- fixed-point log2 and the entropy estimate ---- */
@@ -444,7 +340,7 @@ GPZ_HD static inline void gpz_dfl_build_code(uint32_t *freq, unsigned n, int lim
 			used++;
 		}
 	gpz_dfl_code_lengths(freq, n, limit, len, h);
-	gpz_dfl_canonical(len, n, code);
+	gpz_cl_canonical(len, n, code);
 	for (unsigned s = 0; s < n; s++)
 		code[s] = gpz_dfl_reverse(code[s], len[s]);
 }

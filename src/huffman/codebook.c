@@ -1,9 +1,9 @@
 /* codebook.c - code lengths, canonical codes and their compact serialisation, CPU backend.
  *
- * Lengths are a pure function of the counts: symbols are sorted by (count, symbol), Huffman's
- * two-queue construction breaks weight ties in favour of the leaf queue, and package-merge breaks
- * them in favour of leaves too. The GPU backend must reproduce exactly these lengths. */
+ * Lengths come from the shared builder (code_lengths.h): symbols sorted by (count, symbol),
+ * two-queue Huffman, package-merge when over the limit. The GPU backend reproduces them. */
 #include "huffman/huffman.h"
+#include "huffman/code_lengths.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,154 +35,47 @@ static uint64_t *sorted_keys(const uint32_t *counts, uint32_t alphabet, uint32_t
 	return keys;
 }
 
-/* Huffman code lengths of n >= 2 ascending weights, by the two-queue method: leaves and
- * internal nodes are both produced in nondecreasing weight order, so the two lightest nodes are
- * always at the heads of the two queues. depth[] must hold 2n - 1 entries. */
-static int huffman_depths(const uint64_t *w, uint32_t n, uint32_t *depth)
-{
-	uint64_t *nw = malloc((size_t)n * sizeof(*nw));
-	uint32_t *parent = malloc((2 * (size_t)n - 1) * sizeof(*parent));
-	uint32_t leaf = 0, next = 0, maxd = 0;
-
-	if (!nw || !parent) {
-		free(nw);
-		free(parent);
-		return -1;
-	}
-	for (uint32_t k = 0; k < n - 1; k++) {
-		uint64_t sum = 0;
-		for (int pick = 0; pick < 2; pick++) {
-			if (leaf < n && (next >= k || w[leaf] <= nw[next])) {
-				sum += w[leaf];
-				parent[leaf++] = n + k;
-			} else {
-				sum += nw[next];
-				parent[n + next++] = n + k;
-			}
-		}
-		nw[k] = sum;
-	}
-	depth[2 * n - 2] = 0;
-	for (uint32_t i = 2 * n - 2; i-- > 0;) {
-		depth[i] = depth[parent[i]] + 1;
-		if (i < n && depth[i] > maxd)
-			maxd = depth[i];
-	}
-	free(nw);
-	free(parent);
-	return (int)maxd;
-}
-
-/* Package-merge (Larmore & Hirschberg, 1990): optimal lengths of at most `limit` bits for
- * n ascending weights, n <= 2^limit. The list of depth d merges the leaves with the pairs
- * ("packages") of the list of depth d + 1; the first 2n - 2 items of the depth-1 list form the
- * optimal code, and a leaf's length is the number of lists in which it is selected. Only a
- * package/leaf bit per item is kept per depth, so memory is O(n * limit) bits. */
-static int package_merge(const uint64_t *w, uint32_t n, int limit, uint8_t *out_len)
-{
-	size_t cap = 2 * (size_t)n;
-	size_t words = (cap + 63) / 64;
-	uint64_t *cur = malloc(cap * sizeof(*cur));
-	uint64_t *nxt = malloc(cap * sizeof(*nxt));
-	uint64_t *is_pkg = calloc((size_t)limit * words, sizeof(*is_pkg));
-	size_t m = n, k;
-
-	if (!cur || !nxt || !is_pkg) {
-		free(cur);
-		free(nxt);
-		free(is_pkg);
-		return -1;
-	}
-	memcpy(cur, w, n * sizeof(*w));
-	for (int d = limit - 1; d >= 1; d--) {
-		size_t np = m / 2, li = 0, pi = 0, o = 0;
-		uint64_t *bits = is_pkg + (size_t)d * words;
-		while (li < n || pi < np) {
-			uint64_t pw = pi < np ? cur[2 * pi] + cur[2 * pi + 1] : 0;
-			if (li < n && (pi >= np || w[li] <= pw)) {
-				nxt[o++] = w[li++];
-			} else {
-				bits[o / 64] |= (uint64_t)1 << (o % 64);
-				nxt[o++] = pw;
-				pi++;
-			}
-		}
-		m = o;
-		uint64_t *t = cur;
-		cur = nxt;
-		nxt = t;
-	}
-	memset(out_len, 0, n);
-	k = 2 * (size_t)n - 2;
-	for (int d = 1; d <= limit && k > 0; d++) {
-		size_t p = 0;
-		const uint64_t *bits = is_pkg + (size_t)d * words;
-		if (d < limit)
-			for (size_t i = 0; i < k; i++)
-				p += (bits[i / 64] >> (i % 64)) & 1;
-		for (size_t i = 0; i < k - p; i++)
-			out_len[i]++;
-		k = 2 * p;
-	}
-	free(cur);
-	free(nxt);
-	free(is_pkg);
-	return out_len[0];
-}
-
 int gpz_code_lengths(const uint32_t *counts, uint32_t alphabet, int limit, uint8_t *len)
 {
 	uint32_t n;
 	uint64_t *keys = sorted_keys(counts, alphabet, &n);
-	uint64_t *w = NULL;
-	uint32_t *depth = NULL;
-	uint8_t *plen = NULL;
+	struct gpz_cl_scratch s = { 0 };
 	int maxd = -1;
 
 	if (!keys || n < 2 || (limit > 0 && limit < 32 && n > (1u << limit)))
 		goto out;
-	w = malloc((size_t)n * sizeof(*w));
-	depth = malloc((2 * (size_t)n - 1) * sizeof(*depth));
-	if (!w || !depth)
+	s.w = malloc((size_t)n * sizeof(*s.w));
+	s.nw = malloc((size_t)n * sizeof(*s.nw));
+	s.parent = malloc((2 * (size_t)n - 1) * sizeof(*s.parent));
+	s.depth = malloc((2 * (size_t)n - 1) * sizeof(*s.depth));
+	if (!s.w || !s.nw || !s.parent || !s.depth)
 		goto out;
-	for (uint32_t i = 0; i < n; i++)
-		w[i] = keys[i] >> 20;
-	maxd = huffman_depths(w, n, depth);
-	if (maxd < 0)
-		goto out;
-	memset(len, 0, alphabet);
-	if (limit > 0 && maxd > limit) {
-		plen = malloc(n);
-		maxd = plen ? package_merge(w, n, limit, plen) : -1;
-		for (uint32_t i = 0; maxd > 0 && i < n; i++)
-			len[keys[i] & 0xfffff] = plen[i];
-	} else {
-		for (uint32_t i = 0; i < n; i++)
-			len[keys[i] & 0xfffff] = (uint8_t)depth[i];
+	if (limit > 0) { /* package-merge's lists, touched only when the limit is exceeded */
+		s.cur = malloc(2 * (size_t)n * sizeof(*s.cur));
+		s.nxt = malloc(2 * (size_t)n * sizeof(*s.nxt));
+		s.is_pkg = malloc((size_t)limit * ((2 * (size_t)n + 63) / 64) * sizeof(*s.is_pkg));
+		s.plen = malloc(n);
+		if (!s.cur || !s.nxt || !s.is_pkg || !s.plen)
+			goto out;
 	}
+	memset(len, 0, alphabet);
+	maxd = gpz_cl_lengths(keys, n, limit, &s, len);
 out:
 	free(keys);
-	free(w);
-	free(depth);
-	free(plen);
+	free(s.w);
+	free(s.nw);
+	free(s.parent);
+	free(s.depth);
+	free(s.cur);
+	free(s.nxt);
+	free(s.is_pkg);
+	free(s.plen);
 	return maxd;
 }
 
 void gpz_canonical_codes(const uint8_t *len, uint32_t alphabet, uint32_t *code)
 {
-	uint32_t count[GPZ_MAX_CODE_LEN + 2] = { 0 };
-	uint32_t next[GPZ_MAX_CODE_LEN + 2];
-	uint32_t c = 0;
-
-	for (uint32_t s = 0; s < alphabet; s++)
-		count[len[s]]++;
-	count[0] = 0;
-	for (int l = 1; l <= GPZ_MAX_CODE_LEN; l++) {
-		c = (c + count[l - 1]) << 1;
-		next[l] = c;
-	}
-	for (uint32_t s = 0; s < alphabet; s++)
-		code[s] = len[s] ? next[len[s]]++ : 0;
+	gpz_cl_canonical(len, alphabet, code);
 }
 
 uint64_t gpz_coded_bits(const uint32_t *counts, const uint8_t *len, uint32_t alphabet)
