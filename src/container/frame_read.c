@@ -339,16 +339,16 @@ gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, 
 	r = gpz_parse_block(src, src_size, &in);
 	if (r != GPZ_OK)
 		return r;
-	/* LZ-mode frames decode on the CPU whatever the backend */
-	if (ctx->backend == GPZ_BACKEND_GPU && in.frame_type != GPZ_FRAME_DEFLATE)
-		return gpz_gpu_decompress_frame_host(ctx, src, src_size, dst, dst_cap, written,
-		                                     checksum);
 	if (in.kind != GPZ_BLOCK_FRAME)
 		return GPZ_ERR_PARAM;
 	if (in.block_bytes > src_size)
 		return GPZ_ERR_TRUNCATED;
 	if (in.content_bytes > dst_cap)
 		return GPZ_ERR_DST_TOO_SMALL;
+	/* LZ-mode frames decode on the CPU whatever the backend */
+	if (ctx->backend == GPZ_BACKEND_GPU && in.frame_type != GPZ_FRAME_DEFLATE)
+		return gpz_gpu_decompress_frame_host(ctx, src, src_size, dst, dst_cap, written,
+		                                     checksum);
 	head = (size_t)in.block_bytes - GPZ_CONTENT_SIZE - (size_t)gpz_load_le64(s + 24) -
 	       GPZ_CHECK_SIZE;
 	if (gpz_load_le32(s + head) != gpz_header_check(s, head))

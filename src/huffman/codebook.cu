@@ -349,6 +349,27 @@ __device__ __forceinline__ void meld_warp(const Tree &tr, uint32_t c, uint32_t h
 	}
 }
 
+/* Pair k of a round made of leaves only (LEAVES) or internal nodes only: items base + 2k and
+ * base + 2k + 1 become node m + k. */
+template <bool LEAVES, class Tree>
+__device__ __forceinline__ void meld_pairs(const Tree &tr, uint32_t base, uint32_t m, uint32_t np,
+                                           uint32_t tid, uint32_t T)
+{
+#pragma unroll 4
+	for (uint32_t k = tid; k < np; k += T) {
+		const uint32_t a = base + 2 * k;
+		if (LEAVES) {
+			tr.set_node(m + k, tr.leaf(a) + tr.leaf(a + 1));
+			tr.set_lpar(a, m + k);
+			tr.set_lpar(a + 1, m + k);
+		} else {
+			tr.set_node(m + k, tr.node(a) + tr.node(a + 1));
+			tr.set_ipar(a, m + k);
+			tr.set_ipar(a + 1, m + k);
+		}
+	}
+}
+
 /* A block round: warp w melds the w-th share of the pairs. */
 template <class Tree>
 __device__ __forceinline__ void meld_block(const Tree &tr, uint32_t c, uint32_t h, uint32_t m,
@@ -356,21 +377,11 @@ __device__ __forceinline__ void meld_block(const Tree &tr, uint32_t c, uint32_t 
 {
 	const uint32_t np = (cl + ci) >> 1, nw = T >> 5, w = tid >> 5;
 	if (ci == 0) { /* leaves only (the first round, typically): pair k = leaves 2k, 2k + 1 */
-#pragma unroll 4
-		for (uint32_t k = tid; k < np; k += T) {
-			tr.set_node(m + k, tr.leaf(c + 2 * k) + tr.leaf(c + 2 * k + 1));
-			tr.set_lpar(c + 2 * k, m + k);
-			tr.set_lpar(c + 2 * k + 1, m + k);
-		}
+		meld_pairs<true>(tr, c, m, np, tid, T);
 		return;
 	}
 	if (cl == 0) { /* internal nodes only */
-#pragma unroll 4
-		for (uint32_t k = tid; k < np; k += T) {
-			tr.set_node(m + k, tr.node(h + 2 * k) + tr.node(h + 2 * k + 1));
-			tr.set_ipar(h + 2 * k, m + k);
-			tr.set_ipar(h + 2 * k + 1, m + k);
-		}
+		meld_pairs<false>(tr, h, m, np, tid, T);
 		return;
 	}
 	const uint32_t per = (np + nw - 1) / nw;

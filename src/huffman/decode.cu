@@ -453,32 +453,29 @@ struct out_writer {
  * cnt and, if WRITE, appending their symbols to wr. pos ends at the first boundary >= end. The
  * codewords taken (hence pos and cnt) do not depend on WRITE.
  */
+template <int W, bool WRITE, bool BULK, class R>
+__device__ __forceinline__ void decode_step(const kparams &kp, R &r, int32_t &pos, int32_t end,
+                                            uint32_t &cnt, out_writer *wr)
+{
+	step_out o = step<W, WRITE, BULK>(kp, r, pos, end, false);
+	pos += (int32_t)o.bits;
+	cnt += o.k;
+	if (WRITE) {
+		if (o.run)
+			wr->put_run(kp.run_pattern, o.k * W);
+		else
+			wr->put(o.v, o.k * W);
+	}
+}
+
 template <int W, bool WRITE, class R>
 __device__ __forceinline__ void decode_range(const kparams &kp, R &r, int32_t &pos, int32_t end,
                                              uint32_t &cnt, out_writer *wr)
 {
-	while (end - pos > BULK_MARGIN) {
-		step_out o = step<W, WRITE, true>(kp, r, pos, end, false);
-		pos += (int32_t)o.bits;
-		cnt += o.k;
-		if (WRITE) {
-			if (o.run)
-				wr->put_run(kp.run_pattern, o.k * W);
-			else
-				wr->put(o.v, o.k * W);
-		}
-	}
-	while (pos < end) {
-		step_out o = step<W, WRITE, false>(kp, r, pos, end, false);
-		pos += (int32_t)o.bits;
-		cnt += o.k;
-		if (WRITE) {
-			if (o.run)
-				wr->put_run(kp.run_pattern, o.k * W);
-			else
-				wr->put(o.v, o.k * W);
-		}
-	}
+	while (end - pos > BULK_MARGIN)
+		decode_step<W, WRITE, true>(kp, r, pos, end, cnt, wr);
+	while (pos < end)
+		decode_step<W, WRITE, false>(kp, r, pos, end, cnt, wr);
 }
 
 /*

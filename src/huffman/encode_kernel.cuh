@@ -217,6 +217,19 @@ struct enc_args {
 	uint32_t buf_words;          /* shared-memory tile buffer; the input stage follows it */
 };
 
+/* Issue the loads of tile t ahead of its use (PF 1: into registers, PF 2: asynchronous copies
+ * into shared memory); nothing for PF 0 or past the last tile. */
+template <int W, bool VEC, int SPT, int PF>
+__device__ __forceinline__ void prefetch(const uint8_t *src, const enc_args &a, size_t t,
+                                         size_t tile, raw_syms<W, SPT> &raw, uint4 *stage)
+{
+	if (PF == 1 && t < a.ntiles)
+		load_raw<W, VEC, SPT>(src, t * tile + (size_t)threadIdx.x * SPT,
+		                      min(a.n, t * tile + tile), raw);
+	if (PF == 2 && VEC && t < a.ntiles)
+		stage_async<W, SPT>(stage, src, t * tile, a.n);
+}
+
 /* One block shape: THREADS x SPT symbols per tile. PF = 0: one tile per block, loaded when it
  * is processed; PF = 1 or 2: a few blocks per multiprocessor loop over the tiles and the loads
  * of the block's next tile are issued before the current tile's look-back and stores, into
@@ -247,11 +260,7 @@ encode_kernel(const uint8_t *src, enc_args a)
 		s_tile = atomicAdd(a.counter, 1u);
 	__syncthreads();
 	size_t t = s_tile;
-	if (PF == 1 && t < a.ntiles)
-		load_raw<W, VEC, SPT>(src, t * TILE + (size_t)threadIdx.x * SPT,
-		                      min(a.n, t * TILE + TILE), raw);
-	if (PF == 2 && VEC && t < a.ntiles)
-		stage_async<W, SPT>(stage, src, t * TILE, a.n);
+	prefetch<W, VEC, SPT, PF>(src, a, t, TILE, raw, stage);
 	/* A block holds its tile and the next one it claimed; every tile it waits for is held by a
 	 * block working on a smaller tile, so the block on the smallest tile always proceeds. */
 	while (t < a.ntiles) {
@@ -284,11 +293,7 @@ encode_kernel(const uint8_t *src, enc_args a)
 		}
 		__syncthreads(); /* whole words stored, tile start and next tile known */
 		size_t next = s_next;
-		if (PF == 1 && next < a.ntiles)
-			load_raw<W, VEC, SPT>(src, next * TILE + (size_t)threadIdx.x * SPT,
-			                      min(a.n, next * TILE + TILE), raw);
-		if (PF == 2 && VEC && next < a.ntiles)
-			stage_async<W, SPT>(stage, src, next * TILE, a.n);
+		prefetch<W, VEC, SPT, PF>(src, a, next, TILE, raw, stage);
 #pragma unroll
 		for (int p = 0; p < PARTS; p++)
 			if (lead_at[p] != 0xffffffffu)
