@@ -288,6 +288,36 @@ GPZ_API gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const 
 GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size, void *d_dst,
                                          size_t dst_cap, size_t *dst_size, void *cuda_stream);
 
+/* ---- The frame engine ----
+ *
+ * Host-buffer calls (gpz_compress, gpz_decompress, gpz_compress_stream, ...) run frames through a
+ * pipeline: up to `depth` frames in flight, each on its own lane (a CPU thread; on the GPU
+ * backend also its own CUDA streams, device buffers and pinned staging buffers, made on first use
+ * and kept until gpz_ctx_free), so that reading, copies to and from the device, kernels and
+ * writing of consecutive frames overlap; output keeps the input's order. Memory: about
+ * depth * (2 * frame_bytes) of host memory (pinned on the GPU backend) and depth * (3 *
+ * frame_bytes) of device memory. 0 = the default: 3 on the GPU backend, 2 on the CPU. Output
+ * never depends on the depth. */
+#define GPZ_MAX_DEPTH 16
+GPZ_API gpz_result gpz_ctx_set_depth(gpz_ctx *ctx, int frames);
+/* GPU failures (out of device memory, a failed kernel) that an AUTO context redid on the CPU,
+ * with the same output. A context created with GPZ_BACKEND_GPU fails instead. */
+GPZ_API uint64_t gpz_ctx_gpu_fallbacks(const gpz_ctx *ctx);
+
+/* Streaming through the engine with callbacks: `read` fills buf with up to cap bytes (*got < cap
+ * only at the end of the input); `write` takes output in order. A callback's error (any
+ * gpz_result but GPZ_OK) stops the call and is returned. gpz_compress_stream writes one whole
+ * .gpz stream; gpz_decompress_stream decodes one .gpz stream, reading exactly its bytes (so the
+ * caller can go on with what follows, a concatenated stream say; write may be NULL: decode and
+ * verify only). *in_bytes and *out_bytes (may be NULL) receive what was read and written. */
+typedef gpz_result (*gpz_read_fn)(void *user, void *buf, size_t cap, size_t *got);
+typedef gpz_result (*gpz_write_fn)(void *user, const void *buf, size_t size);
+GPZ_API gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn read,
+                                       gpz_write_fn write, void *user, uint64_t *in_bytes,
+                                       uint64_t *out_bytes);
+GPZ_API gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write,
+                                         void *user, uint64_t *in_bytes, uint64_t *out_bytes);
+
 /* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
 GPZ_API uint64_t gpz_content_checksum(const void *data, size_t size);
 

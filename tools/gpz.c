@@ -571,34 +571,58 @@ static int size_error(const struct job *j, uint64_t size, int symbol_bytes)
 	return -1;
 }
 
-static int compress_frames(const struct opts *o, gpz_ctx *ctx, const struct job *j, fio_out *out,
-                           struct counts *c)
-{
-	const gpz_params *p = &o->params;
-	size_t got, n;
-	gpz_result r;
+/* The library's frame engine reads and writes through these; an I/O failure is kept here so
+ * the message names the file and the system's reason. */
+struct engine_io {
+	const struct job *j;
+	fio_in *in;        /* decompression reads through the push-back reader */
+	fio_out *out;      /* NULL: test only */
+	int failed;        /* 1: reading failed, 2: writing failed */
+	int err;           /* errno of that failure */
+};
 
-	do {
-		if (fio_read_full(j->fd, g_in, p->frame_bytes, &got) != 0)
-			return io_error(j->name);
-		if (got == 0)
-			break;
-		if (got % (size_t)p->symbol_bytes != 0)
-			return size_error(j, c->in + got, p->symbol_bytes);
-		if (c->frames == UINT32_MAX) {
-			report_error(j->name, "too many frames; use a larger --frame-size");
-			return -1;
-		}
-		r = gpz_compress_frame(ctx, p, g_in, got, g_out, g_out_cap, &n);
-		if (r != GPZ_OK)
-			return lib_error(j->name, r);
-		if (write_out(out, j, g_out, n) != 0)
-			return -1;
-		c->in += got;
-		c->out += n;
-		c->frames++;
-	} while (got == p->frame_bytes);
-	return 0;
+static gpz_result engine_read(void *user, void *buf, size_t cap, size_t *got)
+{
+	struct engine_io *io = user;
+	int rc = io->in ? fio_in_read(io->in, buf, cap, got) : fio_read_full(io->j->fd, buf, cap, got);
+
+	if (rc == 0)
+		return GPZ_OK;
+	io->failed = 1;
+	io->err = errno;
+	return GPZ_ERR_TRUNCATED;
+}
+
+static gpz_result engine_write(void *user, const void *buf, size_t n)
+{
+	struct engine_io *io = user;
+
+	if (io->out == NULL || fio_out_write(io->out, buf, n) == 0)
+		return GPZ_OK;
+	io->failed = 2;
+	io->err = errno;
+	return GPZ_ERR_TRUNCATED;
+}
+
+/* Report a failed engine call: the I/O error behind it, or the library's. */
+static int engine_error(const struct engine_io *io, gpz_result r)
+{
+	if (io->failed) {
+		errno = io->err;
+		return io_error(io->failed == 1 ? io->j->name
+		                : io->j->oname != NULL ? io->j->oname : "stdout");
+	}
+	return lib_error(io->j->name, r);
+}
+
+/* A note under -v when frames went to the CPU because the GPU failed. */
+static void note_fallbacks(const struct opts *o, const struct job *j, gpz_ctx *ctx, uint64_t before)
+{
+	uint64_t n = gpz_ctx_gpu_fallbacks(ctx) - before;
+
+	if (n && o->verbose)
+		fprintf(stderr, "gpz: %s: the GPU failed on %" PRIu64 " frame%s; done on the CPU "
+		        "(same output)\n", j->name, n, n == 1 ? "" : "s");
 }
 
 /* ---- gzip, zlib and raw deflate ---- */
@@ -753,38 +777,29 @@ static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *o
 static int compress_stream(const struct opts *o, const struct job *j, fio_out *out,
                            struct counts *c)
 {
-	size_t bound = gpz_frame_bound(o->params.frame_bytes, &o->params), n;
-	uint64_t size = (uint64_t)j->st.st_size;
+	uint64_t size = (uint64_t)j->st.st_size, before;
+	struct engine_io io = { j, NULL, out, 0, 0 };
 	gpz_ctx *ctx;
 	gpz_result r;
 
 	if (o->format != GPZ_FORMAT_GPZ)
 		return compress_deflate(o, j, out, c);
 
-	/* Fail early when the size is known; pipes are caught at their end by compress_frames. */
+	/* Fail early when the size is known; pipes are caught at their end. */
 	if (S_ISREG(j->st.st_mode) && size % (uint64_t)o->params.symbol_bytes != 0)
 		return size_error(j, size, o->params.symbol_bytes);
 	ctx = get_ctx(o);
 	if (ctx == NULL)
 		return -1;
-	if (bound < GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE)
-		bound = GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE;
-	if (reserve(&g_in, &g_in_cap, o->params.frame_bytes) != 0 ||
-	    reserve(&g_out, &g_out_cap, bound) != 0)
-		return io_error(j->name);
-	r = gpz_write_header(g_out, g_out_cap, &n);
+	before = gpz_ctx_gpu_fallbacks(ctx);
+	r = gpz_compress_stream(ctx, &o->params, engine_read, engine_write, &io, &c->in, &c->out);
+	note_fallbacks(o, j, ctx, before);
+	if (r == GPZ_ERR_SIZE_ALIGN && !io.failed)
+		return size_error(j, c->in, o->params.symbol_bytes);
 	if (r != GPZ_OK)
-		return lib_error(j->name, r);
-	if (write_out(out, j, g_out, n) != 0)
-		return -1;
-	c->out += n;
-	if (compress_frames(o, ctx, j, out, c) != 0)
-		return -1;
-	r = gpz_write_trailer(c->in, (uint32_t)c->frames, g_out, g_out_cap, &n);
-	if (r != GPZ_OK)
-		return lib_error(j->name, r);
-	c->out += n;
-	return write_out(out, j, g_out, n);
+		return engine_error(&io, r);
+	c->frames += (c->in + o->params.frame_bytes - 1) / o->params.frame_bytes;
+	return 0;
 }
 
 /* ---- Reading gpz streams ---- */
@@ -793,7 +808,7 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
  * Read and check a stream header. Returns 1 when one was read, 0 at a clean end of input after
  * an earlier stream (first == 0), -1 on error.
  */
-static int read_stream_header(const struct job *j, fio_in *in, int first)
+static int read_stream_header(const struct job *j, fio_in *in, int first, int push_back)
 {
 	unsigned char h[GPZ_HEADER_SIZE];
 	size_t got;
@@ -804,6 +819,8 @@ static int read_stream_header(const struct job *j, fio_in *in, int first)
 	if (!first && got == 0)
 		return 0;
 	r = gpz_read_header(h, got);
+	if (r == GPZ_OK && push_back) /* for gpz_decompress_stream, which reads it again */
+		return fio_in_unread(in, h, got) == 0 ? 1 : io_error(j->name);
 	if (r == GPZ_OK)
 		return 1;
 	if (first)
@@ -904,32 +921,12 @@ static int count_frame(const struct job *j, struct stream_counts *sc, uint64_t b
 
 /* ---- Decompression and test ---- */
 
-static int decode_frame(const struct job *j, gpz_ctx *ctx, const gpz_block_info *info,
-                        fio_out *out, struct stream_counts *sc)
-{
-	size_t cap = info->content_bytes > 0 ? (size_t)info->content_bytes : 1, n = 0;
-	gpz_result r;
-
-	if (reserve(&g_out, &g_out_cap, cap) != 0)
-		return io_error(j->name);
-	r = gpz_decompress_frame(ctx, g_in, (size_t)info->block_bytes, g_out,
-	                         (size_t)info->content_bytes, &n, NULL);
-	if (r != GPZ_OK)
-		return lib_error(j->name, r);
-	if (n != info->content_bytes)
-		return lib_error(j->name, GPZ_ERR_CORRUPT);
-	if (out != NULL && write_out(out, j, g_out, n) != 0)
-		return -1;
-	return count_frame(j, sc, n);
-}
-
 /* Decode every block of the input; out == NULL only tests. */
 static int decode_stream(const struct opts *o, const struct job *j, fio_out *out,
                          struct counts *c)
 {
-	struct stream_counts sc = { 0, 0 };
+	struct engine_io io = { j, NULL, NULL, 0, 0 };
 	gpz_ctx *ctx = get_ctx(o);
-	gpz_block_info info;
 	fio_in in;
 	size_t got;
 	int more;
@@ -946,22 +943,17 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 		if (wbits != 0)
 			return decode_deflate(j, &in, wbits, out, c);
 	}
-	more = read_stream_header(j, &in, 1);
-	while (more > 0) {
-		if (peek_block(j, &in, &info, &got) != 0 || load_block(j, &in, &info, got) != 0)
-			return -1;
-		if (info.kind == GPZ_BLOCK_FRAME) {
-			if (decode_frame(j, ctx, &info, out, &sc) != 0)
-				return -1;
-			continue;
-		}
-		if (end_stream(j, &info, &sc) != 0)
-			return -1;
-		c->out += sc.bytes;
-		c->frames += sc.frames;
-		sc.bytes = 0;
-		sc.frames = 0;
-		more = read_stream_header(j, &in, 0);
+	io.in = &in;
+	io.out = out;
+	more = read_stream_header(j, &in, 1, 1);
+	while (more > 0) { /* each stream (concatenated ones too) through the frame engine */
+		uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
+		gpz_result r = gpz_decompress_stream(ctx, engine_read, engine_write, &io, &used, &made);
+		note_fallbacks(o, j, ctx, before);
+		if (r != GPZ_OK)
+			return engine_error(&io, r);
+		c->out += made;
+		more = read_stream_header(j, &in, 0, 1);
 	}
 	c->in = in.pos;
 	return more;
@@ -1067,7 +1059,7 @@ static int scan_stream(const struct job *j, fio_in *inp, struct listing *L)
 	size_t got;
 	int more;
 
-	more = read_stream_header(j, &in, 1);
+	more = read_stream_header(j, &in, 1, 0);
 	while (more > 0) {
 		if (peek_block(j, &in, &info, &got) != 0)
 			return -1;
@@ -1081,7 +1073,7 @@ static int scan_stream(const struct job *j, fio_in *inp, struct listing *L)
 		L->uncomp += sc.bytes;
 		sc.bytes = 0;
 		sc.frames = 0;
-		more = read_stream_header(j, &in, 0);
+		more = read_stream_header(j, &in, 0, 0);
 	}
 	L->comp = in.pos;
 	return more;

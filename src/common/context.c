@@ -3,6 +3,7 @@
 #include "common/parallel.h"
 #include "gpu/gpu.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 int gpz_gpu_available(void)
@@ -26,6 +27,10 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 	             : backend == GPZ_BACKEND_AUTO ? GPZ_BACKEND_GPU : backend;
 	ctx->nthreads = nthreads ? nthreads : gpz_cpu_count();
 	ctx->gpu = NULL;
+	ctx->depth = 0;
+	ctx->fallbacks = 0;
+	ctx->lanes = NULL;
+	ctx->lanes_free = NULL;
 	ctx->gpu_asked = backend == GPZ_BACKEND_GPU;
 	if (ctx->backend == GPZ_BACKEND_GPU) {
 		gpz_result r = gpz_gpu_open(&ctx->gpu);
@@ -42,8 +47,11 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 
 void gpz_ctx_free(gpz_ctx *ctx)
 {
-	if (ctx)
+	if (ctx) {
+		if (ctx->lanes_free)
+			ctx->lanes_free(ctx);
 		gpz_gpu_close(ctx->gpu);
+	}
 	free(ctx);
 }
 
@@ -55,4 +63,39 @@ gpz_backend gpz_ctx_backend(const gpz_ctx *ctx)
 int gpz_ctx_threads(const gpz_ctx *ctx)
 {
 	return ctx->nthreads;
+}
+
+int gpz_ctx_falls_back(gpz_ctx *ctx, gpz_result r)
+{
+	if ((r != GPZ_ERR_GPU && r != GPZ_ERR_NOMEM) || ctx->gpu_asked)
+		return 0;
+	__atomic_add_fetch(&ctx->fallbacks, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+int gpz_ctx_test_gpu_failure(void)
+{
+	static atomic_long calls, fail_at = -1;
+	long at = atomic_load(&fail_at);
+	if (at < 0) { /* every thread that reads it first computes the same value */
+		const char *e = getenv("GPZ_TEST_GPU_FAIL");
+		at = e ? atol(e) : 0;
+		atomic_store(&fail_at, at);
+	}
+	return at > 0 && atomic_fetch_add(&calls, 1) + 1 == at;
+}
+
+uint64_t gpz_ctx_gpu_fallbacks(const gpz_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->fallbacks, __ATOMIC_RELAXED);
+}
+
+gpz_result gpz_ctx_set_depth(gpz_ctx *ctx, int frames)
+{
+	if (!ctx || frames < 0 || frames > GPZ_MAX_DEPTH)
+		return GPZ_ERR_PARAM;
+	if (ctx->lanes_free && frames != ctx->depth)
+		ctx->lanes_free(ctx); /* remade with the new depth on next use */
+	ctx->depth = frames;
+	return GPZ_OK;
 }

@@ -17,7 +17,21 @@ struct gpz_ctx {
 	                      * slower than the CPU today (DEFLATE), for those who want them */
 	int nthreads;        /* CPU worker threads, >= 1 */
 	struct gpz_gpu *gpu; /* GPU resources (gpu/gpu.h), NULL on the CPU backend */
+	int depth;           /* frames in flight in the frame engine (0 = the default) */
+	uint64_t fallbacks;  /* GPU failures redone on the CPU (atomic) */
+	void *lanes;         /* the frame engine's lanes (container/engine.c), made on first use */
+	void (*lanes_free)(gpz_ctx *ctx); /* set by whoever made them; called by gpz_ctx_free */
 };
+
+/* After a GPU stage returned r: should the work be redone on the CPU? Yes for a GPU failure or
+ * a lack of memory, unless the context was created for the GPU explicitly (then the error is
+ * the answer). Counts the fallbacks. */
+int gpz_ctx_falls_back(gpz_ctx *ctx, gpz_result r);
+
+/* Test hook: GPZ_TEST_GPU_FAIL=k in the environment makes the k-th GPU frame of the process
+ * (counted from 1, across threads) fail as if the device had, so tests can check the fallback
+ * on a machine with a GPU. Returns 1 for that frame. */
+int gpz_ctx_test_gpu_failure(void);
 
 #ifdef __cplusplus
 }

@@ -79,6 +79,17 @@ gpz_result gpz_frame_prepare_decode(const uint8_t *frame, const gpz_block_info *
 /* The payload's padding bits (after `bits`) in its last byte must be zero. */
 int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits);
 
+/* gpz_compress_frame / gpz_decompress_frame with the GPU resources to use (a context's, or
+ * one lane's of the frame engine; NULL = the CPU). A GPU failure falls back to the CPU unless
+ * the context asked for the GPU (gpz_ctx_falls_back). */
+struct gpz_gpu;
+gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
+                                 const void *src, size_t src_size, void *dst, size_t dst_cap,
+                                 size_t *written);
+gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
+                                   size_t src_size, void *dst, size_t dst_cap, size_t *written,
+                                   uint64_t *checksum);
+
 #ifdef __cplusplus
 }
 #endif

@@ -247,10 +247,12 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 
 /* ---- decompress ---- */
 
-/* Validate and decode one frame from device memory; the stored checksum comes back in *sum. */
+/* Validate and decode one frame from device memory; the stored checksum comes back in *sum.
+ * h_src, when not NULL, is the same frame in host memory: its header, index and checksum are
+ * read there instead of being copied back from the device. */
 static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, size_t src_size,
-                                       uint8_t *d_dst, size_t cap, size_t *written,
-                                       uint64_t *stored_sum, cudaStream_t s)
+                                       const uint8_t *h_src, uint8_t *d_dst, size_t cap,
+                                       size_t *written, uint64_t *stored_sum, cudaStream_t s)
 {
 	uint8_t peek[GPZ_FRAME_HEADER_SIZE], *head = NULL, tail[8], last = 0;
 	size_t np = src_size < sizeof(peek) ? src_size : sizeof(peek);
@@ -258,10 +260,13 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	gpz_decoder dec;
 	uint64_t *starts = NULL, payload, n, nchunks = 0;
 	size_t check_at, payload_at;
-	gpz_result r;
+	gpz_result r = GPZ_OK;
 
 	memset(&dec, 0, sizeof(dec));
-	r = d2h(peek, d_src, np, s);
+	if (h_src)
+		memcpy(peek, h_src, np);
+	else
+		r = d2h(peek, d_src, np, s);
 	if (r == GPZ_OK)
 		r = gpz_parse_block(peek, np, &in);
 	if (r != GPZ_OK)
@@ -279,11 +284,17 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	head = (uint8_t *)malloc(payload_at);
 	if (!head)
 		return GPZ_ERR_NOMEM;
-	r = d2h(head, d_src, payload_at, s);
-	if (r == GPZ_OK)
-		r = d2h(tail, d_src + in.block_bytes - 8, 8, s);
-	if (r == GPZ_OK && payload)
-		r = d2h(&last, d_src + payload_at + payload - 1, 1, s);
+	if (h_src) {
+		memcpy(head, h_src, payload_at);
+		memcpy(tail, h_src + in.block_bytes - 8, 8);
+		last = payload ? h_src[payload_at + payload - 1] : 0;
+	} else {
+		r = d2h(head, d_src, payload_at, s);
+		if (r == GPZ_OK)
+			r = d2h(tail, d_src + in.block_bytes - 8, 8, s);
+		if (r == GPZ_OK && payload)
+			r = d2h(&last, d_src + payload_at + payload - 1, 1, s);
+	}
 	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
@@ -334,35 +345,32 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 
 /* ---- the host-buffer API on the GPU backend ---- */
 
-extern "C" gpz_result gpz_gpu_compress_frame_host(gpz_ctx *ctx, const gpz_params *p,
-                                                  const void *src, size_t src_size, void *dst,
-                                                  size_t dst_cap, size_t *written)
+extern "C" gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p,
+                                             const void *src, size_t src_size, void *dst,
+                                             size_t dst_cap, size_t *written)
 {
-	struct gpz_gpu *g = ctx->gpu;
 	size_t out_need = gpz_frame_bound(src_size, p), got = 0;
 	gpz_result r = gpz_gpu_reserve(&g->in, &g->in_cap, src_size);
 
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->out, &g->out_cap, out_need);
 	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(g->in, src, src_size, cudaMemcpyHostToDevice,
-		                                    g->stream));
+		r = gpz_gpu_to_device(g, g->in, src, src_size);
 	if (r == GPZ_OK)
 		r = compress_frame_dev(g, p, g->in, src_size, g->out, out_need, &got, g->stream);
 	if (r == GPZ_OK && got > dst_cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
-		r = d2h(dst, g->out, got, g->stream);
+		r = gpz_gpu_to_host(g, dst, g->out, got);
 	if (r == GPZ_OK)
 		*written = got;
 	return r;
 }
 
-extern "C" gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *src,
-                                                    size_t src_size, void *dst, size_t dst_cap,
-                                                    size_t *written, uint64_t *checksum)
+extern "C" gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *src,
+                                               size_t src_size, void *dst, size_t dst_cap,
+                                               size_t *written, uint64_t *checksum)
 {
-	struct gpz_gpu *g = ctx->gpu;
 	gpz_block_info in;
 	uint64_t sum = 0;
 	size_t got = 0;
@@ -374,15 +382,14 @@ extern "C" gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *sr
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->out, &g->out_cap, (size_t)in.content_bytes + 16);
 	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(g->in, src, (size_t)in.block_bytes,
-		                                    cudaMemcpyHostToDevice, g->stream));
+		r = gpz_gpu_to_device(g, g->in, src, (size_t)in.block_bytes);
 	if (r == GPZ_OK)
-		r = decompress_frame_dev(g, g->in, (size_t)in.block_bytes, g->out, dst_cap, &got, &sum,
-		                         g->stream);
+		r = decompress_frame_dev(g, g->in, (size_t)in.block_bytes, (const uint8_t *)src, g->out,
+		                         dst_cap, &got, &sum, g->stream);
 	if (checksum)
 		*checksum = sum;
 	if (r == GPZ_OK)
-		r = d2h(dst, g->out, got, g->stream);
+		r = gpz_gpu_to_host(g, dst, g->out, got);
 	if (r == GPZ_OK)
 		*written = got;
 	return r;
@@ -543,7 +550,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 				r = lz_decompress_via_host(ctx, s + pos, src_size - pos, &in, d + total,
 				                           dst_cap - (size_t)total, &got, st);
 			else if (r == GPZ_OK)
-				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos,
+				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos, NULL,
 				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
 			pos += (size_t)in.block_bytes;
 			total += got;

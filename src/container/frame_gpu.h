@@ -14,14 +14,17 @@
 extern "C" {
 #endif
 
-/* One Huffman-mode frame of a host buffer through the context's GPU (staged in its device
- * buffers, synchronous). */
-gpz_result gpz_gpu_compress_frame_host(gpz_ctx *ctx, const gpz_params *p, const void *src,
-                                       size_t src_size, void *dst, size_t dst_cap,
-                                       size_t *written);
-gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *src, size_t src_size,
-                                         void *dst, size_t dst_cap, size_t *written,
-                                         uint64_t *checksum);
+struct gpz_gpu;
+
+/* One Huffman-only (or stored/constant) frame of a host buffer through a set of GPU resources
+ * (a context's, or one lane's of the frame engine): staged in its device buffers, synchronous.
+ * Pinned src/dst make the copies asynchronous DMA. */
+gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p, const void *src,
+                                  size_t src_size, void *dst, size_t dst_cap, size_t *written);
+/* The same for decoding one whole frame (validated for kind and sizes by the caller). */
+gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *src, size_t src_size,
+                                    void *dst, size_t dst_cap, size_t *written,
+                                    uint64_t *checksum);
 
 #ifdef __cplusplus
 }

@@ -3,16 +3,15 @@
  * usable. */
 #include "container/frame_gpu.h"
 
-gpz_result gpz_gpu_compress_frame_host(gpz_ctx *ctx, const gpz_params *p, const void *src,
-                                       size_t src_size, void *dst, size_t dst_cap,
-                                       size_t *written)
+gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p, const void *src,
+                                  size_t src_size, void *dst, size_t dst_cap, size_t *written)
 {
 	return GPZ_ERR_NO_GPU;
 }
 
-gpz_result gpz_gpu_decompress_frame_host(gpz_ctx *ctx, const void *src, size_t src_size,
-                                         void *dst, size_t dst_cap, size_t *written,
-                                         uint64_t *checksum)
+gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *src, size_t src_size,
+                                    void *dst, size_t dst_cap, size_t *written,
+                                    uint64_t *checksum)
 {
 	return GPZ_ERR_NO_GPU;
 }

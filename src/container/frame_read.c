@@ -324,8 +324,9 @@ static void fill_constant(uint8_t *dst, uint64_t n, int w, uint32_t v)
 	}
 }
 
-gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
-                                size_t dst_cap, size_t *written, uint64_t *checksum)
+gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
+                                   size_t src_size, void *dst, size_t dst_cap, size_t *written,
+                                   uint64_t *checksum)
 {
 	const uint8_t *s = src;
 	gpz_block_info in;
@@ -346,9 +347,13 @@ gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, 
 	if (in.content_bytes > dst_cap)
 		return GPZ_ERR_DST_TOO_SMALL;
 	/* LZ-mode frames decode on the CPU whatever the backend */
-	if (ctx->backend == GPZ_BACKEND_GPU && in.frame_type != GPZ_FRAME_DEFLATE)
-		return gpz_gpu_decompress_frame_host(ctx, src, src_size, dst, dst_cap, written,
-		                                     checksum);
+	if (g && in.frame_type != GPZ_FRAME_DEFLATE) {
+		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
+		                               : gpz_gpu_frame_decompress(g, src, src_size, dst,
+		                                                          dst_cap, written, checksum);
+		if (!gpz_ctx_falls_back(ctx, r))
+			return r;
+	}
 	head = (size_t)in.block_bytes - GPZ_CONTENT_SIZE - (size_t)gpz_load_le64(s + 24) -
 	       GPZ_CHECK_SIZE;
 	if (gpz_load_le32(s + head) != gpz_header_check(s, head))
@@ -372,4 +377,11 @@ gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, 
 		return GPZ_ERR_CHECKSUM;
 	*written = (size_t)in.content_bytes;
 	return GPZ_OK;
+}
+
+gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
+                                size_t dst_cap, size_t *written, uint64_t *checksum)
+{
+	return gpz_frame_decompress_on(ctx, ctx ? ctx->gpu : NULL, src, src_size, dst, dst_cap,
+	                               written, checksum);
 }

@@ -219,9 +219,12 @@ done:
 	return r;
 }
 
-gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
-                              size_t src_size, void *dst, size_t dst_cap, size_t *written)
+gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
+                                 const void *src, size_t src_size, void *dst, size_t dst_cap,
+                                 size_t *written)
 {
+	gpz_result r;
+
 	if (!ctx || !written || gpz_params_check(p) != GPZ_OK || src_size > p->frame_bytes ||
 	    (!src && src_size) || !dst)
 		return GPZ_ERR_PARAM;
@@ -232,7 +235,19 @@ gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src
 		return GPZ_OK; /* an empty frame is not written */
 	if (p->lz_level > 0) /* LZ mode runs on the CPU whatever the backend */
 		return compress_lz(ctx, p, src, src_size, dst, dst_cap, written);
-	if (ctx->backend == GPZ_BACKEND_GPU)
-		return gpz_gpu_compress_frame_host(ctx, p, src, src_size, dst, dst_cap, written);
+	if (g) {
+		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
+		                               : gpz_gpu_frame_compress(g, p, src, src_size, dst,
+		                                                        dst_cap, written);
+		if (!gpz_ctx_falls_back(ctx, r))
+			return r;
+	}
 	return compress_cpu(ctx, p, src, src_size / (size_t)p->symbol_bytes, dst, dst_cap, written);
+}
+
+gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
+                              size_t src_size, void *dst, size_t dst_cap, size_t *written)
+{
+	return gpz_frame_compress_on(ctx, ctx ? ctx->gpu : NULL, p, src, src_size, dst, dst_cap,
+	                             written);
 }

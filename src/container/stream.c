@@ -2,6 +2,7 @@
 #include "common/context.h"
 #include "container/frame.h"
 #include "common/bits.h"
+#include "container/engine.h"
 
 #include <string.h>
 
@@ -80,39 +81,63 @@ size_t gpz_compress_bound(size_t src_size, const gpz_params *p)
 	return GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE + frames * per_frame + src_size;
 }
 
+/* Where the engine's output goes in a one-shot call: the caller's buffer. */
+struct mem_sink {
+	uint8_t *d;
+	size_t cap, pos;
+};
+
+static gpz_result mem_put(void *user, const void *buf, size_t n)
+{
+	struct mem_sink *k = user;
+	if (n > k->cap - k->pos)
+		return GPZ_ERR_DST_TOO_SMALL;
+	memcpy(k->d + k->pos, buf, n);
+	k->pos += n;
+	return GPZ_OK;
+}
+
 gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size_t src_size,
                         void *dst, size_t dst_cap, size_t *dst_size)
 {
 	const uint8_t *s = src;
-	uint8_t *d = dst;
-	size_t pos = 0, done = 0, w = 0;
+	struct mem_sink k = { dst, dst_cap, 0 };
+	struct gpz_engine *e;
+	size_t done = 0, w = 0;
 	uint32_t frames = 0;
-	gpz_result r;
+	gpz_result r, re;
 
 	if (!ctx || !dst_size || gpz_params_check(p) != GPZ_OK || (!src && src_size) || !dst)
 		return GPZ_ERR_PARAM;
 	*dst_size = 0;
 	if (src_size % (size_t)p->symbol_bytes)
 		return GPZ_ERR_SIZE_ALIGN;
-	r = gpz_write_header(d, dst_cap, &w);
-	pos += w;
-	while (r == GPZ_OK && done < src_size) {
+	r = gpz_write_header(dst, dst_cap, &w);
+	k.pos = w;
+	if (r == GPZ_OK)
+		r = gpz_engine_open(ctx, p, mem_put, &k, &e);
+	if (r != GPZ_OK)
+		return r;
+	while (r == GPZ_OK && done < src_size) { /* each lane copies its frame from src itself */
 		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
-		r = gpz_compress_frame(ctx, p, s + done, piece, d + pos, dst_cap - pos, &w);
-		pos += w;
+		r = gpz_engine_next(e, 0, NULL);
+		if (r == GPZ_OK)
+			gpz_engine_submit(e, s + done, piece, NULL, 0);
 		done += piece;
 		frames++;
 	}
+	re = gpz_engine_close(e);
+	r = re != GPZ_OK ? re : r;
 	if (r == GPZ_OK)
-		r = gpz_write_trailer(src_size, frames, d + pos, dst_cap - pos, &w);
+		r = gpz_write_trailer(src_size, frames, k.d + k.pos, dst_cap - k.pos, &w);
 	if (r == GPZ_OK)
-		*dst_size = pos + w;
+		*dst_size = k.pos + w;
 	return r;
 }
 
-/* Walk one stream from its header; decode frames into dst when ctx is not NULL, else only sum
- * their sizes. Sets *consumed and *produced. */
-static gpz_result walk_stream(gpz_ctx *ctx, const uint8_t *s, size_t size, uint8_t *dst,
+/* Walk one stream from its header; decode frames into dst through the engine when e is not
+ * NULL, else only sum their sizes. Sets *consumed and *produced. */
+static gpz_result walk_stream(struct gpz_engine *e, const uint8_t *s, size_t size, uint8_t *dst,
                               size_t dst_cap, size_t *consumed, uint64_t *produced)
 {
 	size_t pos = GPZ_HEADER_SIZE;
@@ -122,7 +147,6 @@ static gpz_result walk_stream(gpz_ctx *ctx, const uint8_t *s, size_t size, uint8
 
 	while (r == GPZ_OK) {
 		gpz_block_info in;
-		size_t w = 0;
 		r = gpz_parse_block(s + pos, size - pos, &in);
 		if (r != GPZ_OK)
 			break;
@@ -135,9 +159,13 @@ static gpz_result walk_stream(gpz_ctx *ctx, const uint8_t *s, size_t size, uint8
 			pos += GPZ_TRAILER_SIZE;
 			break;
 		}
-		if (ctx)
-			r = gpz_decompress_frame(ctx, s + pos, size - pos, dst ? dst + total : NULL,
-			                         dst ? dst_cap - (size_t)total : 0, &w, NULL);
+		if (e && in.content_bytes > dst_cap - total)
+			r = GPZ_ERR_DST_TOO_SMALL;
+		if (e && r == GPZ_OK)
+			r = gpz_engine_next(e, 0, NULL);
+		if (e && r == GPZ_OK)
+			gpz_engine_submit(e, s + pos, (size_t)in.block_bytes, dst ? dst + total : NULL,
+			                  dst ? (size_t)in.content_bytes : 0);
 		if (frames == UINT32_MAX)
 			r = GPZ_ERR_CORRUPT;
 		pos += (size_t)in.block_bytes;
@@ -150,7 +178,7 @@ static gpz_result walk_stream(gpz_ctx *ctx, const uint8_t *s, size_t size, uint8
 }
 
 /* Decode or measure every concatenated stream in src. */
-static gpz_result walk_all(gpz_ctx *ctx, const uint8_t *s, size_t size, uint8_t *dst,
+static gpz_result walk_all(struct gpz_engine *e, const uint8_t *s, size_t size, uint8_t *dst,
                            size_t dst_cap, uint64_t *total)
 {
 	size_t pos = 0;
@@ -160,7 +188,7 @@ static gpz_result walk_all(gpz_ctx *ctx, const uint8_t *s, size_t size, uint8_t 
 	do {
 		size_t used;
 		uint64_t got;
-		r = walk_stream(ctx, s + pos, size - pos, dst ? dst + *total : NULL,
+		r = walk_stream(e, s + pos, size - pos, dst ? dst + *total : NULL,
 		                dst ? dst_cap - (size_t)*total : 0, &used, &got);
 		pos += used;
 		*total += got;
@@ -171,13 +199,20 @@ static gpz_result walk_all(gpz_ctx *ctx, const uint8_t *s, size_t size, uint8_t 
 gpz_result gpz_decompress(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
                           size_t dst_cap, size_t *dst_size)
 {
+	struct gpz_engine *e;
 	uint64_t total;
-	gpz_result r;
+	gpz_result r, re;
 
 	if (!ctx || !src || !dst_size || (!dst && dst_cap))
 		return GPZ_ERR_PARAM;
 	*dst_size = 0;
-	r = walk_all(ctx, src, src_size, dst, dst_cap, &total);
+	r = gpz_engine_open(ctx, NULL, NULL, NULL, &e);
+	if (r != GPZ_OK)
+		return r;
+	r = walk_all(e, src, src_size, dst, dst_cap, &total);
+	/* a frame's error comes before anything found after it (a later frame, the trailer) */
+	re = gpz_engine_close(e);
+	r = re != GPZ_OK ? re : r;
 	if (r == GPZ_OK)
 		*dst_size = (size_t)total;
 	return r;

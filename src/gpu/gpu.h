@@ -51,6 +51,11 @@ gpz_result gpz_gpu_to_device(struct gpz_gpu *g, void *d_dst, const void *src, si
 /* Copy n bytes from the device on g->stream and wait for everything queued on it. */
 gpz_result gpz_gpu_to_host(struct gpz_gpu *g, void *dst, const void *d_src, size_t n);
 
+/* Page-locked host memory (DMA runs at full speed and asynchronously from it);
+ * GPZ_ERR_NOMEM when it cannot be had. */
+gpz_result gpz_gpu_host_alloc(void **p, size_t n);
+void gpz_gpu_host_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,3 +31,13 @@ gpz_result gpz_gpu_to_host(struct gpz_gpu *g, void *dst, const void *d_src, size
 {
 	return GPZ_ERR_NO_GPU;
 }
+
+gpz_result gpz_gpu_host_alloc(void **p, size_t n)
+{
+	*p = NULL;
+	return GPZ_ERR_NO_GPU;
+}
+
+void gpz_gpu_host_free(void *p)
+{
+}

@@ -82,3 +82,20 @@ extern "C" gpz_result gpz_gpu_to_host(struct gpz_gpu *g, void *dst, const void *
 	GPZ_CUDA_TRY(cudaStreamSynchronize(g->stream));
 	return GPZ_OK;
 }
+
+extern "C" gpz_result gpz_gpu_host_alloc(void **p, size_t n)
+{
+	*p = NULL;
+	if (cudaMallocHost(p, n ? n : 1) != cudaSuccess) {
+		cudaGetLastError();
+		*p = NULL;
+		return GPZ_ERR_NOMEM;
+	}
+	return GPZ_OK;
+}
+
+extern "C" void gpz_gpu_host_free(void *p)
+{
+	if (p)
+		cudaFreeHost(p);
+}

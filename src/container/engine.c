@@ -1,0 +1,328 @@
+/* engine.c - the pipelined frame engine (engine.h). */
+#include "container/engine.h"
+#include "common/context.h"
+#include "container/frame.h"
+#include "gpu/gpu.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEPTH_GPU 3 /* copies in, kernels and copies out of three frames overlap */
+#define DEPTH_CPU 2 /* the caller reads one frame while a lane compresses the other */
+
+/* What a lane keeps between calls. */
+struct lane {
+	struct gpz_gpu *g; /* NULL on the CPU backend */
+	uint8_t *in, *out; /* host buffers; pinned when g */
+	size_t in_cap, out_cap;
+};
+
+struct lanes {
+	int n;
+	struct lane lane[GPZ_MAX_DEPTH];
+};
+
+/* A lane's job in this call. */
+struct slot {
+	struct gpz_engine *e;
+	struct lane *ln;
+	pthread_t tid;
+	int started;
+	int busy;          /* a frame is submitted and not yet handed over */
+	const uint8_t *src;
+	size_t n;
+	uint8_t *dst;
+	size_t dst_cap;
+	uint64_t index;    /* the frame's number in this call */
+};
+
+struct gpz_engine {
+	gpz_ctx *ctx;
+	gpz_params p;
+	int decompress;
+	gpz_engine_out_fn out;
+	void *user;
+	struct lanes *L;
+	struct slot slot[GPZ_MAX_DEPTH];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t submitted, handed; /* frames submitted, frames handed over in order */
+	int quit;
+	gpz_result err;             /* the first error in frame order */
+};
+
+/* ---- buffers ---- */
+
+static void buf_free(struct lane *ln, uint8_t *b)
+{
+	if (ln->g)
+		gpz_gpu_host_free(b);
+	else
+		free(b);
+}
+
+/* Make *b hold at least need bytes (contents are kept only when keep is set). */
+static gpz_result buf_reserve(struct lane *ln, uint8_t **b, size_t *cap, size_t need, size_t keep)
+{
+	uint8_t *nb = NULL;
+
+	if (*cap >= need)
+		return GPZ_OK;
+	if (ln->g) {
+		if (gpz_gpu_host_alloc((void **)&nb, need) != GPZ_OK)
+			return GPZ_ERR_NOMEM;
+	} else if (!(nb = malloc(need))) {
+		return GPZ_ERR_NOMEM;
+	}
+	if (keep)
+		memcpy(nb, *b, keep);
+	buf_free(ln, *b);
+	*b = nb;
+	*cap = need;
+	return GPZ_OK;
+}
+
+static void lanes_free(gpz_ctx *ctx)
+{
+	struct lanes *L = ctx->lanes;
+
+	for (int i = 0; L && i < L->n; i++) {
+		buf_free(&L->lane[i], L->lane[i].in);
+		buf_free(&L->lane[i], L->lane[i].out);
+		gpz_gpu_close(L->lane[i].g);
+	}
+	free(L);
+	ctx->lanes = NULL;
+	ctx->lanes_free = NULL;
+}
+
+/* The context's lanes, made on first use: a lane that cannot get GPU resources works on the CPU
+ * (an AUTO context) or fails the call (a GPU one). */
+static gpz_result lanes_get(gpz_ctx *ctx, struct lanes **out)
+{
+	struct lanes *L = ctx->lanes;
+	int gpu = ctx->backend == GPZ_BACKEND_GPU;
+
+	if (!L) {
+		L = calloc(1, sizeof(*L));
+		if (!L)
+			return GPZ_ERR_NOMEM;
+		L->n = ctx->depth ? ctx->depth : gpu ? DEPTH_GPU : DEPTH_CPU;
+		ctx->lanes = L;
+		ctx->lanes_free = lanes_free;
+		for (int i = 0; gpu && i < L->n; i++) {
+			gpz_result r = gpz_gpu_open(&L->lane[i].g);
+			if (r != GPZ_OK && ctx->gpu_asked) {
+				lanes_free(ctx);
+				return r;
+			}
+		}
+	}
+	*out = L;
+	return GPZ_OK;
+}
+
+/* ---- one frame on a lane ---- */
+
+/* The frame's input, staged into the lane's pinned buffer when the GPU will read it. */
+static gpz_result frame_input(struct slot *s, const uint8_t **src)
+{
+	struct lane *ln = s->ln;
+
+	*src = s->src ? s->src : ln->in;
+	if (!s->src || !ln->g)
+		return GPZ_OK;
+	if (buf_reserve(ln, &ln->in, &ln->in_cap, s->n, 0) != GPZ_OK)
+		return GPZ_ERR_NOMEM;
+	memcpy(ln->in, s->src, s->n);
+	*src = ln->in;
+	return GPZ_OK;
+}
+
+static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
+{
+	struct gpz_engine *e = s->e;
+	struct lane *ln = s->ln;
+	const uint8_t *src;
+	size_t cap = gpz_frame_bound(s->n, &e->p);
+	gpz_result r = frame_input(s, &src);
+
+	if (r == GPZ_OK)
+		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
+	if (r == GPZ_OK)
+		r = gpz_frame_compress_on(e->ctx, ln->g, &e->p, src, s->n, ln->out, cap, len);
+	*res = ln->out;
+	return r;
+}
+
+static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *len)
+{
+	struct gpz_engine *e = s->e;
+	struct lane *ln = s->ln;
+	const uint8_t *src;
+	gpz_block_info in;
+	gpz_result r = frame_input(s, &src);
+	/* the GPU decodes into pinned memory; the CPU straight into the caller's buffer */
+	int direct = s->dst && !ln->g;
+	size_t cap;
+
+	if (r == GPZ_OK)
+		r = gpz_parse_block(src, s->n, &in);
+	if (r != GPZ_OK)
+		return r;
+	cap = s->dst && in.content_bytes > s->dst_cap ? s->dst_cap : (size_t)in.content_bytes;
+	if (!direct && buf_reserve(ln, &ln->out, &ln->out_cap, cap ? cap : 1, 0) != GPZ_OK)
+		return GPZ_ERR_NOMEM;
+	r = gpz_frame_decompress_on(e->ctx, ln->g, src, s->n, direct ? s->dst : ln->out, cap, len,
+	                            NULL);
+	if (r == GPZ_OK && s->dst && !direct)
+		memcpy(s->dst, ln->out, *len);
+	*res = s->dst ? NULL : ln->out;
+	return r;
+}
+
+/* Wait for the frame's turn, hand its output over, and free the slot. */
+static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t len)
+{
+	struct gpz_engine *e = s->e;
+
+	pthread_mutex_lock(&e->mu);
+	while (e->handed != s->index)
+		pthread_cond_wait(&e->cv, &e->mu);
+	if (e->err == GPZ_OK && r != GPZ_OK)
+		e->err = r;
+	if (e->err == GPZ_OK && res && e->out) {
+		/* the turn is ours until `handed` moves: write without holding the lock */
+		pthread_mutex_unlock(&e->mu);
+		r = e->out(e->user, res, len);
+		pthread_mutex_lock(&e->mu);
+		if (r != GPZ_OK && e->err == GPZ_OK)
+			e->err = r;
+	}
+	e->handed++;
+	s->busy = 0;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+}
+
+static void *lane_main(void *arg)
+{
+	struct slot *s = arg;
+	struct gpz_engine *e = s->e;
+
+	for (;;) {
+		const uint8_t *res = NULL;
+		size_t len = 0;
+		gpz_result r;
+
+		pthread_mutex_lock(&e->mu);
+		while (!s->busy && !e->quit)
+			pthread_cond_wait(&e->cv, &e->mu);
+		if (!s->busy) {
+			pthread_mutex_unlock(&e->mu);
+			return NULL;
+		}
+		r = e->err; /* after an error, later frames are only handed over */
+		pthread_mutex_unlock(&e->mu);
+		if (r == GPZ_OK)
+			r = e->decompress ? run_decompress(s, &res, &len) : run_compress(s, &res, &len);
+		hand_over(s, r, res, len);
+	}
+}
+
+/* ---- the caller's side ---- */
+
+gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn out, void *user,
+                           struct gpz_engine **ep)
+{
+	struct gpz_engine *e = calloc(1, sizeof(*e));
+	gpz_result r = e ? lanes_get(ctx, &e->L) : GPZ_ERR_NOMEM;
+
+	if (r != GPZ_OK) {
+		free(e);
+		return r;
+	}
+	e->ctx = ctx;
+	e->decompress = p == NULL;
+	if (p)
+		e->p = *p;
+	e->out = out;
+	e->user = user;
+	pthread_mutex_init(&e->mu, NULL);
+	pthread_cond_init(&e->cv, NULL);
+	for (int i = 0; i < e->L->n; i++) {
+		e->slot[i].e = e;
+		e->slot[i].ln = &e->L->lane[i];
+	}
+	*ep = e;
+	return GPZ_OK;
+}
+
+gpz_result gpz_engine_next(struct gpz_engine *e, size_t need, uint8_t **buf)
+{
+	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
+	gpz_result r;
+
+	pthread_mutex_lock(&e->mu);
+	while (s->busy)
+		pthread_cond_wait(&e->cv, &e->mu);
+	r = e->err;
+	pthread_mutex_unlock(&e->mu);
+	if (r == GPZ_OK && !s->started) {
+		/* a lane that cannot start a thread leaves the call to fail: nothing would run it */
+		if (pthread_create(&s->tid, NULL, lane_main, s) != 0)
+			return GPZ_ERR_THREAD;
+		s->started = 1;
+	}
+	if (r == GPZ_OK && buf)
+		r = buf_reserve(s->ln, &s->ln->in, &s->ln->in_cap, need ? need : 1, 0);
+	if (buf)
+		*buf = r == GPZ_OK ? s->ln->in : NULL;
+	return r;
+}
+
+gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8_t **buf)
+{
+	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
+	gpz_result r = buf_reserve(s->ln, &s->ln->in, &s->ln->in_cap, need, keep);
+
+	*buf = s->ln->in;
+	return r;
+}
+
+void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,
+                       size_t dst_cap)
+{
+	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
+
+	pthread_mutex_lock(&e->mu);
+	s->src = src;
+	s->n = n;
+	s->dst = dst;
+	s->dst_cap = dst_cap;
+	s->index = e->submitted++;
+	s->busy = 1;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+}
+
+gpz_result gpz_engine_close(struct gpz_engine *e)
+{
+	gpz_result r;
+
+	pthread_mutex_lock(&e->mu);
+	while (e->handed != e->submitted)
+		pthread_cond_wait(&e->cv, &e->mu);
+	e->quit = 1;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+	for (int i = 0; i < e->L->n; i++)
+		if (e->slot[i].started)
+			pthread_join(e->slot[i].tid, NULL);
+	r = e->err;
+	pthread_mutex_destroy(&e->mu);
+	pthread_cond_destroy(&e->cv);
+	free(e);
+	return r;
+}

@@ -1,0 +1,48 @@
+/* engine.h - the pipelined frame engine: frames of one call go through `depth` lanes at once, so
+ * that the caller's reading, the copies to and from the device, the kernels, and the writing of
+ * consecutive frames overlap; output keeps the input's order.
+ *
+ * A lane is a thread with its own buffers (pinned host memory on the GPU backend) and, on the
+ * GPU backend, its own GPU resources (streams, device buffers: struct gpz_gpu). Lanes are made
+ * on first use and kept in the context. Frame i goes to lane i % depth; the caller fills or
+ * names frame i's input while the lanes work on frames i - depth + 1 .. i - 1, and each lane
+ * hands its output over when every earlier frame's has been. The bytes are those of
+ * gpz_compress_frame / gpz_decompress_frame, whatever the depth. */
+#ifndef GPZ_CONTAINER_ENGINE_H
+#define GPZ_CONTAINER_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpz.h"
+
+struct gpz_engine;
+
+/* Output of one frame, in frame order. */
+typedef gpz_result (*gpz_engine_out_fn)(void *user, const void *buf, size_t n);
+
+/* Start the engine on ctx: compression with params p, or decompression (p == NULL). out may be
+ * NULL (decompression: verify only, or every frame given a dst). */
+gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn out, void *user,
+                           struct gpz_engine **e);
+
+/* Wait until the next frame's lane is free; *buf (may be NULL when the caller names its input
+ * with gpz_engine_submit's src) receives a buffer of at least `need` bytes to fill with it.
+ * Returns the first error of an earlier frame, if any, so the caller can stop early. */
+gpz_result gpz_engine_next(struct gpz_engine *e, size_t need, uint8_t **buf);
+
+/* Grow the buffer gpz_engine_next gave to at least need bytes, keeping its first `keep`; *buf
+ * receives its new address. Readers of untrusted sizes grow it as data arrives. */
+gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8_t **buf);
+
+/* Submit the next frame: n input bytes, at src (left unchanged until gpz_engine_close), or in
+ * the buffer gpz_engine_next gave when src is NULL. Decompression: a frame's content goes to dst
+ * (dst_cap bytes) when dst is not NULL, instead of to `out`. */
+void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,
+                       size_t dst_cap);
+
+/* Wait for every submitted frame, stop the lanes' threads, and return the first error in frame
+ * order (GPZ_OK when there was none). */
+gpz_result gpz_engine_close(struct gpz_engine *e);
+
+#endif

@@ -1,0 +1,173 @@
+/* stream_io.c - .gpz streams through read/write callbacks (gpz_compress_stream,
+ * gpz_decompress_stream): what the gpz tool uses for files, with the frame engine overlapping
+ * reading, coding and writing. Memory stays bounded by the engine's lanes whatever the size. */
+#include "common/context.h"
+#include "container/engine.h"
+#include "container/frame.h"
+
+#include <string.h>
+
+/* The caller's callbacks, with counts. Nothing is read past the stream's end, so the caller
+ * can go on reading whatever follows it. */
+struct io {
+	gpz_read_fn read;
+	gpz_write_fn write;
+	void *user;
+	uint64_t in, out;
+};
+
+static gpz_result io_put(void *vio, const void *buf, size_t n)
+{
+	struct io *io = vio;
+	gpz_result r = io->write ? io->write(io->user, buf, n) : GPZ_OK;
+	if (r == GPZ_OK)
+		io->out += n;
+	return r;
+}
+
+/* Read up to n bytes (fewer only at the end of the input). */
+static gpz_result io_get(struct io *io, void *buf, size_t n, size_t *got)
+{
+	gpz_result r = io->read(io->user, buf, n, got);
+
+	if (r == GPZ_OK && *got > n)
+		r = GPZ_ERR_PARAM; /* the callback claims more than it was asked for */
+	io->in += *got;
+	return r;
+}
+
+gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn read,
+                               gpz_write_fn write, void *user, uint64_t *in_bytes,
+                               uint64_t *out_bytes)
+{
+	struct io io = { read, write, user, 0, 0 };
+	uint8_t h[GPZ_TRAILER_SIZE];
+	struct gpz_engine *e;
+	uint32_t frames = 0;
+	size_t w, got;
+	gpz_result r, re;
+
+	if (!ctx || !read || !write || gpz_params_check(p) != GPZ_OK)
+		return GPZ_ERR_PARAM;
+	r = gpz_write_header(h, sizeof h, &w);
+	if (r == GPZ_OK)
+		r = io_put(&io, h, w);
+	if (r == GPZ_OK)
+		r = gpz_engine_open(ctx, p, io_put, &io, &e);
+	if (r != GPZ_OK)
+		return r;
+	do {
+		uint8_t *buf;
+		got = 0;
+		r = gpz_engine_next(e, p->frame_bytes, &buf);
+		if (r == GPZ_OK)
+			r = io_get(&io, buf, p->frame_bytes, &got);
+		if (r == GPZ_OK && got % (size_t)p->symbol_bytes)
+			r = GPZ_ERR_SIZE_ALIGN;
+		if (r == GPZ_OK && got && frames == UINT32_MAX)
+			r = GPZ_ERR_PARAM; /* too many frames: a larger frame_bytes is needed */
+		if (r == GPZ_OK && got) {
+			gpz_engine_submit(e, NULL, got, NULL, 0);
+			frames++;
+		}
+	} while (r == GPZ_OK && got == p->frame_bytes);
+	re = gpz_engine_close(e);
+	r = re != GPZ_OK ? re : r;
+	if (r == GPZ_OK)
+		r = gpz_write_trailer(io.in, frames, h, sizeof h, &w);
+	if (r == GPZ_OK)
+		r = io_put(&io, h, w);
+	if (in_bytes)
+		*in_bytes = io.in;
+	if (out_bytes)
+		*out_bytes = io.out;
+	return r;
+}
+
+/* Read the next block (its first `got` bytes are in pk) into a lane's buffer and submit it, or
+ * check it as the stream's trailer. */
+static gpz_result next_block(struct gpz_engine *e, struct io *io, uint8_t *pk, size_t got,
+                             uint64_t *total, uint32_t *frames, int *end)
+{
+	gpz_block_info in;
+	uint8_t *buf;
+	size_t more = 0, need;
+	enum { READ_STEP = 64 << 20 };
+	gpz_result r = got ? gpz_parse_block(pk, got, &in) : GPZ_ERR_TRUNCATED;
+
+	if (r != GPZ_OK)
+		return r;
+	need = (size_t)in.block_bytes;
+	if (in.kind == GPZ_BLOCK_TRAILER) {
+		*end = 1;
+		return gpz_read_trailer(pk, got, *total, *frames);
+	}
+	if (*frames == UINT32_MAX || in.content_bytes > GPZ_MAX_FRAME_BYTES)
+		return GPZ_ERR_CORRUPT;
+	/* the buffer grows as bytes arrive, so a corrupt size cannot make it huge up front */
+	r = gpz_engine_next(e, need < READ_STEP ? need : READ_STEP, &buf);
+	if (r == GPZ_OK)
+		memcpy(buf, pk, got);
+	for (size_t have = got; r == GPZ_OK && have < need; have += more) {
+		size_t step = have > READ_STEP ? have : READ_STEP; /* doubling: few copies */
+		size_t want = need - have <= step ? need : have + step;
+		r = gpz_engine_grow(e, want, have, &buf);
+		if (r == GPZ_OK)
+			r = io_get(io, buf + have, want - have, &more);
+		if (r == GPZ_OK && more < want - have)
+			r = GPZ_ERR_TRUNCATED;
+	}
+	if (r != GPZ_OK)
+		return r;
+	gpz_engine_submit(e, NULL, need, NULL, 0);
+	*total += in.content_bytes;
+	(*frames)++;
+	return GPZ_OK;
+}
+
+/* The start of the next block into pk: a trailer's 20 bytes, or a frame's 32-byte header (a
+ * trailer is told by its first byte, so nothing past the stream is read). */
+static gpz_result peek_block(struct io *io, uint8_t *pk, size_t *got)
+{
+	size_t more = 0;
+	gpz_result r = io_get(io, pk, GPZ_TRAILER_SIZE, got);
+
+	if (r == GPZ_OK && *got == GPZ_TRAILER_SIZE && pk[0] != GPZ_TRAILER_TYPE)
+		r = io_get(io, pk + *got, GPZ_BLOCK_PEEK_SIZE - *got, &more);
+	*got += more;
+	return r;
+}
+
+gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write, void *user,
+                                 uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	struct io io = { read, write, user, 0, 0 };
+	uint8_t pk[GPZ_BLOCK_PEEK_SIZE];
+	struct gpz_engine *e = NULL;
+	uint64_t total = 0;
+	uint32_t frames = 0;
+	size_t got;
+	int end = 0;
+	gpz_result r, re;
+
+	if (!ctx || !read)
+		return GPZ_ERR_PARAM;
+	r = io_get(&io, pk, GPZ_HEADER_SIZE, &got);
+	if (r == GPZ_OK)
+		r = gpz_read_header(pk, got);
+	if (r == GPZ_OK)
+		r = gpz_engine_open(ctx, NULL, io_put, &io, &e);
+	while (r == GPZ_OK && !end) {
+		r = peek_block(&io, pk, &got);
+		if (r == GPZ_OK)
+			r = next_block(e, &io, pk, got, &total, &frames, &end);
+	}
+	/* a frame's error comes before anything found after it (a later frame, the trailer) */
+	re = e ? gpz_engine_close(e) : GPZ_OK;
+	r = re != GPZ_OK ? re : r;
+	if (in_bytes)
+		*in_bytes = io.in;
+	if (out_bytes)
+		*out_bytes = io.out;
+	return r;
+}

@@ -1,0 +1,239 @@
+/* test_engine.c - the pipelined frame engine (src/container/engine.c): the same bytes for every
+ * depth and thread count, on the CPU and (where one is usable) the GPU; the callback streams
+ * (gpz_compress_stream / gpz_decompress_stream) against the one-shot calls; concatenated
+ * streams; errors reported in frame order; a failing callback stops the call.
+ *
+ * On a machine with a GPU, run it with GPZ_TEST_GPU_FAIL=k as well: the k-th GPU frame fails,
+ * is redone on the CPU, and the output must still be identical (`fallback` mode checks that a
+ * fallback happened). */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Input of n bytes: runs, a skewed alphabet and noise, so frames differ in type and size. */
+static uint8_t *make_input(size_t n, int w)
+{
+	uint8_t *b = malloc(n ? n : 1);
+	uint64_t st = 0x5eed + n;
+	for (size_t i = 0; i < n; i += (size_t)w) {
+		uint64_t r = test_rand(&st);
+		uint32_t v = (i / 70000) % 5 == 0 ? 7u : (uint32_t)(r % 100 < 90 ? r % 13 : r % 3000);
+		for (int k = 0; k < w && i + (size_t)k < n; k++)
+			b[i + (size_t)k] = (uint8_t)(v >> (8 * k));
+	}
+	return b;
+}
+
+struct membuf {
+	const uint8_t *src;
+	size_t size, pos;
+	uint8_t *dst;
+	size_t cap, len;
+	int fail_write_at;      /* > 0: that write fails */
+	int writes;
+};
+
+static gpz_result mem_read(void *user, void *buf, size_t cap, size_t *got)
+{
+	struct membuf *m = user;
+	size_t n = m->size - m->pos < cap ? m->size - m->pos : cap;
+	memcpy(buf, m->src + m->pos, n);
+	m->pos += n;
+	*got = n;
+	return GPZ_OK;
+}
+
+static gpz_result mem_write(void *user, const void *buf, size_t n)
+{
+	struct membuf *m = user;
+	if (++m->writes == m->fail_write_at)
+		return GPZ_ERR_TRUNCATED;
+	if (n > m->cap - m->len)
+		return GPZ_ERR_DST_TOO_SMALL;
+	memcpy(m->dst + m->len, buf, n);
+	m->len += n;
+	return GPZ_OK;
+}
+
+static gpz_ctx *make_ctx(gpz_backend b, int threads, int depth)
+{
+	gpz_ctx *ctx = NULL;
+	if (gpz_ctx_create(&ctx, b, threads) != GPZ_OK)
+		return NULL;
+	CHECK(gpz_ctx_set_depth(ctx, depth) == GPZ_OK, "set depth %d", depth);
+	return ctx;
+}
+
+/* The reference: CPU, depth 1, one thread. */
+static uint8_t *reference(const uint8_t *src, size_t n, const gpz_params *p, size_t *len)
+{
+	gpz_ctx *ctx = make_ctx(GPZ_BACKEND_CPU, 1, 1);
+	size_t cap = gpz_compress_bound(n, p);
+	uint8_t *c = malloc(cap);
+	CHECK(ctx && gpz_compress(ctx, p, src, n, c, cap, len) == GPZ_OK, "reference");
+	gpz_ctx_free(ctx);
+	return c;
+}
+
+/* One-shot and callback compression on ctx give the reference bytes, and decode back. */
+static void check_ctx(gpz_ctx *ctx, const uint8_t *src, size_t n, const gpz_params *p,
+                      const uint8_t *ref, size_t ref_len, const char *what)
+{
+	size_t cap = gpz_compress_bound(n, p), len = 0, dlen = 0;
+	uint8_t *c = malloc(cap), *d = malloc(n + 1);
+	struct membuf m = { src, n, 0, c, cap, 0, 0, 0 };
+	uint64_t in = 0, out = 0;
+
+	CHECK(gpz_compress(ctx, p, src, n, c, cap, &len) == GPZ_OK, "%s: compress", what);
+	CHECK(len == ref_len && memcmp(c, ref, len) == 0, "%s: one-shot bytes differ", what);
+	CHECK(gpz_decompress(ctx, c, len, d, n, &dlen) == GPZ_OK && dlen == n &&
+	      memcmp(d, src, n) == 0, "%s: one-shot round trip", what);
+	memset(c, 0, cap);
+	CHECK(gpz_compress_stream(ctx, p, mem_read, mem_write, &m, &in, &out) == GPZ_OK,
+	      "%s: stream compress", what);
+	CHECK(m.len == ref_len && memcmp(c, ref, ref_len) == 0 && in == n && out == ref_len,
+	      "%s: stream bytes differ", what);
+	struct membuf u = { ref, ref_len, 0, d, n, 0, 0, 0 };
+	memset(d, 0, n);
+	CHECK(gpz_decompress_stream(ctx, mem_read, mem_write, &u, &in, &out) == GPZ_OK &&
+	      u.len == n && memcmp(d, src, n) == 0 && in == ref_len && out == n,
+	      "%s: stream round trip", what);
+	free(c);
+	free(d);
+}
+
+static void same_bytes(gpz_backend b, const char *bname)
+{
+	static const size_t sizes[] = { 0, 1, 4096, 300000, 1000003 };
+	static const int widths[] = { 1, 2 };
+	static const int depths[] = { 1, 2, 3, 5 };
+
+	for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+		for (size_t wi = 0; wi < 2; wi++) {
+			size_t n = sizes[si] / (size_t)widths[wi] * (size_t)widths[wi], ref_len = 0;
+			uint8_t *src = make_input(n, widths[wi]);
+			gpz_params p;
+			gpz_params_default(&p);
+			p.symbol_bytes = widths[wi];
+			p.frame_bytes = 65536; /* many frames in flight */
+			p.lz_level = widths[wi] == 1 && si % 2 ? 3 : 0;
+			uint8_t *ref = reference(src, n, &p, &ref_len);
+			for (size_t di = 0; di < sizeof depths / sizeof *depths; di++) {
+				char what[96];
+				gpz_ctx *ctx = make_ctx(b, 1 + (int)di, depths[di]);
+				if (!ctx)
+					continue;
+				snprintf(what, sizeof what, "%s n=%zu w=%d lz=%d depth=%d", bname, n,
+				         widths[wi], p.lz_level, depths[di]);
+				check_ctx(ctx, src, n, &p, ref, ref_len, what);
+				gpz_ctx_free(ctx);
+			}
+			free(ref);
+			free(src);
+		}
+}
+
+/* Two streams back to back: the one-shot call decodes both; the callback call reads exactly
+ * the first, and a second call the next. A corrupt frame fails with the frame's error. */
+static void concatenated(void)
+{
+	size_t n = 200000, l1 = 0, l2 = 0, dlen = 0;
+	uint8_t *src = make_input(n, 1), *d = malloc(2 * n);
+	gpz_params p;
+	gpz_params_default(&p);
+	p.frame_bytes = 50000;
+	uint8_t *a = reference(src, n, &p, &l1);
+	p.lz_level = 1;
+	uint8_t *b = reference(src, n, &p, &l2);
+	uint8_t *ab = malloc(l1 + l2);
+	gpz_ctx *ctx = make_ctx(GPZ_BACKEND_AUTO, 2, 3);
+	uint64_t in = 0, out = 0;
+
+	memcpy(ab, a, l1);
+	memcpy(ab + l1, b, l2);
+	CHECK(gpz_decompress(ctx, ab, l1 + l2, d, 2 * n, &dlen) == GPZ_OK && dlen == 2 * n &&
+	      !memcmp(d, src, n) && !memcmp(d + n, src, n), "concatenated one-shot");
+	CHECK(gpz_decompress(ctx, ab, l1 + l2, d, 2 * n - 1, &dlen) == GPZ_ERR_DST_TOO_SMALL,
+	      "a destination one byte short");
+	struct membuf m = { ab, l1 + l2, 0, d, 2 * n, 0, 0, 0 };
+	CHECK(gpz_decompress_stream(ctx, mem_read, mem_write, &m, &in, &out) == GPZ_OK &&
+	      in == l1 && out == n && m.pos == l1, "the first stream alone, nothing read past it");
+	CHECK(gpz_decompress_stream(ctx, mem_read, mem_write, &m, &in, &out) == GPZ_OK &&
+	      in == l2 && out == n && m.pos == l1 + l2 && !memcmp(d + n, src, n), "the second");
+	/* corrupt the payload of the second frame of the first stream */
+	ab[8 + (l1 - 8) / 2] ^= 0x55;
+	gpz_result r = gpz_decompress(ctx, ab, l1 + l2, d, 2 * n, &dlen);
+	CHECK(r == GPZ_ERR_CORRUPT || r == GPZ_ERR_CHECKSUM, "a corrupt frame: %s",
+	      gpz_result_string(r));
+	struct membuf c = { ab, l1 + l2, 0, d, 2 * n, 0, 0, 0 };
+	r = gpz_decompress_stream(ctx, mem_read, mem_write, &c, NULL, NULL);
+	CHECK(r == GPZ_ERR_CORRUPT || r == GPZ_ERR_CHECKSUM, "a corrupt frame, streaming: %s",
+	      gpz_result_string(r));
+	/* a failing write stops the call with its error */
+	struct membuf f = { src, n, 0, a, l1, 0, 3, 0 };
+	p.lz_level = 0;
+	CHECK(gpz_compress_stream(ctx, &p, mem_read, mem_write, &f, NULL, NULL) ==
+	      GPZ_ERR_TRUNCATED, "a failing write");
+	/* a truncated stream through the callbacks */
+	struct membuf t = { b, l2 - 30, 0, d, 2 * n, 0, 0, 0 };
+	CHECK(gpz_decompress_stream(ctx, mem_read, NULL, &t, NULL, NULL) == GPZ_ERR_TRUNCATED,
+	      "a truncated stream");
+	gpz_ctx_free(ctx);
+	free(a);
+	free(b);
+	free(ab);
+	free(d);
+	free(src);
+}
+
+/* GPZ_TEST_GPU_FAIL set on a GPU machine: the AUTO backend redid a frame on the CPU and the
+ * bytes are those of the CPU. */
+static int fallback(void)
+{
+	size_t n = 1 << 20, ref_len = 0;
+	uint8_t *src = make_input(n, 2);
+	gpz_params p;
+	gpz_params_default(&p);
+	p.symbol_bytes = 2;
+	p.frame_bytes = 65536;
+	uint8_t *ref = reference(src, n, &p, &ref_len);
+	gpz_ctx *ctx = make_ctx(GPZ_BACKEND_AUTO, 4, 3);
+
+	if (!getenv("GPZ_TEST_GPU_FAIL") || !ctx || gpz_ctx_backend(ctx) != GPZ_BACKEND_GPU) {
+		printf("fallback: needs a GPU and GPZ_TEST_GPU_FAIL (skipped)\n");
+		gpz_ctx_free(ctx);
+		free(ref);
+		free(src);
+		return TEST_SKIP;
+	}
+	check_ctx(ctx, src, n, &p, ref, ref_len, "GPU with an injected failure");
+	CHECK(gpz_ctx_gpu_fallbacks(ctx) == 1, "fallbacks: %llu",
+	      (unsigned long long)gpz_ctx_gpu_fallbacks(ctx));
+	gpz_ctx_free(ctx);
+	free(ref);
+	free(src);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "all";
+
+	if (!strcmp(mode, "fallback")) {
+		int rc = fallback();
+		if (rc)
+			return rc;
+	} else {
+		same_bytes(GPZ_BACKEND_CPU, "cpu");
+		if (gpz_gpu_available())
+			same_bytes(GPZ_BACKEND_GPU, "gpu");
+		concatenated();
+	}
+	if (test_failures)
+		fprintf(stderr, "test_engine %s: %d failure(s)\n", mode, test_failures);
+	else
+		printf("test_engine %s: ok\n", mode);
+	return test_failures ? 1 : 0;
+}
