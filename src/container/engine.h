@@ -26,6 +26,11 @@ typedef gpz_result (*gpz_engine_out_fn)(void *user, const void *buf, size_t n);
 gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn out, void *user,
                            struct gpz_engine **e);
 
+/* Send the output to memory instead of `out`: appended at dst + pos, at most cap bytes in all
+ * (GPZ_ERR_DST_TOO_SMALL beyond); each lane copies its own frame's output, in parallel, once
+ * the frames before it have taken their places. */
+void gpz_engine_sink(struct gpz_engine *e, void *dst, size_t cap, size_t pos);
+
 /* Wait until the next frame's lane is free; *buf (may be NULL when the caller names its input
  * with gpz_engine_submit's src) receives a buffer of at least `need` bytes to fill with it.
  * Returns the first error of an earlier frame, if any, so the caller can stop early. */
@@ -42,7 +47,8 @@ void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *ds
                        size_t dst_cap);
 
 /* Wait for every submitted frame, stop the lanes' threads, and return the first error in frame
- * order (GPZ_OK when there was none). */
-gpz_result gpz_engine_close(struct gpz_engine *e);
+ * order (GPZ_OK when there was none). *sink_end (may be NULL): where the memory sink's output
+ * ends. */
+gpz_result gpz_engine_close(struct gpz_engine *e, size_t *sink_end);
 
 #endif

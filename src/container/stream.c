@@ -81,29 +81,13 @@ size_t gpz_compress_bound(size_t src_size, const gpz_params *p)
 	return GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE + frames * per_frame + src_size;
 }
 
-/* Where the engine's output goes in a one-shot call: the caller's buffer. */
-struct mem_sink {
-	uint8_t *d;
-	size_t cap, pos;
-};
-
-static gpz_result mem_put(void *user, const void *buf, size_t n)
-{
-	struct mem_sink *k = user;
-	if (n > k->cap - k->pos)
-		return GPZ_ERR_DST_TOO_SMALL;
-	memcpy(k->d + k->pos, buf, n);
-	k->pos += n;
-	return GPZ_OK;
-}
-
 gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size_t src_size,
                         void *dst, size_t dst_cap, size_t *dst_size)
 {
 	const uint8_t *s = src;
-	struct mem_sink k = { dst, dst_cap, 0 };
+	uint8_t *d = dst;
 	struct gpz_engine *e;
-	size_t done = 0, w = 0;
+	size_t done = 0, w = 0, pos;
 	uint32_t frames = 0;
 	gpz_result r, re;
 
@@ -113,11 +97,11 @@ gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size
 	if (src_size % (size_t)p->symbol_bytes)
 		return GPZ_ERR_SIZE_ALIGN;
 	r = gpz_write_header(dst, dst_cap, &w);
-	k.pos = w;
 	if (r == GPZ_OK)
-		r = gpz_engine_open(ctx, p, mem_put, &k, &e);
+		r = gpz_engine_open(ctx, p, NULL, NULL, &e);
 	if (r != GPZ_OK)
 		return r;
+	gpz_engine_sink(e, dst, dst_cap, w);
 	while (r == GPZ_OK && done < src_size) { /* each lane copies its frame from src itself */
 		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
 		r = gpz_engine_next(e, 0, NULL);
@@ -126,12 +110,12 @@ gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size
 		done += piece;
 		frames++;
 	}
-	re = gpz_engine_close(e);
+	re = gpz_engine_close(e, &pos);
 	r = re != GPZ_OK ? re : r;
 	if (r == GPZ_OK)
-		r = gpz_write_trailer(src_size, frames, k.d + k.pos, dst_cap - k.pos, &w);
+		r = gpz_write_trailer(src_size, frames, d + pos, dst_cap - pos, &w);
 	if (r == GPZ_OK)
-		*dst_size = k.pos + w;
+		*dst_size = pos + w;
 	return r;
 }
 
@@ -211,7 +195,7 @@ gpz_result gpz_decompress(gpz_ctx *ctx, const void *src, size_t src_size, void *
 		return r;
 	r = walk_all(e, src, src_size, dst, dst_cap, &total);
 	/* a frame's error comes before anything found after it (a later frame, the trailer) */
-	re = gpz_engine_close(e);
+	re = gpz_engine_close(e, NULL);
 	r = re != GPZ_OK ? re : r;
 	if (r == GPZ_OK)
 		*dst_size = (size_t)total;

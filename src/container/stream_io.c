@@ -71,7 +71,7 @@ gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn re
 			frames++;
 		}
 	} while (r == GPZ_OK && got == p->frame_bytes);
-	re = gpz_engine_close(e);
+	re = gpz_engine_close(e, NULL);
 	r = re != GPZ_OK ? re : r;
 	if (r == GPZ_OK)
 		r = gpz_write_trailer(io.in, frames, h, sizeof h, &w);
@@ -163,7 +163,7 @@ gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn wr
 			r = next_block(e, &io, pk, got, &total, &frames, &end);
 	}
 	/* a frame's error comes before anything found after it (a later frame, the trailer) */
-	re = e ? gpz_engine_close(e) : GPZ_OK;
+	re = e ? gpz_engine_close(e, NULL) : GPZ_OK;
 	r = re != GPZ_OK ? re : r;
 	if (in_bytes)
 		*in_bytes = io.in;

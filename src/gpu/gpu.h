@@ -55,6 +55,8 @@ gpz_result gpz_gpu_to_host(struct gpz_gpu *g, void *dst, const void *d_src, size
  * GPZ_ERR_NOMEM when it cannot be had. */
 gpz_result gpz_gpu_host_alloc(void **p, size_t n);
 void gpz_gpu_host_free(void *p);
+/* Is p in page-locked host memory (allocated or registered with CUDA)? */
+int gpz_gpu_is_pinned(const void *p);
 
 #ifdef __cplusplus
 }

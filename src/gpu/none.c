@@ -41,3 +41,8 @@ gpz_result gpz_gpu_host_alloc(void **p, size_t n)
 void gpz_gpu_host_free(void *p)
 {
 }
+
+int gpz_gpu_is_pinned(const void *p)
+{
+	return 0;
+}

@@ -99,3 +99,13 @@ extern "C" void gpz_gpu_host_free(void *p)
 	if (p)
 		cudaFreeHost(p);
 }
+
+extern "C" int gpz_gpu_is_pinned(const void *p)
+{
+	cudaPointerAttributes a;
+	if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return a.type == cudaMemoryTypeHost;
+}

@@ -1,0 +1,69 @@
+#!/bin/sh
+# On the GPU machine, after bench/gpu-run.sh has built build-gpu/ and unpacked the data: what
+# users get from the frame engine. Host-buffer library calls (gpz-host-bench, 4 GiB, pageable and
+# pinned, GPU and CPU, several depths) and the tool file to file (4 GiB inputs in /dev/shm, page
+# cache warm, output to /dev/shm, next to `cat FILE > /dev/null`). Tables go to $OUT.
+# Usage: sh bench/engine-run.sh [host|files|all]
+set -u
+what=${1:-all}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/gpz-out}
+B=$root/build-gpu
+D=$root/corpora/data
+W=/dev/shm/gpz-bench
+mkdir -p "$out" "$W"
+nyx=$D/nyx/baryon_density.dat.b16
+txt=$D/debtext100m
+nproc > "$out/host.txt"; nvidia-smi --query-gpu=name --format=csv,noheader >> "$out/host.txt"
+
+if [ "$what" != files ]; then
+  {
+    for be in --gpu --cpu; do
+      "$B/gpz-host-bench" $be -b 2 -s 4 "$nyx"
+      "$B/gpz-host-bench" $be -b 1 -s 4 "$txt"
+    done
+    "$B/gpz-host-bench" --gpu -b 2 -s 4 --pinned "$nyx"
+    "$B/gpz-host-bench" --gpu -b 1 -s 4 --pinned "$txt"
+    for d in 1 2 4 6; do "$B/gpz-host-bench" --gpu -b 2 -s 4 -d $d "$nyx"; done
+  } 2>&1 | tee "$out/host-bench.md"
+fi
+
+tile() { # tile SRC DST BYTES
+  [ -f "$2" ] && return 0
+  python3 - "$1" "$2" "$3" <<'PY'
+import sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+b = open(src, "rb").read()
+with open(dst, "wb") as f:
+    while n > 0:
+        f.write(b[:n]); n -= len(b[:n])
+PY
+}
+t() { # t LABEL CMD...: wall seconds of one run
+  s=$(date +%s.%N); "$@" || echo "FAILED: $*" >&2; e=$(date +%s.%N)
+  echo "$1 $(echo "$e - $s" | bc)" | awk '{printf "%s %.3f\n", $1, $2}'
+}
+if [ "$what" != host ]; then
+  tile "$nyx" "$W/nyx4g" $((4 << 30))
+  tile "$txt" "$W/text4g" 4000000000
+  {
+    echo "| job | backend | seconds | GB/s |"
+    echo "|---|---|---:|---:|"
+    for f in nyx4g text4g; do
+      cat "$W/$f" > /dev/null
+      s=$(date +%s.%N); cat "$W/$f" > /dev/null; e=$(date +%s.%N)
+      echo "| cat $f > /dev/null | - | $(echo "$e - $s" | bc) | |"
+    done
+    for be in --gpu --cpu; do
+      for job in "nyx4g --huff -b 2" "text4g --huff -b 1" "text4g -1" "text4g -6"; do
+        set -- $job; f=$1; shift
+        rm -f "$W/o.gpz" "$W/o.back"
+        s=$(date +%s.%N); "$B/gpz" $be -q -c "$@" "$W/$f" > "$W/o.gpz"; m=$(date +%s.%N)
+        "$B/gpz" $be -q -dc "$W/o.gpz" > "$W/o.back"; e=$(date +%s.%N)
+        cmp -s "$W/o.back" "$W/$f" && ok=ok || ok=MISMATCH
+        sz=$(stat -c %s "$W/$f")
+        echo "| gpz $* $f (ratio $(echo "scale=3; $sz / $(stat -c %s "$W/o.gpz")" | bc)) | $be | c $(echo "$m - $s" | bc) / d $(echo "$e - $m" | bc) | c $(echo "scale=2; $sz / ($m - $s) / 1000000000" | bc) / d $(echo "scale=2; $sz / ($e - $m) / 1000000000" | bc) $ok |"
+      done
+    done
+  } 2>&1 | tee "$out/files.md"
+fi
