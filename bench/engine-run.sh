@@ -24,7 +24,7 @@ if [ "$what" != files ]; then
     done
     "$B/gpz-host-bench" --gpu -b 2 -s 4 --pinned "$nyx"
     "$B/gpz-host-bench" --gpu -b 1 -s 4 --pinned "$txt"
-    for d in 1 2 4 6; do "$B/gpz-host-bench" --gpu -b 2 -s 4 -d $d "$nyx"; done
+    for d in 1 3 6 8 12; do "$B/gpz-host-bench" --gpu -b 2 -s 4 -d $d "$nyx"; done
   } 2>&1 | tee "$out/host-bench.md"
 fi
 
@@ -39,20 +39,18 @@ with open(dst, "wb") as f:
         f.write(b[:n]); n -= len(b[:n])
 PY
 }
-t() { # t LABEL CMD...: wall seconds of one run
-  s=$(date +%s.%N); "$@" || echo "FAILED: $*" >&2; e=$(date +%s.%N)
-  echo "$1 $(echo "$e - $s" | bc)" | awk '{printf "%s %.3f\n", $1, $2}'
-}
+calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 if [ "$what" != host ]; then
   tile "$nyx" "$W/nyx4g" $((4 << 30))
   tile "$txt" "$W/text4g" 4000000000
   {
-    echo "| job | backend | seconds | GB/s |"
+    echo "| job | backend | seconds (compress / decompress) | GB/s (compress / decompress) |"
     echo "|---|---|---:|---:|"
     for f in nyx4g text4g; do
       cat "$W/$f" > /dev/null
       s=$(date +%s.%N); cat "$W/$f" > /dev/null; e=$(date +%s.%N)
-      echo "| cat $f > /dev/null | - | $(echo "$e - $s" | bc) | |"
+      sz=$(stat -c %s "$W/$f")
+      echo "| cat $f > /dev/null | - | $(calc "$e - $s") | $(calc "$sz / ($e - $s) / 1e9") |"
     done
     for be in --gpu --cpu; do
       for job in "nyx4g --huff -b 2" "text4g --huff -b 1" "text4g -1" "text4g -6"; do
@@ -62,7 +60,7 @@ if [ "$what" != host ]; then
         "$B/gpz" $be -q -dc "$W/o.gpz" > "$W/o.back"; e=$(date +%s.%N)
         cmp -s "$W/o.back" "$W/$f" && ok=ok || ok=MISMATCH
         sz=$(stat -c %s "$W/$f")
-        echo "| gpz $* $f (ratio $(echo "scale=3; $sz / $(stat -c %s "$W/o.gpz")" | bc)) | $be | c $(echo "$m - $s" | bc) / d $(echo "$e - $m" | bc) | c $(echo "scale=2; $sz / ($m - $s) / 1000000000" | bc) / d $(echo "scale=2; $sz / ($e - $m) / 1000000000" | bc) $ok |"
+        echo "| gpz $* $f (ratio $(calc "$sz / $(stat -c %s "$W/o.gpz")")) | $be | c $(calc "$m - $s") / d $(calc "$e - $m") | c $(calc "$sz / ($m - $s) / 1e9") / d $(calc "$sz / ($e - $m) / 1e9") $ok |"
       done
     done
   } 2>&1 | tee "$out/files.md"

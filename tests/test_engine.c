@@ -135,6 +135,32 @@ static void same_bytes(gpz_backend b, const char *bname)
 		}
 }
 
+/* Many frames of alternating statistics (flat bytes with short codes, skewed ones with codes up
+ * to 20 bits) at a high depth: lanes launch kernels whose resources differ at the same time. */
+static void mixed_frames(gpz_backend b, const char *bname)
+{
+	size_t n = 160 * 65536, ref_len = 0;
+	uint8_t *src = malloc(n);
+	uint64_t st = 99;
+	gpz_params p;
+	gpz_params_default(&p);
+	p.frame_bytes = 65536;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = test_rand(&st);
+		if ((i / 65536) % 2) /* geometric: byte k with probability about 2^-(k+1) */
+			src[i] = (uint8_t)(r ? __builtin_ctzll(r) : 63);
+		else
+			src[i] = (uint8_t)r;
+	}
+	uint8_t *ref = reference(src, n, &p, &ref_len);
+	gpz_ctx *ctx = make_ctx(b, 4, 12);
+	if (ctx)
+		check_ctx(ctx, src, n, &p, ref, ref_len, bname);
+	gpz_ctx_free(ctx);
+	free(ref);
+	free(src);
+}
+
 /* Two streams back to back: the one-shot call decodes both; the callback call reads exactly
  * the first, and a second call the next. A corrupt frame fails with the frame's error. */
 static void concatenated(void)
@@ -227,8 +253,11 @@ int main(int argc, char **argv)
 			return rc;
 	} else {
 		same_bytes(GPZ_BACKEND_CPU, "cpu");
-		if (gpz_gpu_available())
+		mixed_frames(GPZ_BACKEND_CPU, "cpu mixed frames, depth 12");
+		if (gpz_gpu_available()) {
 			same_bytes(GPZ_BACKEND_GPU, "gpu");
+			mixed_frames(GPZ_BACKEND_GPU, "gpu mixed frames, depth 12");
+		}
 		concatenated();
 	}
 	if (test_failures)

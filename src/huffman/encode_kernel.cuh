@@ -382,7 +382,11 @@ gpz_result launch_shape(const uint8_t *d_src, const enc_args &a, cudaStream_t s)
 	size_t grid = a.ntiles;
 	size_t smem = (((a.alphabet <= SMEM_TABLE ? a.alphabet : 0) + a.buf_words + 3) & ~(size_t)3) * 4 +
 	              (PF == 2 ? (size_t)THREADS * SPT * W : 0);
-	GPZ_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+	/* The limit is the kernel's largest need, the same from every call: host threads encoding
+	 * frames at once (the frame engine's lanes) must not lower it under each other's launch. */
+	const size_t most = (((size_t)SMEM_TABLE + (size_t)THREADS * SPT * GPZ_MAX_CODE_LEN / 32 + 2 +
+	                      3) & ~(size_t)3) * 4 + (PF == 2 ? (size_t)THREADS * SPT * W : 0);
+	GPZ_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
 	if (PF) { /* as many blocks as fit at once */
 		int dev, sms, per_sm;
 		GPZ_CUDA_TRY(cudaGetDevice(&dev));

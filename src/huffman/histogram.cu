@@ -127,8 +127,11 @@ static gpz_result launch(const uint8_t *d_src, size_t n, uint32_t *d_counts, uin
 		blocks = 1;
 	if (blocks > (size_t)max_blocks)
 		blocks = (size_t)max_blocks;
+	/* the largest need, the same from every call (calls on several host threads must not lower
+	 * it under each other's launch) */
 	GPZ_CUDA_TRY(cudaFuncSetAttribute(histogram_kernel<W>,
-	                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+	                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                  (int)(SMEM_BINS * sizeof(uint32_t))));
 	histogram_kernel<W><<<(unsigned)blocks, THREADS, smem, s>>>(d_src, n, d_counts, d_stats, limit);
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
