@@ -327,9 +327,12 @@ GPZ_HD static inline void gpz_dfl_add_tokens(struct gpz_dfl_freqs *f, const uint
 }
 
 /* DEFLATE codes for n symbols: lengths limited to `limit`, codes bit-reversed for LSB-first
- * output. Alphabets with fewer than two used symbols get a second one so a code exists. */
-GPZ_HD static inline void gpz_dfl_build_code(uint32_t *freq, unsigned n, int limit, uint8_t *len,
-                                             uint32_t *code, struct gpz_dfl_huff *h)
+ * output. Alphabets with fewer than two used symbols get a second one so a code exists. Not
+ * inlined on the device: plan_kernel builds three codes, and one copy of the builder makes
+ * deflate.cu compile in a third of the time. */
+GPZ_HD_NOINLINE static inline void gpz_dfl_build_code(uint32_t *freq, unsigned n, int limit,
+                                                      uint8_t *len, uint32_t *code,
+                                                      struct gpz_dfl_huff *h)
 {
 	unsigned used = 0;
 	for (unsigned s = 0; s < n; s++)

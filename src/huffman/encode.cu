@@ -28,21 +28,15 @@
  * ones; registers capped so that 3 blocks fit a multiprocessor. The other shapes that were measured live in the benchmark. */
 namespace {
 
-struct shape_bytes {
+struct lib_shape {
 	size_t tile = 256 * 32;
 	template <int W>
 	gpz_result launch(const uint8_t *d_src, const gpz_enc::enc_args &a, cudaStream_t s) const
 	{
-		return gpz_enc::launch_shape<W, 256, 32, 1, 3, 1>(d_src, a, s);
-	}
-};
-
-struct shape_wide {
-	size_t tile = 256 * 32;
-	template <int W>
-	gpz_result launch(const uint8_t *d_src, const gpz_enc::enc_args &a, cudaStream_t s) const
-	{
-		return gpz_enc::launch_shape<W, 256, 32, 2, 3, 2>(d_src, a, s);
+		if constexpr (W == 1)
+			return gpz_enc::launch_shape<W, 256, 32, 1, 3, 1>(d_src, a, s); /* shape 6 */
+		else
+			return gpz_enc::launch_shape<W, 256, 32, 2, 3, 2>(d_src, a, s); /* shape 15 */
 	}
 };
 
@@ -59,10 +53,7 @@ extern "C" gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w,
                                      int chunk_log, uint32_t *d_chunk_bits, uint8_t *d_payload,
                                      void *d_work, size_t work_bytes, gpz_stream_t stream)
 {
-	if (w == 1)
-		return gpz_enc::encode_run(d_src, n, w, d_table, alphabet, max_len, chunk_log,
-		                           d_chunk_bits, d_payload, d_work, work_bytes, shape_bytes(),
-		                           stream);
+	/* one kernel pair (aligned input or not) per width: the shape each width measured best */
 	return gpz_enc::encode_run(d_src, n, w, d_table, alphabet, max_len, chunk_log, d_chunk_bits,
-	                           d_payload, d_work, work_bytes, shape_wide(), stream);
+	                           d_payload, d_work, work_bytes, lib_shape(), stream);
 }
