@@ -2,8 +2,12 @@
 # On the GPU machine, after bench/gpu-run.sh has built build-gpu/ and unpacked the data: what
 # users get from the frame engine. Host-buffer library calls (gpz-host-bench, 4 GiB, pageable and
 # pinned, GPU and CPU, several depths) and the tool file to file (4 GiB inputs in /dev/shm, page
-# cache warm, output to /dev/shm, next to `cat FILE > /dev/null`). Tables go to $OUT.
-# Usage: sh bench/engine-run.sh [host|files|all]
+# cache warm, output to /dev/shm, next to `cat FILE > /dev/null`; compression writes to standard
+# output, decompression to a file with -o, whose data the tool syncs before renaming it into
+# place). Tables go to $OUT.
+# Usage: sh bench/engine-run.sh [host|files|scale|all]
+# scale: the tool on 0.25, 1, 2 and 4 GiB of Nyx codes, --gpu: the slope is the steady rate, the
+# intercept what every run pays to start (CUDA context, lanes' buffers).
 set -u
 what=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +20,7 @@ nyx=$D/nyx/baryon_density.dat.b16
 txt=$D/debtext100m
 nproc > "$out/host.txt"; nvidia-smi --query-gpu=name --format=csv,noheader >> "$out/host.txt"
 
-if [ "$what" != files ]; then
+if [ "$what" = host ] || [ "$what" = all ]; then
   {
     for be in --gpu --cpu; do
       "$B/gpz-host-bench" $be -b 2 -s 4 "$nyx"
@@ -40,6 +44,21 @@ with open(dst, "wb") as f:
 PY
 }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+if [ "$what" = scale ]; then
+  {
+    echo "| GiB | compress s | decompress s |"
+    echo "|---:|---:|---:|"
+    for g in 256 1024 2048 4096; do
+      tile "$nyx" "$W/nyx$g" $((g << 20))
+      cat "$W/nyx$g" > /dev/null
+      s=$(date +%s.%N); "$B/gpz" --gpu -q -c -b 2 "$W/nyx$g" > "$W/o.gpz"; m=$(date +%s.%N)
+      rm -f "$W/o.back"; "$B/gpz" --gpu -q -d -k -o "$W/o.back" "$W/o.gpz"; e=$(date +%s.%N)
+      cmp -s "$W/o.back" "$W/nyx$g" || echo "MISMATCH nyx$g"
+      echo "| $(calc "$g / 1024") | $(calc "$m - $s") | $(calc "$e - $m") |"
+    done
+  } 2>&1 | tee "$out/scale.md"
+  exit 0
+fi
 if [ "$what" != host ]; then
   tile "$nyx" "$W/nyx4g" $((4 << 30))
   tile "$txt" "$W/text4g" 4000000000
@@ -57,7 +76,7 @@ if [ "$what" != host ]; then
         set -- $job; f=$1; shift
         rm -f "$W/o.gpz" "$W/o.back"
         s=$(date +%s.%N); "$B/gpz" $be -q -c "$@" "$W/$f" > "$W/o.gpz"; m=$(date +%s.%N)
-        "$B/gpz" $be -q -dc "$W/o.gpz" > "$W/o.back"; e=$(date +%s.%N)
+        "$B/gpz" $be -q -d -k -o "$W/o.back" "$W/o.gpz"; e=$(date +%s.%N)
         cmp -s "$W/o.back" "$W/$f" && ok=ok || ok=MISMATCH
         sz=$(stat -c %s "$W/$f")
         echo "| gpz $* $f (ratio $(calc "$sz / $(stat -c %s "$W/o.gpz")")) | $be | c $(calc "$m - $s") / d $(calc "$e - $m") | c $(calc "$sz / ($m - $s) / 1e9") / d $(calc "$sz / ($e - $m) / 1e9") $ok |"

@@ -604,6 +604,46 @@ static gpz_result engine_write(void *user, const void *buf, size_t n)
 	return GPZ_ERR_TRUNCATED;
 }
 
+/* Positional I/O for regular files: the engine's lanes read the input, or write the output, in
+ * parallel. A short read means the file shrank under us. */
+static gpz_result engine_read_at(void *user, void *buf, size_t n, uint64_t off)
+{
+	struct engine_io *io = user;
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(io->j->fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			__atomic_store_n(&io->err, k < 0 ? errno : EIO, __ATOMIC_RELAXED);
+			__atomic_store_n(&io->failed, 1, __ATOMIC_RELAXED);
+			return GPZ_ERR_TRUNCATED;
+		}
+		got += (size_t)k;
+	}
+	return GPZ_OK;
+}
+
+static gpz_result engine_write_at(void *user, const void *buf, size_t n, uint64_t off)
+{
+	struct engine_io *io = user;
+	size_t put = 0;
+
+	while (put < n) {
+		ssize_t k = pwrite(io->out->fd, (const char *)buf + put, n - put, (off_t)(off + put));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			__atomic_store_n(&io->err, k < 0 ? errno : EIO, __ATOMIC_RELAXED);
+			__atomic_store_n(&io->failed, 2, __ATOMIC_RELAXED);
+			return GPZ_ERR_TRUNCATED;
+		}
+		put += (size_t)k;
+	}
+	return GPZ_OK;
+}
+
 /* Report a failed engine call: the I/O error behind it, or the library's. */
 static int engine_error(const struct engine_io *io, gpz_result r)
 {
@@ -792,7 +832,14 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 	if (ctx == NULL)
 		return -1;
 	before = gpz_ctx_gpu_fallbacks(ctx);
-	r = gpz_compress_stream(ctx, &o->params, engine_read, engine_write, &io, &c->in, &c->out);
+	/* the lanes read their frames themselves (not for small files, nor /proc ones, whose size
+	 * says 0) */
+	if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20))
+		r = gpz_compress_stream_at(ctx, &o->params, engine_read_at, size, engine_write, &io,
+		                           &c->in, &c->out);
+	else
+		r = gpz_compress_stream(ctx, &o->params, engine_read, engine_write, &io, &c->in,
+		                        &c->out);
 	note_fallbacks(o, j, ctx, before);
 	if (r == GPZ_ERR_SIZE_ALIGN && !io.failed)
 		return size_error(j, c->in, o->params.symbol_bytes);
@@ -948,7 +995,12 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 	more = read_stream_header(j, &in, 1, 1);
 	while (more > 0) { /* each stream (concatenated ones too) through the frame engine */
 		uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
-		gpz_result r = gpz_decompress_stream(ctx, engine_read, engine_write, &io, &used, &made);
+		gpz_result r;
+		if (out != NULL && out->tmp != NULL) /* our own file: lanes write at their offsets */
+			r = gpz_decompress_stream_at(ctx, engine_read, engine_write_at, c->out, &io, &used,
+			                             &made);
+		else
+			r = gpz_decompress_stream(ctx, engine_read, engine_write, &io, &used, &made);
 		note_fallbacks(o, j, ctx, before);
 		if (r != GPZ_OK)
 			return engine_error(&io, r);
