@@ -318,20 +318,16 @@ GPZ_API gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_re
 GPZ_API gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write,
                                          void *user, uint64_t *in_bytes, uint64_t *out_bytes);
 
-/* The same with positional I/O for regular files: the engine's lanes call read_at (compression:
- * exactly n input bytes at `offset`, or an error) and write_at (decompression: a frame's content
- * at out_base + its offset in the stream) from several threads at once, each for its own range,
- * so the input is read, or the output written, in parallel. gpz_compress_stream_at compresses
- * src_size bytes; output still goes through `write`, in order. */
+/* The same with positional input for regular files: the engine's lanes call read_at (exactly n
+ * input bytes at `offset`, or an error) from several threads at once, each for its own frame,
+ * so the input is read in parallel; output still goes through `write`, in order.
+ * (Positional output was tried for decompression and measured slower: buffered writes to one
+ * file serialise in the kernel; bench/results/2026-11-23-h200-frame-engine.md.) */
 typedef gpz_result (*gpz_read_at_fn)(void *user, void *buf, size_t n, uint64_t offset);
-typedef gpz_result (*gpz_write_at_fn)(void *user, const void *buf, size_t n, uint64_t offset);
 GPZ_API gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p,
                                           gpz_read_at_fn read_at, uint64_t src_size,
                                           gpz_write_fn write, void *user, uint64_t *in_bytes,
                                           uint64_t *out_bytes);
-GPZ_API gpz_result gpz_decompress_stream_at(gpz_ctx *ctx, gpz_read_fn read,
-                                            gpz_write_at_fn write_at, uint64_t out_base,
-                                            void *user, uint64_t *in_bytes, uint64_t *out_bytes);
 
 /* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
 GPZ_API uint64_t gpz_content_checksum(const void *data, size_t size);

@@ -604,8 +604,8 @@ static gpz_result engine_write(void *user, const void *buf, size_t n)
 	return GPZ_ERR_TRUNCATED;
 }
 
-/* Positional I/O for regular files: the engine's lanes read the input, or write the output, in
- * parallel. A short read means the file shrank under us. */
+/* Positional input for regular files: the engine's lanes read their frames in parallel. A short
+ * read means the file shrank under us. */
 static gpz_result engine_read_at(void *user, void *buf, size_t n, uint64_t off)
 {
 	struct engine_io *io = user;
@@ -621,25 +621,6 @@ static gpz_result engine_read_at(void *user, void *buf, size_t n, uint64_t off)
 			return GPZ_ERR_TRUNCATED;
 		}
 		got += (size_t)k;
-	}
-	return GPZ_OK;
-}
-
-static gpz_result engine_write_at(void *user, const void *buf, size_t n, uint64_t off)
-{
-	struct engine_io *io = user;
-	size_t put = 0;
-
-	while (put < n) {
-		ssize_t k = pwrite(io->out->fd, (const char *)buf + put, n - put, (off_t)(off + put));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			__atomic_store_n(&io->err, k < 0 ? errno : EIO, __ATOMIC_RELAXED);
-			__atomic_store_n(&io->failed, 2, __ATOMIC_RELAXED);
-			return GPZ_ERR_TRUNCATED;
-		}
-		put += (size_t)k;
 	}
 	return GPZ_OK;
 }
@@ -995,12 +976,7 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 	more = read_stream_header(j, &in, 1, 1);
 	while (more > 0) { /* each stream (concatenated ones too) through the frame engine */
 		uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
-		gpz_result r;
-		if (out != NULL && out->tmp != NULL) /* our own file: lanes write at their offsets */
-			r = gpz_decompress_stream_at(ctx, engine_read, engine_write_at, c->out, &io, &used,
-			                             &made);
-		else
-			r = gpz_decompress_stream(ctx, engine_read, engine_write, &io, &used, &made);
+		gpz_result r = gpz_decompress_stream(ctx, engine_read, engine_write, &io, &used, &made);
 		note_fallbacks(o, j, ctx, before);
 		if (r != GPZ_OK)
 			return engine_error(&io, r);

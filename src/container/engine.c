@@ -38,8 +38,8 @@ struct slot {
 	uint8_t *dst;
 	size_t dst_cap;
 	uint64_t index;    /* the frame's number in this call */
-	int at;            /* positional I/O: in_off / out_off */
-	uint64_t in_off, out_off;
+	int at;            /* positional input at in_off */
+	uint64_t in_off;
 };
 
 struct gpz_engine {
@@ -50,8 +50,7 @@ struct gpz_engine {
 	void *user;
 	uint8_t *sink;              /* or a memory sink: output appended at sink_pos */
 	size_t sink_cap, sink_pos;
-	gpz_engine_read_at_fn read_at; /* or positional I/O by the lanes themselves */
-	gpz_engine_write_at_fn write_at;
+	gpz_engine_read_at_fn read_at; /* or positional input read by the lanes themselves */
 	void *io_user;
 	struct lanes *L;
 	struct slot slot[GPZ_MAX_DEPTH];
@@ -180,7 +179,7 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 	gpz_block_info in;
 	gpz_result r = frame_input(s, &src);
 	/* the GPU decodes into pinned memory; the CPU straight into the caller's buffer */
-	int direct = s->dst && !ln->g, put_at = s->at && e->write_at;
+	int direct = s->dst && !ln->g;
 	size_t cap;
 
 	if (r == GPZ_OK)
@@ -194,9 +193,7 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 	                            NULL);
 	if (r == GPZ_OK && s->dst && !direct)
 		memcpy(s->dst, ln->out, *len);
-	if (r == GPZ_OK && put_at)
-		r = e->write_at(e->io_user, ln->out, *len, s->out_off);
-	*res = s->dst || put_at ? NULL : ln->out;
+	*res = s->dst ? NULL : ln->out;
 	return r;
 }
 
@@ -330,17 +327,15 @@ gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8
 	return r;
 }
 
-void gpz_engine_positional(struct gpz_engine *e, gpz_engine_read_at_fn read_at,
-                           gpz_engine_write_at_fn write_at, void *user)
+void gpz_engine_positional(struct gpz_engine *e, gpz_engine_read_at_fn read_at, void *user)
 {
 	e->read_at = read_at;
-	e->write_at = write_at;
 	e->io_user = user;
 }
 
 /* Hand the next frame to its lane: every field is set before `busy`, under the lock. */
 static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, size_t dst_cap,
-                   int at, uint64_t in_off, uint64_t out_off)
+                   int at, uint64_t in_off)
 {
 	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
 
@@ -351,22 +346,21 @@ static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, s
 	s->dst_cap = dst_cap;
 	s->at = at;
 	s->in_off = in_off;
-	s->out_off = out_off;
 	s->index = e->submitted++;
 	s->busy = 1;
 	pthread_cond_broadcast(&e->cv);
 	pthread_mutex_unlock(&e->mu);
 }
 
-void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off, uint64_t out_off)
+void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off)
 {
-	submit(e, NULL, n, NULL, 0, 1, in_off, out_off);
+	submit(e, NULL, n, NULL, 0, 1, in_off);
 }
 
 void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,
                        size_t dst_cap)
 {
-	submit(e, src, n, dst, dst_cap, 0, 0, 0);
+	submit(e, src, n, dst, dst_cap, 0, 0);
 }
 
 static int busy_lanes(const struct gpz_engine *e)

@@ -31,14 +31,11 @@ gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn 
  * the frames before it have taken their places. */
 void gpz_engine_sink(struct gpz_engine *e, void *dst, size_t cap, size_t pos);
 
-/* Positional I/O (regular files): a lane reads its own frame's input with read_at (exactly n
- * bytes at `off`, or an error) and writes its decoded content with write_at, beside the other
- * lanes; frames for it are submitted with gpz_engine_submit_at. */
+/* Positional input (regular files, compression): a lane reads its own frame's input with
+ * read_at (exactly n bytes at `off`, or an error), beside the other lanes; frames for it are
+ * submitted with gpz_engine_submit_at. */
 typedef gpz_result (*gpz_engine_read_at_fn)(void *user, void *buf, size_t n, uint64_t off);
-typedef gpz_result (*gpz_engine_write_at_fn)(void *user, const void *buf, size_t n,
-                                             uint64_t off);
-void gpz_engine_positional(struct gpz_engine *e, gpz_engine_read_at_fn read_at,
-                           gpz_engine_write_at_fn write_at, void *user);
+void gpz_engine_positional(struct gpz_engine *e, gpz_engine_read_at_fn read_at, void *user);
 
 /* Wait until the next frame's lane is free; *buf (may be NULL when the caller names its input
  * with gpz_engine_submit's src) receives a buffer of at least `need` bytes to fill with it.
@@ -55,10 +52,8 @@ gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8
 void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,
                        size_t dst_cap);
 
-/* Submit the next frame for positional I/O: compression reads its n input bytes at in_off with
- * read_at; decompression (its block in the gpz_engine_next buffer) writes its content at out_off
- * with write_at. */
-void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off, uint64_t out_off);
+/* Submit the next frame for positional input: its n input bytes are read at in_off. */
+void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off);
 
 /* Wait for every submitted frame, stop the lanes' threads, and return the first error in frame
  * order (GPZ_OK when there was none). *sink_end (may be NULL): where the memory sink's output

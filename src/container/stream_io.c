@@ -84,10 +84,9 @@ gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn re
 	return r;
 }
 
-/* The caller's positional callbacks, for the engine's lanes. */
+/* The caller's positional callback, for the engine's lanes. */
 struct io_at {
 	gpz_read_at_fn read_at;
-	gpz_write_at_fn write_at;
 	void *user;
 };
 
@@ -97,18 +96,12 @@ static gpz_result lane_read_at(void *u, void *buf, size_t n, uint64_t off)
 	return a->read_at(a->user, buf, n, off);
 }
 
-static gpz_result lane_write_at(void *u, const void *buf, size_t n, uint64_t off)
-{
-	struct io_at *a = u;
-	return a->write_at(a->user, buf, n, off);
-}
-
 gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at_fn read_at,
                                   uint64_t src_size, gpz_write_fn write, void *user,
                                   uint64_t *in_bytes, uint64_t *out_bytes)
 {
 	struct io io = { NULL, write, user, 0, 0 };
-	struct io_at at = { read_at, NULL, user };
+	struct io_at at = { read_at, user };
 	uint8_t h[GPZ_TRAILER_SIZE];
 	struct gpz_engine *e;
 	uint64_t frames = 0, off;
@@ -128,12 +121,12 @@ gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at
 		r = gpz_engine_open(ctx, p, io_put, &io, &e);
 	if (r != GPZ_OK)
 		return r;
-	gpz_engine_positional(e, lane_read_at, NULL, &at);
+	gpz_engine_positional(e, lane_read_at, &at);
 	for (off = 0; r == GPZ_OK && off < src_size; off += p->frame_bytes, frames++) {
 		size_t n = src_size - off < p->frame_bytes ? (size_t)(src_size - off) : p->frame_bytes;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
-			gpz_engine_submit_at(e, n, off, 0);
+			gpz_engine_submit_at(e, n, off);
 	}
 	re = gpz_engine_close(e, NULL);
 	r = re != GPZ_OK ? re : r;
@@ -151,7 +144,7 @@ gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at
 /* Read the next block (its first `got` bytes are in pk) into a lane's buffer and submit it, or
  * check it as the stream's trailer. */
 static gpz_result next_block(struct gpz_engine *e, struct io *io, uint8_t *pk, size_t got,
-                             uint64_t *total, uint32_t *frames, int *end, const uint64_t *base)
+                             uint64_t *total, uint32_t *frames, int *end)
 {
 	gpz_block_info in;
 	uint8_t *buf;
@@ -183,10 +176,7 @@ static gpz_result next_block(struct gpz_engine *e, struct io *io, uint8_t *pk, s
 	}
 	if (r != GPZ_OK)
 		return r;
-	if (base) /* the lane writes the content at its place itself */
-		gpz_engine_submit_at(e, need, 0, *base + *total);
-	else
-		gpz_engine_submit(e, NULL, need, NULL, 0);
+	gpz_engine_submit(e, NULL, need, NULL, 0);
 	*total += in.content_bytes;
 	(*frames)++;
 	return GPZ_OK;
@@ -205,13 +195,10 @@ static gpz_result peek_block(struct io *io, uint8_t *pk, size_t *got)
 	return r;
 }
 
-/* gpz_decompress_stream and gpz_decompress_stream_at (write_at, at out_base) in one. */
-static gpz_result decompress_one(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write,
-                                 gpz_write_at_fn write_at, uint64_t out_base, void *user,
+gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write, void *user,
                                  uint64_t *in_bytes, uint64_t *out_bytes)
 {
 	struct io io = { read, write, user, 0, 0 };
-	struct io_at at = { NULL, write_at, user };
 	uint8_t pk[GPZ_BLOCK_PEEK_SIZE];
 	struct gpz_engine *e = NULL;
 	uint64_t total = 0;
@@ -227,13 +214,10 @@ static gpz_result decompress_one(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn wr
 		r = gpz_read_header(pk, got);
 	if (r == GPZ_OK)
 		r = gpz_engine_open(ctx, NULL, io_put, &io, &e);
-	if (r == GPZ_OK && write_at)
-		gpz_engine_positional(e, NULL, lane_write_at, &at);
 	while (r == GPZ_OK && !end) {
 		r = peek_block(&io, pk, &got);
 		if (r == GPZ_OK)
-			r = next_block(e, &io, pk, got, &total, &frames, &end,
-			               write_at ? &out_base : NULL);
+			r = next_block(e, &io, pk, got, &total, &frames, &end);
 	}
 	/* a frame's error comes before anything found after it (a later frame, the trailer) */
 	re = e ? gpz_engine_close(e, NULL) : GPZ_OK;
@@ -241,21 +225,7 @@ static gpz_result decompress_one(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn wr
 	if (in_bytes)
 		*in_bytes = io.in;
 	if (out_bytes)
-		*out_bytes = write_at && r == GPZ_OK ? total : io.out;
+		*out_bytes = io.out;
 	return r;
 }
 
-gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write, void *user,
-                                 uint64_t *in_bytes, uint64_t *out_bytes)
-{
-	return decompress_one(ctx, read, write, NULL, 0, user, in_bytes, out_bytes);
-}
-
-gpz_result gpz_decompress_stream_at(gpz_ctx *ctx, gpz_read_fn read, gpz_write_at_fn write_at,
-                                    uint64_t out_base, void *user, uint64_t *in_bytes,
-                                    uint64_t *out_bytes)
-{
-	if (!write_at)
-		return GPZ_ERR_PARAM;
-	return decompress_one(ctx, read, NULL, write_at, out_base, user, in_bytes, out_bytes);
-}
