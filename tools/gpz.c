@@ -1,9 +1,9 @@
 /*
- * gpz.c - the gpz file tool: gzip-style command line around libgpz's framed streaming API.
+ * gpz.c - the gpz file tool: gzip-style command line around libgpz's streaming API.
  *
- * Compression streams the input one frame (frame_bytes) at a time; decompression reads one
- * block (frame or trailer) at a time, so memory stays bounded by about two frames whatever the
- * file size. Output goes through fileio.c's temporary-file-and-rename, so a failed or
+ * .gpz data goes through the library's frame engine (gpz_compress_stream[_at],
+ * gpz_decompress_stream): a few frames in flight, read, coded and written in order, so memory
+ * stays bounded by the engine's depth times two frames whatever the file size. Output goes through fileio.c's temporary-file-and-rename, so a failed or
  * interrupted run never leaves a partial output file and never touches an existing one.
  */
 #define _FILE_OFFSET_BITS 64
@@ -76,11 +76,21 @@ static gpz_ctx *g_ctx;     /* created on first use */
 static int g_ctx_failed;
 static unsigned char *g_in, *g_out; /* reused frame buffers */
 static size_t g_in_cap, g_out_cap;
+/* progress display state (see progress_add) */
+static struct {
+	int on, shown;
+	int busy;          /* a thread is printing (atomic) */
+	const char *name;
+	double t0, last;
+	uint64_t in, out;  /* atomic */
+} g_prog;
 
 /* ---- Messages ---- */
 
 static void vreport(const char *name, const char *fmt, va_list ap)
 {
+	if (__atomic_exchange_n(&g_prog.shown, 0, __ATOMIC_RELAXED)) /* start on a clean line */
+		fputs("\r\033[K", stderr);
 	fputs("gpz: ", stderr);
 	if (name != NULL)
 		fprintf(stderr, "%s: ", name);
@@ -175,7 +185,8 @@ static void usage(void)
 "                          must be a multiple of N\n"
 "      --chunk-log=M       independently decodable chunks of 2^M symbols (8..24, default 14)\n"
 "      --frame-size=SIZE   input bytes per frame, optional K, M or G suffix (default 64M,\n"
-"                          at most 1G); memory use is about two frames\n"
+"                          at most 1G); memory use is about 2 frames per frame\n"
+"                          in flight (6 on the GPU, 2 on the CPU)\n"
 "Execution:\n"
 "  -T, --threads=N         CPU worker threads (0 = one per core, the default)\n"
 "      --cpu               use the CPU backend\n"
@@ -555,10 +566,54 @@ static int suffix_format(const char *path)
 }
 
 
+/* ---- Progress: bytes in and out, ratio and speed on stderr while a job runs (as zstd), only
+ * when stderr is a terminal and not under -q. Counts arrive from the frame engine's lanes too. */
+
+static void progress_start(const struct opts *o, const struct job *j)
+{
+	g_prog.on = !o->quiet && isatty(STDERR_FILENO);
+	g_prog.shown = 0;
+	g_prog.busy = 0;
+	g_prog.name = j->name;
+	g_prog.t0 = g_prog.last = now_seconds();
+	g_prog.in = g_prog.out = 0;
+}
+
+static void progress_add(uint64_t in, uint64_t out)
+{
+	double t;
+
+	if (!g_prog.on)
+		return;
+	__atomic_add_fetch(&g_prog.in, in, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&g_prog.out, out, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&g_prog.busy, 1, __ATOMIC_ACQUIRE))
+		return;
+	t = now_seconds();
+	if (t - g_prog.last >= 0.25 && t - g_prog.t0 >= 0.5) { /* quick jobs print nothing */
+		uint64_t i = __atomic_load_n(&g_prog.in, __ATOMIC_RELAXED);
+		uint64_t w = __atomic_load_n(&g_prog.out, __ATOMIC_RELAXED);
+		fprintf(stderr, "\r%s: %.1f MiB -> %.1f MiB (%.2f%%) %.0f MB/s  ", g_prog.name,
+		        i / 1048576.0, w / 1048576.0, i ? 100.0 * (double)w / (double)i : 0.0,
+		        i / 1e6 / (t - g_prog.t0));
+		__atomic_store_n(&g_prog.shown, 1, __ATOMIC_RELAXED);
+		g_prog.last = t;
+	}
+	__atomic_store_n(&g_prog.busy, 0, __ATOMIC_RELEASE);
+}
+
+static void progress_end(void)
+{
+	if (__atomic_exchange_n(&g_prog.shown, 0, __ATOMIC_RELAXED))
+		fputs("\r\033[K", stderr); /* clear the line */
+	g_prog.on = 0;
+}
+
 static int write_out(fio_out *out, const struct job *j, const void *buf, size_t n)
 {
 	if (fio_out_write(out, buf, n) != 0)
 		return io_error(j->oname != NULL ? j->oname : "stdout");
+	progress_add(0, n);
 	return 0;
 }
 
@@ -586,8 +641,10 @@ static gpz_result engine_read(void *user, void *buf, size_t cap, size_t *got)
 	struct engine_io *io = user;
 	int rc = io->in ? fio_in_read(io->in, buf, cap, got) : fio_read_full(io->j->fd, buf, cap, got);
 
-	if (rc == 0)
+	if (rc == 0) {
+		progress_add(*got, 0);
 		return GPZ_OK;
+	}
 	io->failed = 1;
 	io->err = errno;
 	return GPZ_ERR_TRUNCATED;
@@ -597,8 +654,10 @@ static gpz_result engine_write(void *user, const void *buf, size_t n)
 {
 	struct engine_io *io = user;
 
-	if (io->out == NULL || fio_out_write(io->out, buf, n) == 0)
+	if (io->out == NULL || fio_out_write(io->out, buf, n) == 0) {
+		progress_add(0, n);
 		return GPZ_OK;
+	}
 	io->failed = 2;
 	io->err = errno;
 	return GPZ_ERR_TRUNCATED;
@@ -622,6 +681,7 @@ static gpz_result engine_read_at(void *user, void *buf, size_t n, uint64_t off)
 		}
 		got += (size_t)k;
 	}
+	progress_add(n, 0);
 	return GPZ_OK;
 }
 
@@ -682,6 +742,7 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 			rc = io_error(j->name);
 			break;
 		}
+		progress_add(got, 0);
 		int last = got < DEFLATE_IO;
 		r = gpz_deflate_update(ds, g_in, got, last, g_out, g_out_cap, &n);
 		if (r != GPZ_OK) {
@@ -734,6 +795,7 @@ static int refill(const struct job *j, fio_in *in, z_stream *z, size_t want, int
 	if (fio_in_read(in, g_in + z->avail_in, DEFLATE_IO - z->avail_in, &got) != 0)
 		return io_error(j->name);
 	*eof = got < DEFLATE_IO - z->avail_in;
+	progress_add(got, 0);
 	z->next_in = g_in;
 	z->avail_in += (uInt)got;
 	return 0;
@@ -1417,10 +1479,12 @@ static void run_transform(const struct opts *o, struct job *j)
 
 	if (o->op != OP_TEST && open_output(o, j, &out) != 0)
 		return;
+	progress_start(o, j);
 	if (o->op == OP_COMPRESS)
 		rc = compress_stream(o, j, &out, &c);
 	else
 		rc = decode_stream(o, j, o->op == OP_TEST ? NULL : &out, &c);
+	progress_end();
 	if (o->op != OP_TEST && rc != 0)
 		fio_out_abort(&out);
 	else if (o->op != OP_TEST)
