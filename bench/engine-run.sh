@@ -5,7 +5,8 @@
 # cache warm, output to /dev/shm, next to `cat FILE > /dev/null`; compression writes to standard
 # output, decompression to a file with -o, whose data the tool syncs before renaming it into
 # place). Tables go to $OUT.
-# Usage: sh bench/engine-run.sh [host|files|scale|all]
+# Usage: sh bench/engine-run.sh [host|files|scale|gpus|all]
+# gpus: host-buffer Huffman on 1 GPU and on every GPU (a machine with several).
 # scale: the tool on 0.25, 1, 2 and 4 GiB of Nyx codes, --gpu: the slope is the steady rate, the
 # intercept what every run pays to start (CUDA context, lanes' buffers).
 set -u
@@ -44,6 +45,18 @@ with open(dst, "wb") as f:
 PY
 }
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+if [ "$what" = gpus ]; then
+  {
+    nvidia-smi -L
+    for g in 1 0; do
+      for m in "" --pinned; do
+        "$B/gpz-host-bench" --gpu -b 2 -s 4 -g $g $m "$nyx"
+        "$B/gpz-host-bench" --gpu -b 1 -s 4 -g $g $m "$txt"
+      done
+    done
+  } 2>&1 | tee "$out/gpus.md"
+  exit 0
+fi
 if [ "$what" = scale ]; then
   {
     echo "| GiB | compress s | decompress s |"

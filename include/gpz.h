@@ -296,10 +296,14 @@ GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t
  * and kept until gpz_ctx_free), so that reading, copies to and from the device, kernels and
  * writing of consecutive frames overlap; output keeps the input's order. Memory: about
  * depth * (2 * frame_bytes) of host memory (pinned on the GPU backend) and depth * (3 *
- * frame_bytes) of device memory. 0 = the default: 3 on the GPU backend, 2 on the CPU. Output
- * never depends on the depth. */
+ * frame_bytes) of device memory. 0 = the default: 6 per GPU on the GPU backend, 2 on the CPU.
+ * Output never depends on the depth. */
 #define GPZ_MAX_DEPTH 16
 GPZ_API gpz_result gpz_ctx_set_depth(gpz_ctx *ctx, int frames);
+/* GPUs the engine spreads its lanes over (lane i on GPU i % gpus; 0 = every visible GPU, the
+ * default; the default depth is then 6 per GPU, at most GPZ_MAX_DEPTH). Output never depends on
+ * it. The device-buffer calls and one-shot DEFLATE use the context's first GPU. */
+GPZ_API gpz_result gpz_ctx_set_gpus(gpz_ctx *ctx, int gpus);
 /* GPU failures (out of device memory, a failed kernel) that an AUTO context redid on the CPU,
  * with the same output. A context created with GPZ_BACKEND_GPU fails instead. */
 GPZ_API uint64_t gpz_ctx_gpu_fallbacks(const gpz_ctx *ctx);

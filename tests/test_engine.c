@@ -142,6 +142,8 @@ static void same_bytes(gpz_backend b, const char *bname)
 				gpz_ctx *ctx = make_ctx(b, 1 + (int)di, depths[di]);
 				if (!ctx)
 					continue;
+				/* on a machine with several GPUs: one, then every one (same bytes) */
+				CHECK(gpz_ctx_set_gpus(ctx, di % 2 ? 0 : 1) == GPZ_OK, "set gpus");
 				snprintf(what, sizeof what, "%s n=%zu w=%d lz=%d depth=%d", bname, n,
 				         widths[wi], p.lz_level, depths[di]);
 				check_ctx(ctx, src, n, &p, ref, ref_len, what);

@@ -43,6 +43,7 @@ struct opts {
 	int level_set;     /* -1..-9 given (after any --huff): .gpz output uses LZ mode */
 	const char *output;
 	int threads;
+	int gpus;          /* GPUs for .gpz frames, 0 = all */
 	gpz_backend backend;
 	gpz_params params;
 };
@@ -191,6 +192,8 @@ static void usage(void)
 "  -T, --threads=N         CPU worker threads (0 = one per core, the default)\n"
 "      --cpu               use the CPU backend\n"
 "      --gpu               use the GPU backend (error if no usable GPU)\n"
+"      --gpus=N            spread .gpz frames over N GPUs (0 = every visible one, the\n"
+"                          default); the output is the same for any N\n"
 "                          (default: the GPU when one is usable, else the CPU)\n"
 "  -v, --verbose           report ratio and throughput per file (-vv: also the backend)\n"
 "  -q, --quiet             suppress warnings\n"
@@ -210,7 +213,7 @@ static void version(void)
 /* ---- Option parsing ---- */
 
 enum {
-	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT
+	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT, K_GPUS
 };
 
 struct longopt {
@@ -228,6 +231,7 @@ static const struct longopt longopts[] = {
 	{ "quiet", 'q', 0 },          { "threads", 'T', 1 },        { "cpu", K_CPU, 0 },
 	{ "gpu", K_GPU, 0 },          { "help", 'h', 0 },           { "version", 'V', 0 },
 	{ "format", K_FORMAT, 1 },    { "fast", '1', 0 },           { "best", '9', 0 },
+	{ "gpus", K_GPUS, 1 },
 };
 
 #define SHORT_FLAGS "cdfhklqtvVz123456789"
@@ -313,6 +317,11 @@ static int apply_value(struct opts *o, int key, const char *arg)
 		if (parse_uint(arg, MAX_THREADS, &v) != 0)
 			return bad_value("thread count", arg, "use 0 for all cores, or 1 to 65536");
 		o->threads = (int)v;
+		return 0;
+	case K_GPUS:
+		if (parse_uint(arg, 1024, &v) != 0)
+			return bad_value("GPU count", arg, "use 0 for all GPUs, or 1 to 1024");
+		o->gpus = (int)v;
 		return 0;
 	case 'o':
 		o->output = arg;
@@ -513,6 +522,8 @@ static gpz_ctx *get_ctx(const struct opts *o)
 	if (g_ctx != NULL || g_ctx_failed)
 		return g_ctx;
 	r = gpz_ctx_create(&g_ctx, o->backend, o->threads);
+	if (r == GPZ_OK)
+		r = gpz_ctx_set_gpus(g_ctx, o->gpus);
 	if (r != GPZ_OK) {
 		report_error(NULL, "can't start the %s backend: %s", backend_name(o->backend),
 		             gpz_result_string(r));

@@ -28,12 +28,13 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 	ctx->nthreads = nthreads ? nthreads : gpz_cpu_count();
 	ctx->gpu = NULL;
 	ctx->depth = 0;
+	ctx->gpus = 0;
 	ctx->fallbacks = 0;
 	ctx->lanes = NULL;
 	ctx->lanes_free = NULL;
 	ctx->gpu_asked = backend == GPZ_BACKEND_GPU;
 	if (ctx->backend == GPZ_BACKEND_GPU) {
-		gpz_result r = gpz_gpu_open(&ctx->gpu);
+		gpz_result r = gpz_gpu_open(&ctx->gpu, 0);
 		if (r != GPZ_OK && backend == GPZ_BACKEND_GPU) {
 			free(ctx);
 			return r;
@@ -88,6 +89,16 @@ int gpz_ctx_test_gpu_failure(void)
 uint64_t gpz_ctx_gpu_fallbacks(const gpz_ctx *ctx)
 {
 	return __atomic_load_n(&ctx->fallbacks, __ATOMIC_RELAXED);
+}
+
+gpz_result gpz_ctx_set_gpus(gpz_ctx *ctx, int gpus)
+{
+	if (!ctx || gpus < 0)
+		return GPZ_ERR_PARAM;
+	if (ctx->lanes_free && gpus != ctx->gpus)
+		ctx->lanes_free(ctx); /* remade on next use */
+	ctx->gpus = gpus;
+	return GPZ_OK;
 }
 
 gpz_result gpz_ctx_set_depth(gpz_ctx *ctx, int frames)

@@ -18,6 +18,7 @@ struct gpz_ctx {
 	int nthreads;        /* CPU worker threads, >= 1 */
 	struct gpz_gpu *gpu; /* GPU resources (gpu/gpu.h), NULL on the CPU backend */
 	int depth;           /* frames in flight in the frame engine (0 = the default) */
+	int gpus;            /* GPUs the frame engine spreads lanes over (0 = every visible one) */
 	uint64_t fallbacks;  /* GPU failures redone on the CPU (atomic) */
 	void *lanes;         /* the frame engine's lanes (container/engine.c), made on first use */
 	void (*lanes_free)(gpz_ctx *ctx); /* set by whoever made them; called by gpz_ctx_free */

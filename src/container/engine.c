@@ -114,14 +114,20 @@ static gpz_result lanes_get(gpz_ctx *ctx, struct lanes **out)
 	int gpu = ctx->backend == GPZ_BACKEND_GPU;
 
 	if (!L) {
+		int ngpu = gpu ? gpz_gpu_count() : 0;
+		if (ctx->gpus > 0 && ctx->gpus < ngpu)
+			ngpu = ctx->gpus;
 		L = calloc(1, sizeof(*L));
 		if (!L)
 			return GPZ_ERR_NOMEM;
-		L->n = ctx->depth ? ctx->depth : gpu ? DEPTH_GPU : DEPTH_CPU;
+		/* by default DEPTH_GPU lanes per GPU; lane i on GPU i % ngpu */
+		L->n = ctx->depth ? ctx->depth : gpu ? DEPTH_GPU * (ngpu > 0 ? ngpu : 1) : DEPTH_CPU;
+		if (L->n > GPZ_MAX_DEPTH)
+			L->n = GPZ_MAX_DEPTH;
 		ctx->lanes = L;
 		ctx->lanes_free = lanes_free;
 		for (int i = 0; gpu && i < L->n; i++) {
-			gpz_result r = gpz_gpu_open(&L->lane[i].g);
+			gpz_result r = gpz_gpu_open(&L->lane[i].g, ngpu > 0 ? i % ngpu : 0);
 			if (r != GPZ_OK && ctx->gpu_asked) {
 				lanes_free(ctx);
 				return r;

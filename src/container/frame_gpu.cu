@@ -350,8 +350,10 @@ extern "C" gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params
                                              size_t dst_cap, size_t *written)
 {
 	size_t out_need = gpz_frame_bound(src_size, p), got = 0;
-	gpz_result r = gpz_gpu_reserve(&g->in, &g->in_cap, src_size);
+	gpz_result r = gpz_gpu_use(g);
 
+	if (r == GPZ_OK)
+		r = gpz_gpu_reserve(&g->in, &g->in_cap, src_size);
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->out, &g->out_cap, out_need);
 	if (r == GPZ_OK)
@@ -376,7 +378,9 @@ extern "C" gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *sr
 	size_t got = 0;
 	gpz_result r = gpz_parse_block(src, src_size, &in);
 
-	if (r != GPZ_OK) /* frame_read.c checked its kind and sizes */
+	if (r == GPZ_OK) /* frame_read.c checked its kind and sizes */
+		r = gpz_gpu_use(g);
+	if (r != GPZ_OK)
 		return r;
 	r = gpz_gpu_reserve(&g->in, &g->in_cap, (size_t)in.block_bytes);
 	if (r == GPZ_OK)

@@ -25,11 +25,14 @@ typedef struct CUevent_st *gpz_event_t;
 
 /* 1 when a CUDA device is present and usable; 0 otherwise (also when built without CUDA). */
 int gpz_gpu_usable(void);
+/* Number of visible CUDA devices (0 without one). */
+int gpz_gpu_count(void);
 
 /* A context's GPU resources. Buffers grow on demand (gpz_gpu_reserve) and live until
  * gpz_gpu_close; the host-buffer calls stage input in `in`, output in `out`, and run on
  * `stream`; `side` runs work that only reads the input (content checksums) beside it. */
 struct gpz_gpu {
+	int device;               /* the CUDA device all of it lives on */
 	gpz_stream_t stream, side;
 	gpz_event_t in_ready, sum_done;
 	uint8_t *work, *in, *out; /* device memory */
@@ -37,9 +40,14 @@ struct gpz_gpu {
 	uint64_t *pinned;         /* 64 bytes of pinned host memory for small results */
 };
 
-/* Create (GPZ_ERR_GPU when the device cannot be set up) and free a context's resources. */
-gpz_result gpz_gpu_open(struct gpz_gpu **out);
+/* Create resources on CUDA device `device` (GPZ_ERR_GPU when it cannot be set up), and free
+ * them. Work on them runs after gpz_gpu_use. */
+gpz_result gpz_gpu_open(struct gpz_gpu **out, int device);
 void gpz_gpu_close(struct gpz_gpu *g);
+
+/* Make g's device the calling thread's current one (the frame engine's lanes may each be on
+ * another GPU). */
+gpz_result gpz_gpu_use(const struct gpz_gpu *g);
 
 /* Make *buf (device memory, *cap bytes) hold at least `need` bytes; its contents are lost when
  * it grows. GPZ_ERR_NOMEM when the device is out of memory. */

@@ -7,7 +7,17 @@ int gpz_gpu_usable(void)
 	return 0;
 }
 
-gpz_result gpz_gpu_open(struct gpz_gpu **out)
+int gpz_gpu_count(void)
+{
+	return 0;
+}
+
+gpz_result gpz_gpu_use(const struct gpz_gpu *g)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
+gpz_result gpz_gpu_open(struct gpz_gpu **out, int device)
 {
 	*out = NULL;
 	return GPZ_ERR_NO_GPU;

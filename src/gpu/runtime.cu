@@ -16,12 +16,33 @@ extern "C" int gpz_gpu_usable(void)
 	return usable;
 }
 
-extern "C" gpz_result gpz_gpu_open(struct gpz_gpu **out)
+extern "C" int gpz_gpu_count(void)
+{
+	int n = 0;
+	if (!gpz_gpu_usable() || cudaGetDeviceCount(&n) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return n;
+}
+
+extern "C" gpz_result gpz_gpu_use(const struct gpz_gpu *g)
+{
+	int cur = -1;
+	if (cudaGetDevice(&cur) == cudaSuccess && cur == g->device)
+		return GPZ_OK;
+	GPZ_CUDA_TRY(cudaSetDevice(g->device));
+	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_open(struct gpz_gpu **out, int device)
 {
 	struct gpz_gpu *g = (struct gpz_gpu *)calloc(1, sizeof(*g));
 	if (!g)
 		return GPZ_ERR_NOMEM;
-	if (cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
+	g->device = device;
+	if (gpz_gpu_use(g) != GPZ_OK ||
+	    cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
 	    cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking) != cudaSuccess ||
 	    cudaEventCreateWithFlags(&g->in_ready, cudaEventDisableTiming) != cudaSuccess ||
 	    cudaEventCreateWithFlags(&g->sum_done, cudaEventDisableTiming) != cudaSuccess ||
@@ -38,6 +59,7 @@ extern "C" void gpz_gpu_close(struct gpz_gpu *g)
 {
 	if (!g)
 		return;
+	gpz_gpu_use(g);
 	if (g->stream)
 		cudaStreamSynchronize(g->stream);
 	cudaFree(g->work);
@@ -86,7 +108,7 @@ extern "C" gpz_result gpz_gpu_to_host(struct gpz_gpu *g, void *dst, const void *
 extern "C" gpz_result gpz_gpu_host_alloc(void **p, size_t n)
 {
 	*p = NULL;
-	if (cudaMallocHost(p, n ? n : 1) != cudaSuccess) {
+	if (cudaHostAlloc(p, n ? n : 1, cudaHostAllocPortable) != cudaSuccess) { /* any GPU */
 		cudaGetLastError();
 		*p = NULL;
 		return GPZ_ERR_NOMEM;
