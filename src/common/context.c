@@ -34,7 +34,7 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 	ctx->lanes_free = NULL;
 	ctx->gpu_asked = backend == GPZ_BACKEND_GPU;
 	if (ctx->backend == GPZ_BACKEND_GPU) {
-		gpz_result r = gpz_gpu_open(&ctx->gpu, 0);
+		gpz_result r = gpz_gpu_open(&ctx->gpu, -1);
 		if (r != GPZ_OK && backend == GPZ_BACKEND_GPU) {
 			free(ctx);
 			return r;

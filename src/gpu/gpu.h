@@ -40,8 +40,9 @@ struct gpz_gpu {
 	uint64_t *pinned;         /* 64 bytes of pinned host memory for small results */
 };
 
-/* Create resources on CUDA device `device` (GPZ_ERR_GPU when it cannot be set up), and free
- * them. Work on them runs after gpz_gpu_use. */
+/* Create resources on CUDA device `device` (-1: the calling thread's current one; GPZ_ERR_GPU
+ * when it cannot be set up), and free them; neither changes the thread's current device. Work
+ * on them runs after gpz_gpu_use. */
 gpz_result gpz_gpu_open(struct gpz_gpu **out, int device);
 void gpz_gpu_close(struct gpz_gpu *g);
 

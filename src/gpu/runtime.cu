@@ -35,12 +35,25 @@ extern "C" gpz_result gpz_gpu_use(const struct gpz_gpu *g)
 	return GPZ_OK;
 }
 
+/* The calling thread's current device, to be given back: the library opens and closes lanes'
+ * resources on other GPUs from the caller's thread and must not leave it switched. */
+static int current_device(void)
+{
+	int d = 0;
+	if (cudaGetDevice(&d) != cudaSuccess) {
+		cudaGetLastError();
+		return 0;
+	}
+	return d;
+}
+
 extern "C" gpz_result gpz_gpu_open(struct gpz_gpu **out, int device)
 {
 	struct gpz_gpu *g = (struct gpz_gpu *)calloc(1, sizeof(*g));
+	int prev = current_device();
 	if (!g)
 		return GPZ_ERR_NOMEM;
-	g->device = device;
+	g->device = device < 0 ? prev : device;
 	if (gpz_gpu_use(g) != GPZ_OK ||
 	    cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking) != cudaSuccess ||
 	    cudaStreamCreateWithFlags(&g->side, cudaStreamNonBlocking) != cudaSuccess ||
@@ -49,14 +62,17 @@ extern "C" gpz_result gpz_gpu_open(struct gpz_gpu **out, int device)
 	    cudaMallocHost(&g->pinned, 64) != cudaSuccess) {
 		cudaGetLastError();
 		gpz_gpu_close(g);
+		cudaSetDevice(prev);
 		return GPZ_ERR_GPU;
 	}
+	cudaSetDevice(prev);
 	*out = g;
 	return GPZ_OK;
 }
 
 extern "C" void gpz_gpu_close(struct gpz_gpu *g)
 {
+	int prev = current_device();
 	if (!g)
 		return;
 	gpz_gpu_use(g);
@@ -76,6 +92,7 @@ extern "C" void gpz_gpu_close(struct gpz_gpu *g)
 	if (g->sum_done)
 		cudaEventDestroy(g->sum_done);
 	free(g);
+	cudaSetDevice(prev);
 }
 
 extern "C" gpz_result gpz_gpu_reserve(uint8_t **buf, size_t *cap, size_t need)
