@@ -183,7 +183,7 @@ static gpz_result compress_lz(gpz_ctx *ctx, const gpz_params *p, const uint8_t *
 		out[i].buf = slots + i * slot;
 		out[i].cap = slot; /* the format's bound: a piece beyond it makes the frame stored */
 	}
-	gpz_deflate_pieces(ctx->nthreads, src, 0, n, p->lz_level, 1, 1, out);
+	gpz_deflate_pieces(ctx->nthreads, src, 0, n, p->lz_level, 1, 1, GPZ_DFL_CHECK_NONE, out);
 	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
 		if (out[i].r == GPZ_ERR_DST_TOO_SMALL)
 			stored = 1; /* beyond the format's piece bound (never seen): store the frame */

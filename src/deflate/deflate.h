@@ -59,8 +59,14 @@ struct gpz_dfl_piece {
 	uint64_t acc;
 	unsigned nb;
 	int stored; /* some block is stored: the piece must start on a byte boundary */
+	uint32_t check; /* the piece's CRC-32 or Adler-32 when asked for (zlib's values) */
 	gpz_result r;
 };
+
+/* Which check gpz_deflate_pieces computes per piece, beside the coding. */
+#define GPZ_DFL_CHECK_NONE 0
+#define GPZ_DFL_CHECK_CRC32 1
+#define GPZ_DFL_CHECK_ADLER32 2
 
 /* Bytes a piece of len input bytes may need (never more: every block is at most its bytes
  * stored, and blocks hold at least 2048 tokens but the last). */
@@ -74,9 +80,11 @@ size_t gpz_deflate_piece_cap(size_t len);
  * `last` is set; n == 0 with `last` gives one empty final block. Joining them is stream.c's work.
  * Independent (independent = 1): each piece sees no history, ends in BFINAL and is padded to a
  * byte, so it is a raw DEFLATE stream of its own (the .gpz LZ frames).
+ * check (GPZ_DFL_CHECK_*): each piece's check of its own bytes into out[i].check, computed by
+ * the piece's thread (the stream combines them), so no thread reads the whole input.
  */
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
-                        int independent, int last, struct gpz_dfl_piece *out);
+                        int independent, int last, int check, struct gpz_dfl_piece *out);
 
 #ifdef __cplusplus
 }

@@ -6,11 +6,12 @@
 #include "lz/lz.h"
 
 #include <stdlib.h>
+#include <zlib.h>
 
 struct pieces_job {
 	const uint8_t *src;
 	size_t start, n, npieces;
-	int level, independent, last;
+	int level, independent, last, check;
 	struct gpz_dfl_piece *out;
 };
 
@@ -37,6 +38,10 @@ static void piece_task(void *vj, size_t i)
 		gpz_bitw_finish(&bw);
 		o->r = bw.overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
 	}
+	if (j->check == GPZ_DFL_CHECK_CRC32)
+		o->check = (uint32_t)crc32(0L, j->src + j->start + off, (uInt)len);
+	else if (j->check == GPZ_DFL_CHECK_ADLER32)
+		o->check = (uint32_t)adler32(1L, j->src + j->start + off, (uInt)len);
 	o->bytes = (size_t)(bw.p - o->buf);
 	o->acc = bw.acc;
 	o->nb = bw.nb;
@@ -44,10 +49,10 @@ static void piece_task(void *vj, size_t i)
 }
 
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
-                        int independent, int last, struct gpz_dfl_piece *out)
+                        int independent, int last, int check, struct gpz_dfl_piece *out)
 {
 	struct pieces_job j = { src, start, n, (n + GPZ_DEFLATE_PIECE - 1) / GPZ_DEFLATE_PIECE,
-		                level, independent, last, out };
+		                level, independent, last, check, out };
 
 	if (j.npieces == 0 && last && !independent)
 		j.npieces = 1; /* an empty stream: one empty final block */

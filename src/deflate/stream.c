@@ -15,6 +15,7 @@
  * the device: the bytes are those of the CPU. The streaming API runs on the CPU. */
 #include "common/bits.h"
 #include "common/context.h"
+#include "common/crc_combine.h"
 #include "deflate/deflate.h"
 #include "common/checksum_gpu.h"
 #include "deflate/deflate_gpu.h"
@@ -27,7 +28,7 @@
 
 #define PIECE GPZ_DEFLATE_PIECE
 #define HIST GPZ_LZ_WINDOW
-#define MAX_BATCH 32 /* pieces compressed at once: bounds memory at ~6 MiB a piece */
+#define MAX_BATCH 64 /* pieces compressed at once: bounds memory at ~6 MiB a piece */
 #define GPU_AUTO_MIN ((size_t)64 << 20) /* one-shot input from which AUTO contexts use the GPU */
 
 struct gpz_deflate_stream {
@@ -107,7 +108,8 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 	st->ctx = ctx;
 	st->level = level;
 	st->format = format;
-	st->batch = (size_t)(ctx->nthreads > 1 ? 2 * ctx->nthreads : 1);
+	/* four pieces a thread: a batch waits for its slowest piece, and joins alone */
+	st->batch = (size_t)(ctx->nthreads > 1 ? 4 * ctx->nthreads : 1);
 	if (st->batch > MAX_BATCH)
 		st->batch = MAX_BATCH;
 	/* one piece more than a batch: the piece holding the newest byte waits for the next call */
@@ -162,8 +164,16 @@ static void append_bits(gpz_deflate_stream *st, struct sink *k, const uint8_t *b
 {
 	if (st->nb == 0) {
 		sink_bytes(k, b, n);
-	} else {
-		for (size_t i = 0; i < n; i++) {
+	} else { /* shifted by nb bits: eight bytes at a time, then the rest */
+		size_t i = 0;
+		for (; i + 8 <= n; i += 8) {
+			uint64_t w = gpz_load_le64(b + i);
+			uint8_t o[8];
+			gpz_store_le64(o, st->acc | (w << st->nb));
+			sink_bytes(k, o, 8);
+			st->acc = w >> (64 - st->nb);
+		}
+		for (; i < n; i++) {
 			uint8_t byte = (uint8_t)(st->acc | ((uint64_t)b[i] << st->nb));
 			sink_bytes(k, &byte, 1);
 			st->acc = (uint64_t)b[i] >> (8 - st->nb);
@@ -284,8 +294,13 @@ static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 	if (npieces == 0)
 		return GPZ_OK;
 	gpz_deflate_pieces(st->ctx->nthreads, st->buf, st->hist, bytes, st->level, 0, final,
+	                   st->format == GPZ_FORMAT_ZLIB ? GPZ_DFL_CHECK_ADLER32 : GPZ_DFL_CHECK_CRC32,
 	                   st->out);
 	for (size_t i = 0; i < npieces; i++) {
+		size_t len = bytes - i * PIECE < PIECE ? bytes - i * PIECE : PIECE;
+		st->check = st->format == GPZ_FORMAT_ZLIB
+		          ? gpz_adler32_combine(st->check, st->out[i].check, len)
+		          : gpz_crc32_combine(st->check, st->out[i].check, len);
 		if (st->out[i].r != GPZ_OK)
 			return st->out[i].r;
 		/* a piece with stored blocks was padded as if it started on a byte boundary: when it
@@ -312,15 +327,6 @@ static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 	return final == last ? GPZ_OK : run_batch(st, k, last);
 }
 
-static void update_check(gpz_deflate_stream *st, const uint8_t *s, size_t n)
-{
-	for (size_t off = 0; off < n; off += 1u << 30) {
-		uInt len = (uInt)(n - off < (1u << 30) ? n - off : 1u << 30);
-		st->check = st->format == GPZ_FORMAT_ZLIB ? (uint32_t)adler32(st->check, s + off, len)
-		                                          : (uint32_t)crc32(st->check, s + off, len);
-	}
-}
-
 gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size, int last,
                               void *dst, size_t dst_cap, size_t *written)
 {
@@ -339,7 +345,6 @@ gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t sr
 		sink_bytes(&k, st->hdr, st->hl);
 		st->started = 1;
 	}
-	update_check(st, s, src_size);
 	st->total += src_size;
 	while (r == GPZ_OK && src_size) {
 		size_t room = (st->batch + 1) * PIECE - st->pending;
