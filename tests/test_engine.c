@@ -233,6 +233,118 @@ static void concatenated(void)
 	free(src);
 }
 
+/* More than 4 GiB through the engine with callbacks, without holding it in memory: constant
+ * frames but the two around the 4 GiB mark, which get Huffman codes; the size is not a multiple
+ * of the frame. Checks the 64-bit counts, the trailer and every byte on the way back. */
+#define BIG_FRAME ((size_t)64 << 20)
+#define BIG_SIZE (((uint64_t)4 << 30) + (3u << 20) + 5)
+
+static uint8_t big_byte(uint64_t off)
+{
+	uint64_t k = off / BIG_FRAME, x;
+	if (k != 63 && k != 64)
+		return (uint8_t)(k * 7 + 1);
+	x = off * 0x9E3779B97F4A7C15ull;
+	x ^= x >> 29;
+	return (uint8_t)((x >> 40) % 11 + ((x >> 50) & 1) * 100); /* a skewed alphabet */
+}
+
+static void big_fill(uint8_t *b, uint64_t off, size_t n)
+{
+	for (size_t i = 0; i < n;) { /* runs of one frame's constant byte, or byte by byte */
+		uint64_t k = (off + i) / BIG_FRAME;
+		size_t run = (size_t)((k + 1) * BIG_FRAME - (off + i));
+		if (run > n - i)
+			run = n - i;
+		if (k != 63 && k != 64)
+			memset(b + i, big_byte(off + i), run);
+		else
+			for (size_t j = 0; j < run; j++)
+				b[i + j] = big_byte(off + i + j);
+		i += run;
+	}
+}
+
+struct big_io {
+	uint64_t pos;        /* reading: bytes made; verifying: bytes checked */
+	uint8_t *c;          /* the compressed stream */
+	size_t clen, ccap, cpos;
+	uint8_t *tmp;
+	int bad;
+};
+
+static gpz_result big_read(void *user, void *buf, size_t cap, size_t *got)
+{
+	struct big_io *b = user;
+	size_t n = BIG_SIZE - b->pos < cap ? (size_t)(BIG_SIZE - b->pos) : cap;
+	big_fill(buf, b->pos, n);
+	b->pos += n;
+	*got = n;
+	return GPZ_OK;
+}
+
+static gpz_result big_keep(void *user, const void *buf, size_t n)
+{
+	struct big_io *b = user;
+	if (b->clen + n > b->ccap) {
+		size_t cap = 2 * (b->clen + n);
+		uint8_t *c = realloc(b->c, cap);
+		if (!c)
+			return GPZ_ERR_NOMEM;
+		b->c = c;
+		b->ccap = cap;
+	}
+	memcpy(b->c + b->clen, buf, n);
+	b->clen += n;
+	return GPZ_OK;
+}
+
+static gpz_result big_creturn(void *user, void *buf, size_t cap, size_t *got)
+{
+	struct big_io *b = user;
+	size_t n = b->clen - b->cpos < cap ? b->clen - b->cpos : cap;
+	memcpy(buf, b->c + b->cpos, n);
+	b->cpos += n;
+	*got = n;
+	return GPZ_OK;
+}
+
+static gpz_result big_check(void *user, const void *buf, size_t n)
+{
+	struct big_io *b = user;
+	for (size_t i = 0; i < n; i += BIG_FRAME) {
+		size_t m = n - i < BIG_FRAME ? n - i : BIG_FRAME;
+		big_fill(b->tmp, b->pos + i, m);
+		b->bad |= memcmp(b->tmp, (const uint8_t *)buf + i, m) != 0;
+	}
+	b->pos += n;
+	return GPZ_OK;
+}
+
+static int big(void)
+{
+	struct big_io b = { 0, NULL, 0, 0, 0, malloc(BIG_FRAME), 0 };
+	gpz_ctx *ctx = make_ctx(GPZ_BACKEND_AUTO, 0, 0);
+	uint64_t in = 0, out = 0, size = 0;
+	gpz_params p;
+
+	gpz_params_default(&p);
+	p.frame_bytes = BIG_FRAME;
+	CHECK(ctx && b.tmp, "setup");
+	CHECK(gpz_compress_stream(ctx, &p, big_read, big_keep, &b, &in, &out) == GPZ_OK &&
+	      in == BIG_SIZE && out == b.clen, "compress %llu bytes", (unsigned long long)BIG_SIZE);
+	CHECK(gpz_decompressed_size(b.c, b.clen, &size) == GPZ_OK && size == BIG_SIZE,
+	      "the trailer's size: %llu", (unsigned long long)size);
+	b.pos = 0;
+	CHECK(gpz_decompress_stream(ctx, big_creturn, big_check, &b, &in, &out) == GPZ_OK &&
+	      in == b.clen && out == BIG_SIZE && b.pos == BIG_SIZE && !b.bad, "round trip");
+	printf("big: %llu bytes -> %zu, back intact\n", (unsigned long long)BIG_SIZE, b.clen);
+	gpz_ctx_free(ctx);
+	free(b.c);
+	free(b.tmp);
+	return 0;
+}
+
 /* GPZ_TEST_GPU_FAIL set on a GPU machine: the AUTO backend redid a frame on the CPU and the
  * bytes are those of the CPU. */
 static int fallback(void)
@@ -266,7 +378,9 @@ int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
 
-	if (!strcmp(mode, "fallback")) {
+	if (!strcmp(mode, "big")) {
+		big();
+	} else if (!strcmp(mode, "fallback")) {
 		int rc = fallback();
 		if (rc)
 			return rc;

@@ -556,6 +556,22 @@ else
 fi
 rm -f rnd m1.gz m2.gz straddle.gz
 
+# Ctrl-C (SIGINT) in the middle of a job: nothing under the final name, no temporary file.
+mkfifo slow.fifo
+( head -c 300000 w16.orig; sleep 3 ) >slow.fifo &
+feeder=$!
+set -m # job control: a background job without it would ignore SIGINT, as from a script
+"$GPZ" -o sigint.gpz - <slow.fifo 2>err &
+victim=$!
+set +m
+sleep 1
+kill -INT "$victim"
+wait "$victim" && fail "gpz interrupted by SIGINT exited 0"
+wait "$feeder" 2>/dev/null || true
+absent sigint.gpz "SIGINT leaves no output under the final name"
+no_temp_files "SIGINT leaves no temporary file"
+rm -f slow.fifo
+
 echo "all $NCHECK checks passed"
 cd /
 rm -rf "$W"
