@@ -158,12 +158,12 @@ typedef enum gpz_format {
 
 /* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown.
  * index_size: when not 0, a streaming gzip stream reserves room in its header for the piece index
- * of an input of this many bytes (an empty input is one piece: pass 1 for it) (docs/FORMAT.md, "gzip piece index": every piece's length in
- * bits, so a reader can start decoding at any piece) and gpz_deflate_stream_header gives the
- * filled header at the end, for a caller that can rewrite the start of its output; left
- * unfilled, the reserved field is marked so and readers ignore it. Inputs of more than
- * GPZ_GZIP_INDEX_MAX_PIECES pieces get no index. The one-shot gpz_deflate_compress always
- * writes the index for gzip (its index_size is ignored). */
+ * of an input of this many bytes (an empty input is one piece: pass 1 for it) (docs/FORMAT.md,
+ * "gzip piece index": every piece's length in bits, so a reader can start decoding at any piece)
+ * and gpz_deflate_stream_header gives the filled header at the end, for a caller that can rewrite
+ * the start of its output; left unfilled, the reserved field is marked so and readers ignore it.
+ * Inputs of more than GPZ_GZIP_INDEX_MAX_PIECES pieces get no index. The one-shot
+ * gpz_deflate_compress always writes the index for gzip (its index_size is ignored). */
 typedef struct gpz_gzip_info {
 	const char *name;
 	uint32_t mtime;
@@ -185,15 +185,15 @@ typedef struct gpz_deflate_stream gpz_deflate_stream;
 GPZ_API gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
                                              const gpz_gzip_info *gzip, gpz_deflate_stream **out);
 GPZ_API size_t gpz_deflate_update_bound(size_t src_size);
-GPZ_API gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size, int last,
-                                      void *dst, size_t dst_cap, size_t *written);
+GPZ_API gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t src_size,
+                                      int last, void *dst, size_t dst_cap, size_t *written);
 GPZ_API void gpz_deflate_stream_free(gpz_deflate_stream *st);
 /* After the last update of a gzip stream created with an index_size: the final header (the same
  * length as the one the stream began with, now with the piece index filled in) into dst (*len
  * bytes). GPZ_ERR_PARAM when the stream has no index, is not finished, or had another number of
  * pieces than index_size promised (its reserved index then stays marked unfilled). */
-GPZ_API gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, size_t dst_cap,
-                                             size_t *len);
+GPZ_API gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst,
+                                             size_t dst_cap, size_t *len);
 
 #ifdef GPZ_ADVANCED
 /* ================= advanced API (define GPZ_ADVANCED to use it) ================= */
@@ -283,10 +283,11 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  */
 GPZ_API size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size);
 GPZ_API gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
-                                       size_t src_size, void *d_dst, size_t dst_cap, size_t *dst_size,
-                                       void *cuda_stream);
-GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size, void *d_dst,
-                                         size_t dst_cap, size_t *dst_size, void *cuda_stream);
+                                       size_t src_size, void *d_dst, size_t dst_cap,
+                                       size_t *dst_size, void *cuda_stream);
+GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size,
+                                         void *d_dst, size_t dst_cap, size_t *dst_size,
+                                         void *cuda_stream);
 
 /* ---- The frame engine ----
  *

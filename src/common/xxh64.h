@@ -62,7 +62,8 @@ GPZ_HD_INLINE void gpz_xxh_lanes_init(struct gpz_xxh_lanes *l, uint64_t seed)
 	l->v4 = seed - GPZ_P64_1;
 }
 
-GPZ_HD_INLINE void gpz_xxh_stripe(struct gpz_xxh_lanes *l, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+GPZ_HD_INLINE void gpz_xxh_stripe(struct gpz_xxh_lanes *l, uint64_t a, uint64_t b, uint64_t c,
+                                  uint64_t d)
 {
 	l->v1 = gpz_xxh_round(l->v1, a);
 	l->v2 = gpz_xxh_round(l->v2, b);

@@ -1,4 +1,4 @@
-/* frame.h - the byte layout of frames and trailers (docs/FORMAT.md), shared by writer and reader. */
+/* frame.h - the byte layout of frames and trailers (docs/FORMAT.md), for writer and reader. */
 #ifndef GPZ_FRAME_H
 #define GPZ_FRAME_H
 

@@ -25,7 +25,8 @@
  * per tile, a few blocks per multiprocessor looping over the tiles with the next tile's loads
  * issued early, into registers for 1-byte symbols and by
  * asynchronous copies into shared memory, two interleaved runs per thread, for 2- and 4-byte
- * ones; registers capped so that 3 blocks fit a multiprocessor. The other shapes that were measured live in the benchmark. */
+ * ones; registers capped so that 3 blocks fit a multiprocessor. The other shapes that were
+ * measured live in the benchmark. */
 namespace {
 
 struct lib_shape {
