@@ -145,8 +145,9 @@ GPZ_API gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint6
  * the input, the level and the format: never on threads or on how a stream is fed, nor on the
  * backend. On a context created with GPZ_BACKEND_GPU the one-shot gpz_deflate_compress runs on
  * the GPU (every position's matches in parallel, the same parse and block decisions; synchronous,
- * with its own CUDA stream and device buffers of about 21 MiB a piece, at most 1024 pieces'
- * worth); GPZ_BACKEND_AUTO contexts do so for inputs of 64 MiB or more (else, or when the GPU
+ * on the context's stream and device buffers: the input, its output, and a workspace of about
+ * 21 MiB a piece, at most 1024 pieces' worth, kept by the context until gpz_ctx_free for the
+ * next call); GPZ_BACKEND_AUTO contexts do so for inputs of 64 MiB or more (else, or when the GPU
  * lacks the memory, the CPU). The streaming calls below run on the CPU.
  */
 typedef enum gpz_format {

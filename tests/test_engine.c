@@ -268,7 +268,8 @@ static void big_fill(uint8_t *b, uint64_t off, size_t n)
 struct big_io {
 	uint64_t pos;        /* reading: bytes made; verifying: bytes checked */
 	uint8_t *c;          /* the compressed stream */
-	size_t clen, ccap, cpos;
+	size_t clen, ccap;
+	struct membuf back;  /* reading it back */
 	uint8_t *tmp;
 	int bad;
 };
@@ -302,11 +303,7 @@ static gpz_result big_keep(void *user, const void *buf, size_t n)
 static gpz_result big_creturn(void *user, void *buf, size_t cap, size_t *got)
 {
 	struct big_io *b = user;
-	size_t n = b->clen - b->cpos < cap ? b->clen - b->cpos : cap;
-	memcpy(buf, b->c + b->cpos, n);
-	b->cpos += n;
-	*got = n;
-	return GPZ_OK;
+	return mem_read(&b->back, buf, cap, got);
 }
 
 static gpz_result big_check(void *user, const void *buf, size_t n)
@@ -323,7 +320,7 @@ static gpz_result big_check(void *user, const void *buf, size_t n)
 
 static int big(void)
 {
-	struct big_io b = { 0, NULL, 0, 0, 0, malloc(BIG_FRAME), 0 };
+	struct big_io b = { 0, NULL, 0, 0, { NULL, 0, 0, NULL, 0, 0, 0, 0 }, malloc(BIG_FRAME), 0 };
 	gpz_ctx *ctx = make_ctx(GPZ_BACKEND_AUTO, 0, 0);
 	uint64_t in = 0, out = 0, size = 0;
 	gpz_params p;
@@ -336,6 +333,8 @@ static int big(void)
 	CHECK(gpz_decompressed_size(b.c, b.clen, &size) == GPZ_OK && size == BIG_SIZE,
 	      "the trailer's size: %llu", (unsigned long long)size);
 	b.pos = 0;
+	b.back.src = b.c;
+	b.back.size = b.clen;
 	CHECK(gpz_decompress_stream(ctx, big_creturn, big_check, &b, &in, &out) == GPZ_OK &&
 	      in == b.clen && out == BIG_SIZE && b.pos == BIG_SIZE && !b.bad, "round trip");
 	printf("big: %llu bytes -> %zu, back intact\n", (unsigned long long)BIG_SIZE, b.clen);

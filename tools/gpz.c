@@ -899,7 +899,6 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 		return size_error(j, c->in, o->params.symbol_bytes);
 	if (r != GPZ_OK)
 		return engine_error(&io, r);
-	c->frames += (c->in + o->params.frame_bytes - 1) / o->params.frame_bytes;
 	return 0;
 }
 

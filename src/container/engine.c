@@ -50,7 +50,7 @@ struct gpz_engine {
 	void *user;
 	uint8_t *sink;              /* or a memory sink: output appended at sink_pos */
 	size_t sink_cap, sink_pos;
-	gpz_engine_read_at_fn read_at; /* or positional input read by the lanes themselves */
+	gpz_read_at_fn read_at; /* or positional input read by the lanes themselves */
 	void *io_user;
 	struct lanes *L;
 	struct slot slot[GPZ_MAX_DEPTH];
@@ -333,7 +333,7 @@ gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8
 	return r;
 }
 
-void gpz_engine_positional(struct gpz_engine *e, gpz_engine_read_at_fn read_at, void *user)
+void gpz_engine_positional(struct gpz_engine *e, gpz_read_at_fn read_at, void *user)
 {
 	e->read_at = read_at;
 	e->io_user = user;

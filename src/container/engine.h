@@ -34,8 +34,7 @@ void gpz_engine_sink(struct gpz_engine *e, void *dst, size_t cap, size_t pos);
 /* Positional input (regular files, compression): a lane reads its own frame's input with
  * read_at (exactly n bytes at `off`, or an error), beside the other lanes; frames for it are
  * submitted with gpz_engine_submit_at. */
-typedef gpz_result (*gpz_engine_read_at_fn)(void *user, void *buf, size_t n, uint64_t off);
-void gpz_engine_positional(struct gpz_engine *e, gpz_engine_read_at_fn read_at, void *user);
+void gpz_engine_positional(struct gpz_engine *e, gpz_read_at_fn read_at, void *user);
 
 /* Wait until the next frame's lane is free; *buf (may be NULL when the caller names its input
  * with gpz_engine_submit's src) receives a buffer of at least `need` bytes to fill with it.

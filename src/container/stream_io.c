@@ -36,24 +36,46 @@ static gpz_result io_get(struct io *io, void *buf, size_t n, size_t *got)
 	return r;
 }
 
+/* Write the stream's header and start the engine, whose output goes to io. */
+static gpz_result open_stream(gpz_ctx *ctx, const gpz_params *p, struct io *io,
+                              struct gpz_engine **e)
+{
+	uint8_t h[GPZ_HEADER_SIZE];
+	size_t w;
+	gpz_result r = gpz_write_header(h, sizeof h, &w);
+
+	if (r == GPZ_OK)
+		r = io_put(io, h, w);
+	return r == GPZ_OK ? gpz_engine_open(ctx, p, io_put, io, e) : r;
+}
+
+/* Wait for the frames, then write the trailer; the first error (a frame's first) is returned. */
+static gpz_result close_stream(struct gpz_engine *e, gpz_result r, uint64_t total,
+                               uint32_t frames, struct io *io)
+{
+	uint8_t t[GPZ_TRAILER_SIZE];
+	size_t w;
+	gpz_result re = gpz_engine_close(e, NULL);
+
+	r = re != GPZ_OK ? re : r;
+	if (r == GPZ_OK)
+		r = gpz_write_trailer(total, frames, t, sizeof t, &w);
+	return r == GPZ_OK ? io_put(io, t, w) : r;
+}
+
 gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn read,
                                gpz_write_fn write, void *user, uint64_t *in_bytes,
                                uint64_t *out_bytes)
 {
 	struct io io = { read, write, user, 0, 0 };
-	uint8_t h[GPZ_TRAILER_SIZE];
 	struct gpz_engine *e;
 	uint32_t frames = 0;
-	size_t w, got;
-	gpz_result r, re;
+	size_t got;
+	gpz_result r;
 
 	if (!ctx || !read || !write || gpz_params_check(p) != GPZ_OK)
 		return GPZ_ERR_PARAM;
-	r = gpz_write_header(h, sizeof h, &w);
-	if (r == GPZ_OK)
-		r = io_put(&io, h, w);
-	if (r == GPZ_OK)
-		r = gpz_engine_open(ctx, p, io_put, &io, &e);
+	r = open_stream(ctx, p, &io, &e);
 	if (r != GPZ_OK)
 		return r;
 	do {
@@ -71,12 +93,7 @@ gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn re
 			frames++;
 		}
 	} while (r == GPZ_OK && got == p->frame_bytes);
-	re = gpz_engine_close(e, NULL);
-	r = re != GPZ_OK ? re : r;
-	if (r == GPZ_OK)
-		r = gpz_write_trailer(io.in, frames, h, sizeof h, &w);
-	if (r == GPZ_OK)
-		r = io_put(&io, h, w);
+	r = close_stream(e, r, io.in, frames, &io);
 	if (in_bytes)
 		*in_bytes = io.in;
 	if (out_bytes)
@@ -84,29 +101,14 @@ gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn re
 	return r;
 }
 
-/* The caller's positional callback, for the engine's lanes. */
-struct io_at {
-	gpz_read_at_fn read_at;
-	void *user;
-};
-
-static gpz_result lane_read_at(void *u, void *buf, size_t n, uint64_t off)
-{
-	struct io_at *a = u;
-	return a->read_at(a->user, buf, n, off);
-}
-
 gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at_fn read_at,
                                   uint64_t src_size, gpz_write_fn write, void *user,
                                   uint64_t *in_bytes, uint64_t *out_bytes)
 {
 	struct io io = { NULL, write, user, 0, 0 };
-	struct io_at at = { read_at, user };
-	uint8_t h[GPZ_TRAILER_SIZE];
 	struct gpz_engine *e;
-	uint64_t frames = 0, off;
-	size_t w;
-	gpz_result r, re;
+	uint32_t frames = 0;
+	gpz_result r;
 
 	if (!ctx || !read_at || !write || gpz_params_check(p) != GPZ_OK)
 		return GPZ_ERR_PARAM;
@@ -114,26 +116,17 @@ gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at
 		return GPZ_ERR_SIZE_ALIGN;
 	if ((src_size + p->frame_bytes - 1) / p->frame_bytes > UINT32_MAX)
 		return GPZ_ERR_PARAM; /* too many frames: a larger frame_bytes is needed */
-	r = gpz_write_header(h, sizeof h, &w);
-	if (r == GPZ_OK)
-		r = io_put(&io, h, w);
-	if (r == GPZ_OK)
-		r = gpz_engine_open(ctx, p, io_put, &io, &e);
+	r = open_stream(ctx, p, &io, &e);
 	if (r != GPZ_OK)
 		return r;
-	gpz_engine_positional(e, lane_read_at, &at);
-	for (off = 0; r == GPZ_OK && off < src_size; off += p->frame_bytes, frames++) {
+	gpz_engine_positional(e, read_at, user); /* the lanes read their frames themselves */
+	for (uint64_t off = 0; r == GPZ_OK && off < src_size; off += p->frame_bytes, frames++) {
 		size_t n = src_size - off < p->frame_bytes ? (size_t)(src_size - off) : p->frame_bytes;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
 			gpz_engine_submit_at(e, n, off);
 	}
-	re = gpz_engine_close(e, NULL);
-	r = re != GPZ_OK ? re : r;
-	if (r == GPZ_OK)
-		r = gpz_write_trailer(src_size, (uint32_t)frames, h, sizeof h, &w);
-	if (r == GPZ_OK)
-		r = io_put(&io, h, w);
+	r = close_stream(e, r, src_size, frames, &io);
 	if (in_bytes)
 		*in_bytes = r == GPZ_OK ? src_size : 0;
 	if (out_bytes)
