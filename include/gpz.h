@@ -143,12 +143,12 @@ GPZ_API gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint6
  * 1 MiB, each parsed with the 32 KiB before it as history and coded as its own
  * blocks, so pieces compress in parallel on the context's threads and the output depends only on
  * the input, the level and the format: never on threads or on how a stream is fed, nor on the
- * backend. On a context created with GPZ_BACKEND_GPU the one-shot gpz_deflate_compress runs on
- * the GPU (every position's matches in parallel, the same parse and block decisions; synchronous,
- * on the context's stream and device buffers: the input, its output, and a workspace of about
- * 21 MiB a piece, at most 1024 pieces' worth, kept by the context until gpz_ctx_free for the
- * next call); GPZ_BACKEND_AUTO contexts do so for inputs of 64 MiB or more (else, or when the GPU
- * lacks the memory, the CPU). The streaming calls below run on the CPU.
+ * backend. Each piece ends on a byte boundary (an empty stored block follows all but the last),
+ * which the gzip piece index (docs/FORMAT.md) locates. The one-shot gpz_deflate_compress runs
+ * its input through the frame engine (below, GPZ_ADVANCED) in batches of pieces: on the lanes'
+ * GPUs on a context created with GPZ_BACKEND_GPU, and on GPZ_BACKEND_AUTO ones for inputs of
+ * 64 MiB or more (a batch the GPU fails on, out of memory say, is redone on the CPU); else on
+ * the CPU's threads. gpz_deflate_update runs on the CPU.
  */
 typedef enum gpz_format {
 	GPZ_FORMAT_GPZ = 0,     /* the .gpz container (gpz_compress) */
@@ -304,7 +304,7 @@ GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t
 GPZ_API gpz_result gpz_ctx_set_depth(gpz_ctx *ctx, int frames);
 /* GPUs the engine spreads its lanes over (lane i on GPU i % gpus; 0 = every visible GPU, the
  * default; the default depth is then 6 per GPU, at most GPZ_MAX_DEPTH). Output never depends on
- * it. The device-buffer calls and one-shot DEFLATE use the context's first GPU. */
+ * it. The device-buffer calls use the context's first GPU. */
 GPZ_API gpz_result gpz_ctx_set_gpus(gpz_ctx *ctx, int gpus);
 /* GPU failures (out of device memory, a failed kernel) that an AUTO context redid on the CPU,
  * with the same output. A context created with GPZ_BACKEND_GPU fails instead. */
@@ -334,6 +334,21 @@ GPZ_API gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p,
                                           gpz_read_at_fn read_at, uint64_t src_size,
                                           gpz_write_fn write, void *user, uint64_t *in_bytes,
                                           uint64_t *out_bytes);
+
+/* gzip / zlib / raw deflate streams through the engine: a stream made by
+ * gpz_deflate_stream_create (and not yet updated) takes its whole input from read (or read_at,
+ * src_size bytes, positional as above), coded in batches of pieces on the lanes (on their GPUs
+ * on a GPU context, and on an AUTO one for inputs of 64 MiB or more or of unknown size; an AUTO
+ * context redoes a failed batch on the CPU), and writes header, stream and trailer through
+ * write. The bytes are those of gpz_deflate_update; gpz_deflate_stream_header gives the filled
+ * header afterwards as there. Memory: each lane holds a batch (64 MiB on the GPU, 4 pieces a
+ * thread on the CPU) and its output, and on the GPU about 1.4 GiB of device workspace. */
+GPZ_API gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn read,
+                                           gpz_write_fn write, void *user, uint64_t *in_bytes,
+                                           uint64_t *out_bytes);
+GPZ_API gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn read_at,
+                                              uint64_t src_size, gpz_write_fn write, void *user,
+                                              uint64_t *in_bytes, uint64_t *out_bytes);
 
 /* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
 GPZ_API uint64_t gpz_content_checksum(const void *data, size_t size);

@@ -46,9 +46,9 @@ static uint32_t le32(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Inflate the piece of src[start .. start + len) whose bits begin at bit `bit` of raw (raw
+/* Inflate the piece of src[start .. start + len) that begins at byte `at` of raw (raw
  * deflate), with the 32 KiB before it as the dictionary: is it that piece? */
-static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t bit, const uint8_t *src,
+static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t at, const uint8_t *src,
                          size_t start, size_t len)
 {
 	z_stream z;
@@ -62,10 +62,8 @@ static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t bit, const u
 	}
 	if (hist)
 		inflateSetDictionary(&z, src + start - hist, (uInt)hist);
-	if (bit % 8)
-		inflatePrime(&z, (int)(8 - bit % 8), raw[bit / 8] >> (bit % 8));
-	z.next_in = (Bytef *)raw + (bit + 7) / 8;
-	z.avail_in = (uInt)(raw_n - (bit + 7) / 8);
+	z.next_in = (Bytef *)raw + at;
+	z.avail_in = (uInt)(raw_n - at);
 	z.next_out = out;
 	z.avail_out = (uInt)len;
 	int zr = inflate(&z, Z_SYNC_FLUSH);
@@ -77,8 +75,8 @@ static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t bit, const u
 }
 
 /* A gzip stream from gpz_deflate_compress carries the piece index (FORMAT.md): filled, one entry
- * per piece, the lengths adding up to the deflate stream, and every piece decodes on its own
- * from where the index puts it. */
+ * per piece, the lengths in bytes adding up to the deflate stream, and every piece decodes on
+ * its own from the byte where the index puts it. */
 static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t n,
                         const char *what)
 {
@@ -87,7 +85,7 @@ static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t
 	if (got <= 30 || !(c[3] & 0x04))
 		return;
 	size_t xlen = c[10] | (size_t)c[11] << 8, sub = c[14] | (size_t)c[15] << 8;
-	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 8 + 4 * np && xlen == 4 + sub && c[16] == 1 &&
+	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 8 + 4 * np && xlen == 4 + sub && c[16] == 2 &&
 	          c[17] == 20 && le32(c + 20) == np,
 	      "%s: piece index header wrong (np %zu)", what, np);
 	if (sub != 8 + 4 * np || 12 + xlen > got)
@@ -98,19 +96,19 @@ static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t
 			;
 	const uint8_t *raw = c + h;
 	size_t raw_n = got - h - 8;
-	uint64_t bit = 0;
+	uint64_t at = 0;
 	for (size_t k = 0; k < np; k++) {
 		size_t start = k * GPZ_DEFLATE_PIECE, len = n - start < GPZ_DEFLATE_PIECE ?
 		                                                n - start : GPZ_DEFLATE_PIECE;
-		if (len && !piece_decodes(raw, raw_n, bit, src, start, len)) {
-			CHECK(0, "%s: piece %zu does not decode from bit %llu", what, k,
-			      (unsigned long long)bit);
+		if (len && (at >= raw_n || !piece_decodes(raw, raw_n, at, src, start, len))) {
+			CHECK(0, "%s: piece %zu does not decode from byte %llu", what, k,
+			      (unsigned long long)at);
 			break;
 		}
-		bit += le32(c + 24 + 4 * k);
+		at += le32(c + 24 + 4 * k);
 	}
-	CHECK((bit + 7) / 8 == raw_n, "%s: index sums to %llu bits, stream has %zu bytes", what,
-	      (unsigned long long)bit, raw_n);
+	CHECK(at == raw_n, "%s: index sums to %llu bytes, stream has %zu", what,
+	      (unsigned long long)at, raw_n);
 }
 
 static size_t check(const uint8_t *src, size_t n, int level, gpz_format f, const char *what)
@@ -196,6 +194,82 @@ static void stored_after_text(void)
 }
 
 /* One-shot on 1 and 3 threads, and streamed in random-sized pieces, give the same bytes. */
+/* Callbacks over memory for the engine's streams: reads of random sizes, positional reads, and
+ * output appended to a buffer. */
+struct mem_io {
+	const uint8_t *src;
+	size_t n, pos;
+	uint8_t *out;
+	size_t cap, len;
+	uint64_t rng;
+};
+
+static gpz_result mem_read(void *user, void *buf, size_t cap, size_t *got)
+{
+	struct mem_io *m = user;
+	size_t k = (size_t)(test_rand(&m->rng) % (3 * GPZ_DEFLATE_PIECE / 2)) + 1;
+	if (k > cap)
+		k = cap;
+	if (k > m->n - m->pos)
+		k = m->n - m->pos;
+	memcpy(buf, m->src + m->pos, k);
+	m->pos += k;
+	*got = k;
+	return GPZ_OK;
+}
+
+static gpz_result mem_read_at(void *user, void *buf, size_t n, uint64_t off)
+{
+	struct mem_io *m = user;
+	if (off > m->n || n > m->n - off)
+		return GPZ_ERR_TRUNCATED;
+	memcpy(buf, m->src + off, n);
+	return GPZ_OK;
+}
+
+static gpz_result mem_write(void *user, const void *buf, size_t n)
+{
+	struct mem_io *m = user;
+	if (n > m->cap - m->len)
+		return GPZ_ERR_DST_TOO_SMALL;
+	memcpy(m->out + m->len, buf, n);
+	m->len += n;
+	return GPZ_OK;
+}
+
+/* The whole input through the engine (pushed or positional) on a context of `threads` threads
+ * and `depth` lanes: the bytes ref[0 .. ref_n) of the one-shot call, index included. */
+static void engine_same(const uint8_t *src, size_t n, int level, gpz_format f, int threads,
+                        int depth, int positional, const uint8_t *ref, size_t ref_n,
+                        uint64_t *st)
+{
+	gpz_ctx *c;
+	gpz_deflate_stream *ds;
+	struct mem_io m = { src, n, 0, malloc(ref_n + 1), ref_n + 1, 0, *st };
+	gpz_gzip_info gi = { NULL, 0, n ? n : 1 };
+	uint64_t in = 0, out = 0;
+	gpz_result r;
+
+	gpz_ctx_create(&c, GPZ_BACKEND_CPU, threads);
+	gpz_ctx_set_depth(c, depth);
+	r = gpz_deflate_stream_create(c, level, f, &gi, &ds);
+	if (r == GPZ_OK)
+		r = positional ? gpz_deflate_stream_from_at(ds, mem_read_at, n, mem_write, &m, &in, &out)
+		               : gpz_deflate_stream_from(ds, mem_read, mem_write, &m, &in, &out);
+	if (r == GPZ_OK && f == GPZ_FORMAT_GZIP) {
+		size_t hl;
+		r = gpz_deflate_stream_header(ds, m.out, m.len, &hl);
+	}
+	CHECK(r == GPZ_OK && in == n && out == m.len && m.len == ref_n && !memcmp(m.out, ref, ref_n),
+	      "n=%zu threads %d depth %d %s: engine output differs (%s, %zu vs %zu bytes)", n,
+	      threads, depth, positional ? "positional" : "pushed", gpz_result_string(r), m.len,
+	      ref_n);
+	gpz_deflate_stream_free(ds);
+	gpz_ctx_free(c);
+	free(m.out);
+	*st = m.rng;
+}
+
 static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, uint64_t *st)
 {
 	gpz_ctx *c3;
@@ -231,6 +305,8 @@ static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, u
 	gpz_deflate_stream_free(ds);
 	CHECK(r == GPZ_OK && o == a && memcmp(x, z, a) == 0, "n=%zu: streamed output differs (%s)",
 	      n, gpz_result_string(r));
+	for (int k = 0; k < 4; k++) /* threads 1, 2; depth 1, 3; pushed, positional */
+		engine_same(src, n, level, f, 1 + k % 2, k == 1 || k == 2 ? 3 : 1, k / 2, x, a, st);
 	gpz_ctx_free(c3);
 	free(x);
 	free(y);
@@ -266,13 +342,14 @@ static void index_wrong_size(void)
 
 static void streams(void)
 {
-	size_t n = 5 * GPZ_DEFLATE_PIECE + 12345;
+	size_t n = 9 * GPZ_DEFLATE_PIECE + 12345;
 	uint8_t *buf = malloc(n);
 	uint64_t st = 99;
 	for (size_t i = 0; i < n; i++) /* compressible: words from a small vocabulary */
 		buf[i] = (uint8_t)("the quick brown fox jumps over a lazy dog "[test_rand(&st) % 43]);
 	size_t sizes[] = { 0, 1, GPZ_DEFLATE_PIECE - 1, GPZ_DEFLATE_PIECE, GPZ_DEFLATE_PIECE + 1,
-	                   2 * GPZ_DEFLATE_PIECE, 4 * GPZ_DEFLATE_PIECE, n };
+	                   2 * GPZ_DEFLATE_PIECE, 4 * GPZ_DEFLATE_PIECE, 8 * GPZ_DEFLATE_PIECE,
+	                   8 * GPZ_DEFLATE_PIECE + 5, 9 * GPZ_DEFLATE_PIECE, n };
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		stream_same(buf, sizes[k], 1 + (int)k % 9, (gpz_format)(1 + k % 3), &st);
 		check(buf, sizes[k], 1 + (int)k % 9, (gpz_format)(1 + k % 3), "pieces");

@@ -513,12 +513,17 @@ n = int(sys.argv[2]); np = (n - 1) // (1 << 20) + 1
 assert b[3] & 4, "FEXTRA"
 xlen, = struct.unpack_from("<H", b, 10)
 assert b[12:14] == b"GP" and struct.unpack_from("<H", b, 14)[0] == 8 + 4 * np
-assert b[16] == 1 and b[17] == 20 and struct.unpack_from("<I", b, 20)[0] == np
-bits = sum(struct.unpack_from("<%dI" % np, b, 24))
+assert b[16] == 2 and b[17] == 20 and struct.unpack_from("<I", b, 20)[0] == np
+lens = struct.unpack_from("<%dI" % np, b, 24)
 h = 12 + xlen
 if b[3] & 8:
     h = b.index(b"\0", h) + 1
-assert (bits + 7) // 8 == len(b) - h - 8, "index sums to the stream"
+assert sum(lens) == len(b) - h - 8, "index sums to the stream"
+# every piece but the last ends in an empty stored block (a sync marker) on a byte boundary
+at = h
+for k in lens[:-1]:
+    at += k
+    assert b[at - 4:at] == b"\0\0\xff\xff", "piece ends in a sync marker"
 PY
 	"$GPZ" -q -c --format=gzip big.keep >big-stdout.gz
 	python3 -c "import sys; b = open('big-stdout.gz','rb').read(); sys.exit(b[3] & 4)" || \

@@ -719,15 +719,18 @@ static void note_fallbacks(const struct opts *o, const struct job *j, gpz_ctx *c
 
 /* ---- gzip, zlib and raw deflate ---- */
 
-#define DEFLATE_IO ((size_t)8 << 20) /* bytes read per step */
-
+/* gzip, zlib or raw deflate through the library's frame engine: regular files are read by its
+ * lanes in parallel, other input through the push reader. */
 static int compress_deflate(const struct opts *o, const struct job *j, fio_out *out,
                             struct counts *c)
 {
 	gpz_ctx *ctx = get_ctx(o);
+	struct engine_io io = { j, NULL, out, 0, 0 };
 	gpz_deflate_stream *ds;
 	gpz_gzip_info gi = { NULL, 0, 0 };
-	size_t got, n;
+	uint64_t size = (uint64_t)j->st.st_size, before;
+	unsigned char hdr[4200 + 8 + 4 * GPZ_GZIP_INDEX_MAX_PIECES];
+	size_t n;
 	gpz_result r;
 	int rc = 0;
 
@@ -741,42 +744,30 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 	/* the piece index goes in the header once the stream is done: only where the output can
 	 * be rewritten (a file, not standard output) and the input's size is known */
 	if (!j->use_stdout && !j->is_stdin && S_ISREG(j->st.st_mode))
-		gi.index_size = j->st.st_size > 0 ? (uint64_t)j->st.st_size : 1;
-	if (reserve(&g_in, &g_in_cap, DEFLATE_IO) != 0 ||
-	    reserve(&g_out, &g_out_cap, gpz_deflate_update_bound(DEFLATE_IO)) != 0)
-		return io_error(j->name);
+		gi.index_size = size > 0 ? size : 1;
 	r = gpz_deflate_stream_create(ctx, o->level, o->format, &gi, &ds);
 	if (r != GPZ_OK)
 		return lib_error(j->name, r);
-	for (;;) {
-		if (fio_read_full(j->fd, g_in, DEFLATE_IO, &got) != 0) {
-			rc = io_error(j->name);
-			break;
-		}
-		progress_add(got, 0);
-		int last = got < DEFLATE_IO;
-		r = gpz_deflate_update(ds, g_in, got, last, g_out, g_out_cap, &n);
-		if (r != GPZ_OK) {
-			rc = lib_error(j->name, r);
-			break;
-		}
-		if (write_out(out, j, g_out, n) != 0) {
-			rc = -1;
-			break;
-		}
-		c->in += got;
-		c->out += n;
-		if (last)
-			break;
-	}
+	before = gpz_ctx_gpu_fallbacks(ctx);
+	/* not /proc files, whose size says 0 */
+	if (S_ISREG(j->st.st_mode) && size > 0)
+		r = gpz_deflate_stream_from_at(ds, engine_read_at, size, engine_write, &io, &c->in,
+		                               &c->out);
+	else
+		r = gpz_deflate_stream_from(ds, engine_read, engine_write, &io, &c->in, &c->out);
+	note_fallbacks(o, j, ctx, before);
+	if (r != GPZ_OK)
+		rc = engine_error(&io, r);
 	/* the header again, with the index filled in (an input that changed size while it was read
 	 * keeps the reserved, unfilled one: still valid gzip) */
-	if (rc == 0 && gi.index_size && gpz_deflate_stream_header(ds, g_out, g_out_cap, &n) == GPZ_OK &&
-	    pwrite(out->fd, g_out, n, 0) != (ssize_t)n)
+	if (rc == 0 && gi.index_size && gpz_deflate_stream_header(ds, hdr, sizeof hdr, &n) == GPZ_OK &&
+	    pwrite(out->fd, hdr, n, 0) != (ssize_t)n)
 		rc = io_error(j->oname != NULL ? j->oname : j->name);
 	gpz_deflate_stream_free(ds);
 	return rc;
 }
+
+#define DEFLATE_IO ((size_t)8 << 20) /* bytes inflated per step */
 
 /* The zlib window-bits that decode the stream starting with b[0..n): 31 gzip, 15 zlib, -15 raw
  * deflate (by suffix or --format), 0 for gpz or unknown. */

@@ -40,12 +40,16 @@ struct slot {
 	uint64_t index;    /* the frame's number in this call */
 	int at;            /* positional input at in_off */
 	uint64_t in_off;
+	size_t pre;        /* a job's history bytes before src */
+	int last;          /* a job's last frame */
+	void *meta;        /* a job's meta_bytes about the frame */
 };
 
 struct gpz_engine {
 	gpz_ctx *ctx;
 	gpz_params p;
 	int decompress;
+	struct gpz_engine_job job;  /* a job's (run set), else .gpz frames */
 	gpz_engine_out_fn out;
 	void *user;
 	uint8_t *sink;              /* or a memory sink: output appended at sink_pos */
@@ -203,6 +207,51 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 	return r;
 }
 
+/* A job's frame input: where its pre + n bytes are, staged into the lane's pinned buffer when
+ * the GPU will read them. */
+static gpz_result job_input(struct slot *s, const uint8_t **src, size_t *pre)
+{
+	struct lane *ln = s->ln;
+	struct gpz_engine *e = s->e;
+
+	*pre = s->pre;
+	if (s->at && e->read_at) {
+		*pre = s->in_off < e->job.pre ? (size_t)s->in_off : e->job.pre;
+		if (buf_reserve(ln, &ln->in, &ln->in_cap, *pre + s->n + 1, 0) != GPZ_OK)
+			return GPZ_ERR_NOMEM;
+		*src = ln->in + *pre;
+		return e->read_at(e->io_user, ln->in, *pre + s->n, s->in_off - *pre);
+	}
+	if (!s->src) {
+		*src = ln->in + s->pre;
+		return GPZ_OK;
+	}
+	*src = s->src;
+	if (!ln->g || gpz_gpu_is_pinned(s->src - s->pre))
+		return GPZ_OK;
+	if (buf_reserve(ln, &ln->in, &ln->in_cap, s->pre + s->n + 1, 0) != GPZ_OK)
+		return GPZ_ERR_NOMEM;
+	memcpy(ln->in, s->src - s->pre, s->pre + s->n);
+	*src = ln->in + s->pre;
+	return GPZ_OK;
+}
+
+static gpz_result run_job(struct slot *s, const uint8_t **res, size_t *len)
+{
+	const struct gpz_engine_job *J = &s->e->job;
+	struct lane *ln = s->ln;
+	const uint8_t *src;
+	size_t pre, cap = J->bound(J->user, s->n);
+	gpz_result r = job_input(s, &src, &pre);
+
+	if (r == GPZ_OK)
+		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
+	if (r == GPZ_OK)
+		r = J->run(J->user, ln->g, src, pre, s->n, s->last, ln->out, cap, len, s->meta);
+	*res = ln->out;
+	return r;
+}
+
 /* Wait for the frame's turn, hand its output over, and free the slot. A memory sink only needs
  * the turn to learn where the output goes: the copy itself runs beside the other lanes'. */
 static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t len)
@@ -221,10 +270,11 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 		else
 			to = e->sink + e->sink_pos;
 		e->sink_pos += e->err == GPZ_OK ? len : 0;
-	} else if (e->err == GPZ_OK && res && e->out) {
+	} else if (e->err == GPZ_OK && res && (e->out || e->job.put)) {
 		/* the turn is ours until `handed` moves: write without holding the lock */
 		pthread_mutex_unlock(&e->mu);
-		r = e->out(e->user, res, len);
+		r = e->job.put ? e->job.put(e->job.user, res, len, s->meta, s->n)
+		               : e->out(e->user, res, len);
 		pthread_mutex_lock(&e->mu);
 		if (r != GPZ_OK && e->err == GPZ_OK)
 			e->err = r;
@@ -261,7 +311,9 @@ static void *lane_main(void *arg)
 		r = e->err; /* after an error, later frames are only handed over */
 		pthread_mutex_unlock(&e->mu);
 		if (r == GPZ_OK)
-			r = e->decompress ? run_decompress(s, &res, &len) : run_compress(s, &res, &len);
+			r = e->job.run     ? run_job(s, &res, &len)
+			  : e->decompress ? run_decompress(s, &res, &len)
+			                  : run_compress(s, &res, &len);
 		hand_over(s, r, res, len);
 	}
 }
@@ -289,6 +341,26 @@ gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn 
 	for (int i = 0; i < e->L->n; i++) {
 		e->slot[i].e = e;
 		e->slot[i].ln = &e->L->lane[i];
+	}
+	*ep = e;
+	return GPZ_OK;
+}
+
+gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,
+                               struct gpz_engine **ep)
+{
+	struct gpz_engine *e;
+	gpz_result r = gpz_engine_open(ctx, NULL, NULL, NULL, &e);
+
+	if (r != GPZ_OK)
+		return r;
+	e->job = *job;
+	for (int i = 0; i < e->L->n; i++) {
+		e->slot[i].meta = job->meta_bytes ? malloc(job->meta_bytes) : NULL;
+		if (job->meta_bytes && !e->slot[i].meta) {
+			gpz_engine_close(e, NULL);
+			return GPZ_ERR_NOMEM;
+		}
 	}
 	*ep = e;
 	return GPZ_OK;
@@ -341,12 +413,14 @@ void gpz_engine_positional(struct gpz_engine *e, gpz_read_at_fn read_at, void *u
 
 /* Hand the next frame to its lane: every field is set before `busy`, under the lock. */
 static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, size_t dst_cap,
-                   int at, uint64_t in_off)
+                   int at, uint64_t in_off, size_t pre, int last)
 {
 	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
 
 	pthread_mutex_lock(&e->mu);
 	s->src = src;
+	s->pre = pre;
+	s->last = last;
 	s->n = n;
 	s->dst = dst;
 	s->dst_cap = dst_cap;
@@ -360,13 +434,19 @@ static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, s
 
 void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off)
 {
-	submit(e, NULL, n, NULL, 0, 1, in_off);
+	submit(e, NULL, n, NULL, 0, 1, in_off, 0, 0);
+}
+
+void gpz_engine_submit_job(struct gpz_engine *e, const void *src, size_t n, size_t pre,
+                           uint64_t in_off, int last)
+{
+	submit(e, src, n, NULL, 0, !src && e->read_at, in_off, pre, last);
 }
 
 void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,
                        size_t dst_cap)
 {
-	submit(e, src, n, dst, dst_cap, 0, 0);
+	submit(e, src, n, dst, dst_cap, 0, 0, 0, 0);
 }
 
 static int busy_lanes(const struct gpz_engine *e)
@@ -387,9 +467,11 @@ gpz_result gpz_engine_close(struct gpz_engine *e, size_t *sink_end)
 	e->quit = 1;
 	pthread_cond_broadcast(&e->cv);
 	pthread_mutex_unlock(&e->mu);
-	for (int i = 0; i < e->L->n; i++)
+	for (int i = 0; i < e->L->n; i++) {
 		if (e->slot[i].started)
 			pthread_join(e->slot[i].tid, NULL);
+		free(e->slot[i].meta);
+	}
 	r = e->err;
 	if (sink_end)
 		*sink_end = e->sink_pos;

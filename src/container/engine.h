@@ -17,6 +17,7 @@
 #include "gpz.h"
 
 struct gpz_engine;
+struct gpz_gpu;
 
 /* Output of one frame, in frame order. */
 typedef gpz_result (*gpz_engine_out_fn)(void *user, const void *buf, size_t n);
@@ -53,6 +54,34 @@ void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *ds
 
 /* Submit the next frame for positional input: its n input bytes are read at in_off. */
 void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off);
+
+/*
+ * A job other than .gpz frames (gpz_engine_open_job): run codes one frame on a lane (g: the
+ * lane's GPU resources, NULL on the CPU backend) from n bytes at src, the `pre` bytes before src
+ * readable as history, into out (cap = bound(n) bytes, pinned on the GPU): *len bytes, and
+ * meta_bytes of anything else about the frame into meta. put receives each frame's output, meta
+ * and input size in frame order. last: the frame the caller submitted as the job's last.
+ */
+struct gpz_engine_job {
+	void *user;
+	size_t pre;        /* history bytes positional frames are read with (fewer at the start) */
+	size_t meta_bytes;
+	size_t (*bound)(void *user, size_t n);
+	gpz_result (*run)(void *user, struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
+	                  int last, uint8_t *out, size_t cap, size_t *len, void *meta);
+	gpz_result (*put)(void *user, const uint8_t *buf, size_t len, const void *meta,
+	                  size_t in_bytes);
+};
+
+gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,
+                               struct gpz_engine **e);
+
+/* Submit the next frame of a job: n bytes at src with the pre bytes before it (left unchanged
+ * until gpz_engine_close); or, with src NULL, the pre + n bytes in the buffer gpz_engine_next
+ * gave, or, for positional input, read by the lane at in_off (with min(job pre, in_off) bytes of
+ * history before it). */
+void gpz_engine_submit_job(struct gpz_engine *e, const void *src, size_t n, size_t pre,
+                           uint64_t in_off, int last);
 
 /* Wait for every submitted frame, stop the lanes' threads, and return the first error in frame
  * order (GPZ_OK when there was none). *sink_end (may be NULL): where the memory sink's output

@@ -577,56 +577,49 @@ GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
 }
 
 /*
- * gpz_deflate_blocks of deflate.h: code tokens (covering src[start .. start + nbytes)) as DEFLATE
- * blocks; the last block gets BFINAL when `last` is set. tab: gpz_dfl_log_fill's table.
- * *stored (when not NULL) is set to 1 when some block was written stored, else 0: stored blocks
- * are padded to a byte boundary of the bit writer, so such a string of blocks is only valid where
- * it starts on a byte boundary of the stream (see gpz_dfl_marker_bits).
+ * The end of a piece that is not the stream's last: an empty stored block (BFINAL 0, BTYPE 00,
+ * zero bits to the byte boundary, LEN 0, NLEN 0xffff: what zlib's sync flush writes), after
+ * which the next piece starts on a byte boundary. Pieces are then plain byte strings, joined by
+ * copying and located by byte offsets (the gzip piece index), for 4 to 6 bytes a piece.
+ */
+GPZ_HD static inline void gpz_dfl_put_sync(struct gpz_bitw *bw)
+{
+	gpz_dfl_put(bw, 0, 3);
+	gpz_dfl_bitw_finish(bw);
+	gpz_dfl_put(bw, 0, 16);
+	gpz_dfl_put(bw, 0xffff, 16);
+}
+
+/*
+ * gpz_deflate_blocks of deflate.h: code tokens (covering src[start .. start + nbytes)) as one
+ * piece's DEFLATE blocks, ending on a byte boundary: the last block gets BFINAL and zero bits
+ * pad it when `last` is set, else an empty stored block follows (gpz_dfl_put_sync). Every piece
+ * thus starts on a byte boundary of the stream, where its stored blocks' padding is right
+ * wherever it lies. tab: gpz_dfl_log_fill's table.
  */
 GPZ_HD static inline gpz_result gpz_dfl_blocks(struct gpz_bitw *bw, const uint8_t *src,
                                                size_t start, size_t nbytes,
                                                const uint32_t *tokens, size_t ntok, int last,
-                                               struct gpz_dfl_scratch *s, const uint32_t *tab,
-                                               int *stored)
+                                               struct gpz_dfl_scratch *s, const uint32_t *tab)
 {
 	size_t pos = start, i = 0;
-	int any = 0;
 
-	if (ntok == 0) { /* empty input: one empty final block */
-		any = gpz_dfl_put_block(bw, src + pos, tokens, 0, 0, last, s);
-		if (stored)
-			*stored = any;
-		return bw->overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
-	}
+	if (ntok == 0) /* empty input: one empty block */
+		gpz_dfl_put_block(bw, src + pos, tokens, 0, 0, last, s);
 	while (i < ntok) {
 		size_t n = gpz_dfl_next_block(tokens + i, ntok - i, s, tab);
 		size_t b = gpz_dfl_token_bytes(tokens + i, n);
-		any |= gpz_dfl_put_block(bw, src + pos, tokens + i, n, b, last && i + n == ntok, s);
+		gpz_dfl_put_block(bw, src + pos, tokens + i, n, b, last && i + n == ntok, s);
 		pos += b;
 		i += n;
 	}
-	if (stored)
-		*stored = any;
+	if (!last)
+		gpz_dfl_put_sync(bw);
+	gpz_dfl_bitw_finish(bw);
 	return bw->overflow ? GPZ_ERR_DST_TOO_SMALL : (pos - start == nbytes ? GPZ_OK : GPZ_ERR_PARAM);
 }
 
 /* ---- streams cut into pieces (stream.c's layout) ---- */
-
-/*
- * Pieces are coded independently, each as if it started on a byte boundary, and their bit
- * strings are joined end to end. That is right for Huffman blocks, but a stored block's padding
- * depends on where it lies in the stream: a piece holding a stored block that would start
- * mid-byte is preceded by an empty stored block (BFINAL 0, BTYPE 00, zero bits to the byte
- * boundary, LEN 0, NLEN 0xffff: what zlib's sync flush writes), which brings the stream to a byte
- * boundary. Its length in bits for a piece starting at stream bit pos (0 when none is needed);
- * its last 16 bits are ones, the others zeros.
- */
-GPZ_HD static inline unsigned gpz_dfl_marker_bits(uint64_t pos, int stored)
-{
-	if (!stored || pos % 8 == 0)
-		return 0;
-	return 3 + (unsigned)((8 - (pos + 3) % 8) % 8) + 32;
-}
 
 /* Bytes a piece of len input bytes may need (stream.c gives every piece this much for
  * len = GPZ_DEFLATE_PIECE): every block is at most its bytes stored, 5 bytes per stored
@@ -634,66 +627,7 @@ GPZ_HD static inline unsigned gpz_dfl_marker_bits(uint64_t pos, int stored)
  * last. */
 GPZ_HD static inline size_t gpz_dfl_piece_cap(size_t len)
 {
-	return len + 5 * (len / 65535 + len / GPZ_DFL_UNIT_TOKENS + 4) + 16;
+	return len + 5 * (len / 65535 + len / GPZ_DFL_UNIT_TOKENS + 4) + 24; /* + the sync */
 }
-
-/*
- * The bits that pieces 0 .. npieces - 1 put into byte j of the joined stream: the pieces lie back
- * to back, LSB-first, piece q from bit off[q] to off[q + 1] (absolute offsets: off[0] need not
- * be 0, so a batch of pieces can be joined after earlier ones): first mk[q] bits of marker
- * (gpz_dfl_marker_bits: zeros, then 16 ones; mk[q] is 0 or 35 .. 42), then its bits from slot q
- * (slots + q * slot_bytes) read as an LSB-first string (only the bytes holding its bits are
- * read). Bits of byte j outside [off[0], off[npieces]) are zero: the caller ORs the first byte of
- * a batch into what the previous batch wrote.
- */
-GPZ_HD static inline uint8_t gpz_dfl_join_byte(const uint8_t *slots, size_t slot_bytes,
-                                               const uint64_t *off, const uint8_t *mk,
-                                               size_t npieces, uint64_t j)
-{
-	uint64_t pos = 8 * j, end = pos + 8;
-	size_t lo = 0, hi = npieces; /* off[lo] <= pos < off[hi] */
-	unsigned out = 0, got;
-
-	if (pos < off[0])
-		pos = off[0];
-	if (end > off[npieces])
-		end = off[npieces];
-	if (pos >= end)
-		return 0;
-	got = (unsigned)(pos - 8 * j);
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (off[mid] <= pos)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	while (pos < end) {
-		while (off[lo + 1] <= pos)
-			lo++;
-		uint64_t rel = pos - off[lo], avail = off[lo + 1] - pos;
-		unsigned take = end - pos < avail ? (unsigned)(end - pos) : (unsigned)avail;
-		unsigned v;
-		if (rel < mk[lo]) { /* the marker */
-			if (take > mk[lo] - rel)
-				take = mk[lo] - (unsigned)rel;
-			v = 0;
-			for (unsigned t = 0; t < take; t++)
-				v |= (rel + t >= (uint64_t)mk[lo] - 16u ? 1u : 0u) << t;
-		} else {
-			uint64_t q = rel - mk[lo];
-			const uint8_t *b = slots + lo * slot_bytes + (q >> 3);
-			v = b[0];
-			if ((q & 7) + take > 8) /* only bytes holding the piece's bits are read */
-				v |= (unsigned)b[1] << 8;
-			v >>= q & 7;
-		}
-		out |= (v & ((1u << take) - 1)) << got;
-		got += take;
-		pos += take;
-	}
-	return (uint8_t)out;
-}
-
 
 #endif

@@ -32,8 +32,7 @@ static void fill_log_tab(void)
 }
 
 gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t start,
-                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last,
-                              int *stored)
+                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct gpz_dfl_scratch *s = malloc(sizeof(*s));
@@ -42,7 +41,7 @@ gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t st
 	if (!s)
 		return GPZ_ERR_NOMEM;
 	pthread_once(&once, fill_log_tab); /* pieces are coded on several threads */
-	r = gpz_dfl_blocks(bw, src, start, nbytes, tokens, ntok, last, s, log_tab, stored);
+	r = gpz_dfl_blocks(bw, src, start, nbytes, tokens, ntok, last, s, log_tab);
 	free(s);
 	return r;
 }
@@ -50,9 +49,4 @@ gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t st
 size_t gpz_deflate_piece_cap(size_t len)
 {
 	return gpz_dfl_piece_cap(len);
-}
-
-unsigned gpz_deflate_marker_bits(uint64_t pos, int stored)
-{
-	return gpz_dfl_marker_bits(pos, stored);
 }

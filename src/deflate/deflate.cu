@@ -1,21 +1,19 @@
 /* deflate.cu - raw DEFLATE streams on the GPU, bit for bit those of the CPU's piece driver
  * (pieces.c) and block writer (block_core.h).
  *
- * The input is cut into pieces of GPZ_DEFLATE_PIECE bytes exactly as stream.c cuts a one-shot
- * stream. The LZ77 tokens come from match.cu's stages (every position's matches in parallel,
- * then the CPU's parse per piece, with the 32 KiB before the piece as history). The block writer
- * runs in parallel: unit_kernel counts the symbols of every 2048-token unit (blocks are whole
- * units, so a piece's units are counted independently); plan_kernel, a warp per piece, makes the
- * CPU's block decisions (gpz_dfl_next_block / put_block arithmetic) from the units' counts and
- * writes block headers and stored blocks; write_kernel, a thread per unit, writes the unit's codes
- * at the bit offset the plan gave it. scan_kernel lays the pieces' bit lengths end to end, and
- * join_kernel builds every output byte from the pieces whose bits it holds (LSB-first, as
- * stream.c's append_bits, with the same empty stored block before a piece whose stored blocks
- * would otherwise start mid-byte: gpz_dfl_marker_bits). Only the last piece carries BFINAL.
+ * The input is cut into pieces of GPZ_DEFLATE_PIECE bytes exactly as stream.c cuts a stream. The
+ * LZ77 tokens come from match.cu's stages (every position's matches in parallel, then the CPU's
+ * parse per piece, with the 32 KiB before the piece as history). The block writer runs in
+ * parallel: unit_kernel counts the symbols of every 2048-token unit (blocks are whole units, so a
+ * piece's units are counted independently); plan_kernel, a warp per piece, makes the CPU's block
+ * decisions (gpz_dfl_next_block / put_block arithmetic) from the units' counts, writes block
+ * headers, stored blocks and the piece's ending (BFINAL, or the sync marker that leaves the next
+ * piece on a byte boundary); write_kernel, a thread per unit, writes the unit's codes at the bit
+ * offset the plan gave it. Pieces are whole bytes, so scan_kernel lays their lengths end to end
+ * and join_kernel copies them into place.
  *
  * Pieces go in batches of at most BATCH, so the workspace (chain links, matches, guessed and
- * final tokens, scratch and output slots: about 21 MiB a piece) stays bounded for large inputs;
- * a batch's first output byte may hold the previous batch's last bits, so the join ORs into it.
+ * final tokens, scratch and output slots: about 21 MiB a piece) stays bounded for large inputs.
  */
 #include "deflate/block_core.h"
 #include "deflate/deflate_gpu.h"
@@ -56,7 +54,7 @@ size_t out_slot()
 
 struct layout {
 	size_t np, nb; /* pieces, pieces per batch */
-	size_t tab, bits, off, res, stored, mk, ntok, links, pure, run, tok, scratch, slots, total;
+	size_t tab, bits, off, res, ntok, links, pure, run, tok, scratch, slots, total;
 	/* the block writer's per-unit data, inside pure (free once the parse has run) */
 	size_t ufreq, unbytes, uoff, ucode, codes;
 };
@@ -70,9 +68,7 @@ layout layout_for(size_t n)
 	l.bits = l.tab + a256(GPZ_DFL_LOG_TAB * sizeof(uint32_t));
 	l.off = l.bits + a256(l.np * sizeof(uint64_t));
 	l.res = l.off + a256((l.np + 1) * sizeof(uint64_t));
-	l.stored = l.res + a256(l.np * sizeof(int));
-	l.mk = l.stored + a256(l.np * sizeof(int));
-	l.ntok = l.mk + a256(l.np);
+	l.ntok = l.res + a256(l.np * sizeof(int));
 	l.links = l.ntok + a256(l.nb * sizeof(uint32_t));
 	l.pure = l.links + a256((l.nb * PIECE + GPZ_LZ_WINDOW) * sizeof(uint16_t));
 	l.run = l.pure + a256(l.nb * PIECE * 2 * sizeof(uint32_t));
@@ -224,8 +220,8 @@ __device__ uint64_t unit_bits_warp(const uint32_t *f, const uint8_t *llen, const
 /* Piece b0 + blockIdx.x: gpz_dfl_blocks' decisions from its units' counts (gpz_dfl_next_block,
  * gpz_dfl_put_block), everything but the tokens' codes written into its slot. */
 __global__ void __launch_bounds__(32)
-plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, size_t cap,
-            size_t oslot)
+plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, uint8_t *work, layout l,
+            size_t cap, size_t oslot)
 {
 	__shared__ uint32_t cur[NSYM];
 	__shared__ uint64_t sh_pos;
@@ -233,7 +229,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 	const size_t q = blockIdx.x, p = b0 + q;
 	const size_t np = n ? (n - 1) / PIECE + 1 : 1;
 	const size_t start = p * PIECE, len = n - start < PIECE ? n - start : PIECE;
-	const int last_piece = p + 1 == np;
+	const int last_piece = last_call && p + 1 == np;
 	const uint32_t nt = reinterpret_cast<const uint32_t *>(work + l.ntok)[q];
 	const size_t nu = (nt + UNIT - 1) / UNIT;
 	const uint32_t *uf = reinterpret_cast<const uint32_t *>(
@@ -248,12 +244,12 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 	uint8_t *slot = work + l.slots + q * oslot;
 	uint64_t pos = 0;
 	size_t bytes = 0, nblk = 0;
-	int any = 0, overflow = 0, res = GPZ_OK;
+	int overflow = 0, res = GPZ_OK;
 	gpz_bitw bw;
 
 	if (nt == 0 && lane == 0) { /* empty input: one empty final block, as gpz_dfl_blocks */
 		bw_resume(&bw, slot, cap, 0);
-		any = gpz_dfl_put_block(&bw, src + start, NULL, 0, 0, last_piece, s);
+		gpz_dfl_put_block(&bw, src + start, NULL, 0, 0, last_piece, s);
 		pos = bw_suspend(&bw, slot, &overflow);
 	}
 	for (size_t i = 0; i < nu;) {
@@ -300,7 +296,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 			if (stored < dyn && stored < fix) {
 				gpz_dfl_put_stored(&bw, src + start + bytes, nbytes, last);
 				pos = bw_suspend(&bw, slot, &overflow);
-				stored_block = any = 1;
+				stored_block = 1;
 			} else {
 				if (fix <= dyn) {
 					gpz_dfl_fixed_code(&s->fix);
@@ -353,6 +349,12 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 	}
 	if (lane != 0)
 		return;
+	/* the piece's ending, as gpz_dfl_blocks: the sync marker unless it is the stream's last */
+	bw_resume(&bw, slot, cap, pos);
+	if (!last_piece)
+		gpz_dfl_put_sync(&bw);
+	gpz_dfl_bitw_finish(&bw);
+	pos = bw_suspend(&bw, slot, &overflow);
 	if (overflow || pos / 8 > cap)
 		res = GPZ_ERR_DST_TOO_SMALL;
 	else if (bytes != len && nt)
@@ -362,7 +364,6 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, uint8_t *work, layout l, si
 			uoff[k] = NO_OFF;
 	reinterpret_cast<uint64_t *>(work + l.bits)[p] = pos;
 	reinterpret_cast<int *>(work + l.res)[p] = res;
-	reinterpret_cast<int *>(work + l.stored)[p] = any;
 }
 
 /* One unit's tokens, coded as gpz_dfl_put_tokens does, at the offset plan_kernel gave it: whole
@@ -417,46 +418,41 @@ write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
 		atomicOr(&words[w], (uint32_t)acc);
 }
 
-/* Bit offsets of the batch's pieces after everything before, each piece with stored blocks that
- * would start mid-byte preceded by its marker (as deflate_stream.c's join); the first failure
- * wins. */
+/* Byte offsets of the batch's pieces (whole bytes each) after everything before; the first
+ * failure wins. */
 __global__ void scan_kernel(uint8_t *work, layout l, size_t b0, size_t nb, size_t out_cap,
                             gpz_gpu_deflate_status *st)
 {
 	const uint64_t *bits = reinterpret_cast<const uint64_t *>(work + l.bits);
 	const int *res = reinterpret_cast<const int *>(work + l.res);
-	const int *stored = reinterpret_cast<const int *>(work + l.stored);
 	uint64_t *off = reinterpret_cast<uint64_t *>(work + l.off);
-	uint8_t *mk = work + l.mk;
-	uint64_t total = st->bits;
+	uint64_t total = st->bits / 8;
 	for (size_t p = b0; p < b0 + nb; p++) {
 		if (res[p] != GPZ_OK && st->result == GPZ_OK)
 			st->result = res[p];
-		mk[p] = (uint8_t)gpz_dfl_marker_bits(total, stored[p]);
 		off[p] = total;
-		total += mk[p] + bits[p];
+		total += bits[p] / 8;
 	}
 	off[b0 + nb] = total;
-	if ((total + 7) / 8 > out_cap && st->result == GPZ_OK)
+	if (total > out_cap && st->result == GPZ_OK)
 		st->result = GPZ_ERR_DST_TOO_SMALL;
-	st->bits = total;
+	st->bits = 8 * total;
 }
 
-__global__ void join_kernel(const uint8_t *work, layout l, size_t b0, size_t nb, size_t oslot,
-                            uint8_t *out, const gpz_gpu_deflate_status *st)
+/* Piece b0 + blockIdx.y copied from its slot to its place in the output. */
+__global__ void join_kernel(const uint8_t *work, layout l, size_t b0, size_t oslot, uint8_t *out,
+                            const gpz_gpu_deflate_status *st)
 {
 	if (st->result != GPZ_OK)
 		return;
-	const uint64_t *off = reinterpret_cast<const uint64_t *>(work + l.off) + b0;
-	uint64_t j0 = off[0] / 8, j1 = (off[nb] + 7) / 8;
-	for (uint64_t j = j0 + blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; j < j1;
-	     j += (uint64_t)gridDim.x * blockDim.x) {
-		uint8_t v = gpz_dfl_join_byte(work + l.slots, oslot, off, work + l.mk + b0, nb, j);
-		if (8 * j < off[0])
-			out[j] |= v; /* the previous batch's last bits are there */
-		else
-			out[j] = v;
-	}
+	const size_t p = b0 + blockIdx.y;
+	const uint64_t *off = reinterpret_cast<const uint64_t *>(work + l.off);
+	const uint8_t *slot = work + l.slots + blockIdx.y * oslot;
+	uint8_t *to = out + off[p];
+	const uint64_t len = off[p + 1] - off[p];
+	for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; j < len;
+	     j += (uint64_t)gridDim.x * blockDim.x)
+		to[j] = slot[j];
 }
 
 } // namespace
@@ -468,13 +464,13 @@ extern "C" size_t gpz_gpu_deflate_work(size_t n)
 
 extern "C" size_t gpz_gpu_deflate_raw_bound(size_t n)
 {
-	return layout_for(n).np * (piece_cap() + 8); /* + a marker of at most 6 bytes */
+	return layout_for(n).np * piece_cap();
 }
 
-extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level,
-                                          uint8_t *d_out, size_t out_cap,
-                                          gpz_gpu_deflate_status *d_status, void *d_work,
-                                          size_t work_bytes, gpz_stream_t stream)
+extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first,
+                                           int last, int level, uint8_t *d_out, size_t out_cap,
+                                           gpz_gpu_deflate_status *d_status, void *d_work,
+                                           size_t work_bytes, gpz_stream_t stream)
 {
 	cudaStream_t s = (cudaStream_t)stream;
 	layout l = layout_for(n);
@@ -482,14 +478,14 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
 	size_t cap = piece_cap(), oslot = out_slot();
 
 	if (level < 1 || level > 9 || (!d_src && n) || !d_out || !d_status || !d_work ||
-	    work_bytes < l.total || (reinterpret_cast<uintptr_t>(d_work) & 255))
+	    work_bytes < l.total || (reinterpret_cast<uintptr_t>(d_work) & 255) ||
+	    first >= l.np || first * PIECE > n)
 		return GPZ_ERR_PARAM;
 	GPZ_CUDA_TRY(cudaMemsetAsync(d_status, 0, sizeof(*d_status), s));
 	log_tab_kernel<<<GPZ_DFL_LOG_TAB / 256, 256, 0, s>>>(reinterpret_cast<uint32_t *>(work + l.tab));
 	GPZ_LAUNCH_TRY();
-	for (size_t b0 = 0; b0 < l.np; b0 += l.nb) {
+	for (size_t b0 = first; b0 < l.np; b0 += l.nb) {
 		size_t nb = l.np - b0 < l.nb ? l.np - b0 : l.nb;
-		size_t blocks = (nb * (cap + 8) + 255) / 256;
 		size_t a = b0 * PIECE, b = n - a < nb * PIECE ? n : a + nb * PIECE;
 		size_t lo = a < GPZ_LZ_WINDOW ? 0 : a - GPZ_LZ_WINDOW;
 		uint16_t *links = reinterpret_cast<uint16_t *>(work + l.links);
@@ -502,18 +498,25 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
 		GPZ_CUDA_TRY(cudaMemsetAsync(work + l.slots, 0, nb * oslot, s));
 		unit_kernel<<<(unsigned)(nb * UMAX), 128, 0, s>>>(work, l);
 		GPZ_LAUNCH_TRY();
-		plan_kernel<<<(unsigned)nb, 32, 0, s>>>(d_src, n, b0, work, l, cap, oslot);
+		plan_kernel<<<(unsigned)nb, 32, 0, s>>>(d_src, n, b0, last, work, l, cap, oslot);
 		GPZ_LAUNCH_TRY();
 		write_kernel<<<(unsigned)((nb * UMAX + 127) / 128), 128, 0, s>>>(work, l, nb, oslot);
 		GPZ_LAUNCH_TRY();
 		scan_kernel<<<1, 1, 0, s>>>(work, l, b0, nb, out_cap, d_status);
 		GPZ_LAUNCH_TRY();
-		join_kernel<<<(unsigned)(blocks < 8192 ? blocks : 8192), 256, 0, s>>>(work, l, b0, nb,
-		                                                                      oslot, d_out,
-		                                                                      d_status);
+		join_kernel<<<dim3(32, (unsigned)nb), 256, 0, s>>>(work, l, b0, oslot, d_out, d_status);
 		GPZ_LAUNCH_TRY();
 	}
 	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level,
+                                          uint8_t *d_out, size_t out_cap,
+                                          gpz_gpu_deflate_status *d_status, void *d_work,
+                                          size_t work_bytes, gpz_stream_t stream)
+{
+	return gpz_gpu_deflate_part(d_src, n, 0, 1, level, d_out, out_cap, d_status, d_work,
+	                            work_bytes, stream);
 }
 
 extern "C" const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n)

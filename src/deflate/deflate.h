@@ -34,31 +34,20 @@ void gpz_bitw_put(struct gpz_bitw *bw, uint32_t bits, unsigned n);
 void gpz_bitw_finish(struct gpz_bitw *bw);
 
 /*
- * Code tokens (covering src[start .. start + nbytes)) as DEFLATE blocks: dynamic Huffman codes
- * (limited to 15 bits, code-length code to 7), or fixed codes or a stored block when smaller.
- * The last block gets BFINAL when `last` is set. *stored (may be NULL) is set when some block
- * is stored (such a string of blocks must start on a byte boundary of the stream).
+ * Code tokens (covering src[start .. start + nbytes)) as one piece's DEFLATE blocks: dynamic
+ * Huffman codes (limited to 15 bits, code-length code to 7), or fixed codes or a stored block
+ * when smaller. The piece ends on a byte boundary: its last block gets BFINAL and is padded with
+ * zero bits when `last` is set, else an empty stored block (a sync marker) ends it.
  */
 gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t start,
-                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last,
-                              int *stored);
-
-/* A chained piece holding stored blocks was padded as if it started on a byte boundary; when
- * it starts at stream bit pos, it is preceded by an empty stored block (BFINAL 0, BTYPE 00, zero
- * bits to the byte boundary, LEN 0, NLEN 0xffff) of this many bits (0 when none is needed): its
- * last 16 bits are ones, the others zeros. */
-unsigned gpz_deflate_marker_bits(uint64_t pos, int stored);
+                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last);
 
 /* One piece's output: the caller sets buf and cap (gpz_deflate_piece_cap of its length); the
- * driver fills the rest. The piece's bits are `bytes` whole bytes of buf, then nb (< 8) bits
- * in acc. */
+ * driver fills the rest. A piece is whole bytes: buf[0 .. bytes). */
 struct gpz_dfl_piece {
 	uint8_t *buf;
 	size_t cap;
 	size_t bytes;
-	uint64_t acc;
-	unsigned nb;
-	int stored; /* some block is stored: the piece must start on a byte boundary */
 	uint32_t check; /* the piece's CRC-32 or Adler-32 when asked for (zlib's values) */
 	gpz_result r;
 };
@@ -77,7 +66,8 @@ size_t gpz_deflate_piece_cap(size_t len);
  * src[start .. start + n) on nthreads threads, piece i into out[i].
  * Chained (independent = 0): each piece is parsed with the bytes before it (up to 32 KiB of
  * src[0 .. start + i * PIECE)) as history, only the final piece gets BFINAL, and only when
- * `last` is set; n == 0 with `last` gives one empty final block. Joining them is stream.c's work.
+ * `last` is set (the others end in a sync marker); n == 0 with `last` gives one empty final
+ * block. The stream is the pieces' bytes one after another.
  * Independent (independent = 1): each piece sees no history, ends in BFINAL and is padded to a
  * byte, so it is a raw DEFLATE stream of its own (the .gpz LZ frames).
  * check (GPZ_DFL_CHECK_*): each piece's check of its own bytes into out[i].check, computed by
@@ -85,6 +75,33 @@ size_t gpz_deflate_piece_cap(size_t len);
  */
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
                         int independent, int last, int check, struct gpz_dfl_piece *out);
+
+/*
+ * A batch: consecutive pieces of a chained stream (gzip/zlib/raw) coded at once, the unit of
+ * work of the streaming calls and of the frame engine's lanes (batch.c). src points at the
+ * batch's first byte, which lies on the piece grid of the stream; the `pre` bytes before it
+ * (up to 32 KiB) are its history. All pieces are whole but the stream's last; `last`: the batch
+ * ends the stream. out (cap >= gpz_dfl_batch_bound(n)) receives the batch's bytes, and b what
+ * the stream needs of it. The GPU version gives the same bytes, and GPZ_ERR_NOMEM or
+ * GPZ_ERR_GPU when the device fails, so the caller can turn to the CPU.
+ */
+#define GPZ_DFL_BATCH_MAX 64
+
+struct gpz_dfl_batch {
+	size_t bytes;      /* output bytes */
+	uint32_t check;    /* CRC-32 or Adler-32 of the batch's input (zlib's values), as asked */
+	uint32_t npieces;
+	uint32_t piece_bytes[GPZ_DFL_BATCH_MAX];
+};
+
+struct gpz_gpu;
+size_t gpz_dfl_batch_bound(size_t n);
+gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_t n, int level,
+                             int last, int check, uint8_t *out, size_t cap,
+                             struct gpz_dfl_batch *b);
+gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
+                             int level, int last, int check, uint8_t *out, size_t cap,
+                             struct gpz_dfl_batch *b);
 
 #ifdef __cplusplus
 }

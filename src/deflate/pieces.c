@@ -1,6 +1,7 @@
 /* pieces.c - the piece driver: DEFLATE pieces of GPZ_DEFLATE_PIECE bytes compressed in
  * parallel, each into its caller-given buffer (deflate.h). gzip/zlib/raw streams chain them
- * (history, one BFINAL) and join their bits; the .gpz LZ frames keep them independent. */
+ * (history, one BFINAL, a sync marker after the others) and copy them end to end; the .gpz LZ
+ * frames keep them independent. */
 #include "deflate/deflate.h"
 #include "common/parallel.h"
 #include "lz/lz.h"
@@ -30,21 +31,14 @@ static void piece_task(void *vj, size_t i)
 	struct gpz_bitw bw;
 
 	o->r = !tok || (len && !ntok) ? GPZ_ERR_NOMEM : GPZ_OK;
-	o->stored = 0;
 	gpz_bitw_init(&bw, o->buf, o->cap);
 	if (o->r == GPZ_OK)
-		o->r = gpz_deflate_blocks(&bw, base, start, len, tok, ntok, final, &o->stored);
-	if (o->r == GPZ_OK && j->independent) {
-		gpz_bitw_finish(&bw);
-		o->r = bw.overflow ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
-	}
+		o->r = gpz_deflate_blocks(&bw, base, start, len, tok, ntok, final);
 	if (j->check == GPZ_DFL_CHECK_CRC32)
 		o->check = (uint32_t)crc32(0L, j->src + j->start + off, (uInt)len);
 	else if (j->check == GPZ_DFL_CHECK_ADLER32)
 		o->check = (uint32_t)adler32(1L, j->src + j->start + off, (uInt)len);
 	o->bytes = (size_t)(bw.p - o->buf);
-	o->acc = bw.acc;
-	o->nb = bw.nb;
 	free(tok);
 }
 

@@ -1,0 +1,289 @@
+/* deflate_io.c - gzip / zlib / raw deflate streams through the frame engine: whole inputs from
+ * callbacks (gpz_deflate_stream_from, gpz_deflate_stream_from_at) and the one-shot
+ * gpz_deflate_compress. A frame is a batch of pieces (deflate.h) coded on a lane, on the lane's
+ * GPU when the context has one, with the 32 KiB before it as history; the batches' bytes,
+ * checksums and piece lengths join the stream in order (deflate/stream.h). The bytes are those
+ * of gpz_deflate_update, whatever the backend, lanes or batch size. */
+#include "common/context.h"
+#include "container/engine.h"
+#include "deflate/stream.h"
+#include "lz/lz.h"
+
+#include <string.h>
+
+#define PIECE GPZ_DEFLATE_PIECE
+#define HIST GPZ_LZ_WINDOW
+/* Pieces a GPU lane codes at once: a lane's device workspace is about 21 MiB a piece. */
+#ifndef GPZ_DFL_GPU_BATCH
+#define GPZ_DFL_GPU_BATCH 64
+#endif
+/* Input from which AUTO contexts use the GPU for DEFLATE (smaller inputs finish sooner on the
+ * CPU's threads than the copies and launches take). */
+#define GPU_AUTO_MIN ((uint64_t)64 << 20)
+
+struct dio {
+	gpz_deflate_stream *st;
+	int gpu;            /* the lanes code on their GPUs */
+	gpz_write_fn write;
+	void *user;
+	uint64_t out;
+};
+
+static size_t dio_bound(void *u, size_t n)
+{
+	(void)u;
+	return gpz_dfl_batch_bound(n);
+}
+
+static gpz_result dio_run(void *u, struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
+                          int last, uint8_t *out, size_t cap, size_t *len, void *meta)
+{
+	struct dio *d = u;
+	gpz_deflate_stream *st = d->st;
+	struct gpz_dfl_batch *b = meta;
+	gpz_result r;
+
+	if (g && d->gpu) {
+		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
+		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, st->check_kind, out, cap, b);
+		if (r == GPZ_OK || !gpz_ctx_falls_back(st->ctx, r)) {
+			*len = r == GPZ_OK ? b->bytes : 0;
+			return r;
+		}
+	}
+	r = gpz_dfl_batch_cpu(st->ctx->nthreads, src, pre, n, st->level, last, st->check_kind, out,
+	                      cap, b);
+	*len = r == GPZ_OK ? b->bytes : 0;
+	return r;
+}
+
+static gpz_result dio_put(void *u, const uint8_t *buf, size_t len, const void *meta,
+                          size_t in_bytes)
+{
+	struct dio *d = u;
+	gpz_result r = d->write(d->user, buf, len);
+
+	if (r == GPZ_OK) {
+		gpz_dfl_stream_add(d->st, meta, in_bytes);
+		d->out += len;
+	}
+	return r;
+}
+
+/* Pieces per batch: a GPU lane's, or four a thread on the CPU (a batch waits for its slowest
+ * piece; two CPU lanes keep the threads busy meanwhile). */
+static size_t batch_pieces(const struct dio *d)
+{
+	int t = d->st->ctx->nthreads;
+	size_t b = d->gpu ? GPZ_DFL_GPU_BATCH : (size_t)(t > 1 ? 4 * t : 1);
+	return b < GPZ_DFL_BATCH_MAX ? b : GPZ_DFL_BATCH_MAX;
+}
+
+/* Write the header and start the engine on the stream. size: the input's, or UINT64_MAX when
+ * unknown. */
+static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
+                           gpz_write_fn write, void *user, struct gpz_engine **e)
+{
+	struct gpz_engine_job job = { d, HIST, sizeof(struct gpz_dfl_batch), dio_bound, dio_run,
+		                      dio_put };
+	gpz_ctx *ctx = st->ctx;
+	const uint8_t *h;
+	size_t hl;
+	gpz_result r;
+
+	if (st->started || !write)
+		return GPZ_ERR_PARAM;
+	d->st = st;
+	d->gpu = ctx->backend == GPZ_BACKEND_GPU && (ctx->gpu_asked || size >= GPU_AUTO_MIN);
+	d->write = write;
+	d->user = user;
+	d->out = 0;
+	h = gpz_dfl_stream_head(st, &hl);
+	r = write(user, h, hl);
+	d->out += hl;
+	return r == GPZ_OK ? gpz_engine_open_job(ctx, &job, e) : r;
+}
+
+/* Wait for the batches, then write the trailer; the first error is returned. */
+static gpz_result dio_close(struct dio *d, struct gpz_engine *e, gpz_result r, uint64_t *out)
+{
+	gpz_result re = gpz_engine_close(e, NULL);
+	uint8_t t[8];
+
+	r = re != GPZ_OK ? re : r;
+	if (r == GPZ_OK) {
+		size_t tl = gpz_dfl_stream_tail(d->st, t);
+		r = d->write(d->user, t, tl);
+		d->out += tl;
+	}
+	if (out)
+		*out = d->out;
+	return r;
+}
+
+gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn read_at,
+                                      uint64_t src_size, gpz_write_fn write, void *user,
+                                      uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	struct dio d;
+	struct gpz_engine *e;
+	uint64_t off = 0, step;
+	gpz_result r;
+
+	if (!st || !read_at)
+		return GPZ_ERR_PARAM;
+	r = dio_open(&d, st, src_size, write, user, &e);
+	if (r != GPZ_OK)
+		return r;
+	step = batch_pieces(&d) * PIECE;
+	gpz_engine_positional(e, read_at, user);
+	do { /* an empty input is one empty batch */
+		size_t n = src_size - off < step ? (size_t)(src_size - off) : (size_t)step;
+		r = gpz_engine_next(e, 0, NULL);
+		if (r == GPZ_OK)
+			gpz_engine_submit_job(e, NULL, n, 0, off, off + n == src_size);
+		off += n;
+	} while (r == GPZ_OK && off < src_size);
+	r = dio_close(&d, e, r, out_bytes);
+	if (in_bytes)
+		*in_bytes = r == GPZ_OK ? src_size : 0;
+	return r;
+}
+
+/* Read until buf holds n bytes or the input ends. */
+static gpz_result read_full(gpz_read_fn read, void *user, uint8_t *buf, size_t n, size_t *got)
+{
+	*got = 0;
+	while (*got < n) {
+		size_t k = 0;
+		gpz_result r = read(user, buf + *got, n - *got, &k);
+		if (r != GPZ_OK)
+			return r;
+		if (k > n - *got)
+			return GPZ_ERR_PARAM; /* the callback claims more than it was asked for */
+		if (k == 0)
+			break;
+		*got += k;
+	}
+	return GPZ_OK;
+}
+
+/*
+ * Pushed input: each lane buffer holds the history, then up to a batch and one piece more. The
+ * piece holding the newest byte waits for the next batch unless the input has ended there, so the
+ * final piece (BFINAL) is the one holding the last byte, as gpz_deflate_update has it. The next
+ * buffer starts with what the previous one kept (the 32 KiB before its uncoded bytes, and those),
+ * copied from it while its lane works on it (lanes only read their input).
+ */
+gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn read, gpz_write_fn write,
+                                   void *user, uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	struct dio d;
+	struct gpz_engine *e;
+	const uint8_t *prev = NULL; /* where the kept bytes are */
+	size_t keep = 0, hist = 0, step;
+	uint64_t total = 0;
+	int eof = 0, last = 0;
+	gpz_result r;
+
+	if (!st || !read)
+		return GPZ_ERR_PARAM;
+	r = dio_open(&d, st, UINT64_MAX, write, user, &e);
+	if (r != GPZ_OK)
+		return r;
+	step = batch_pieces(&d) * PIECE;
+	while (r == GPZ_OK && !last) {
+		uint8_t *buf;
+		size_t got = 0, want = step + PIECE - (keep - hist), pending, n;
+		r = gpz_engine_next(e, HIST + step + PIECE, &buf);
+		if (r != GPZ_OK)
+			break;
+		if (keep)
+			memmove(buf, prev, keep); /* the same buffer when there is one lane */
+		if (!eof)
+			r = read_full(read, user, buf + keep, want, &got);
+		if (r != GPZ_OK)
+			break;
+		total += got;
+		eof = eof || got < want;
+		pending = keep - hist + got;
+		last = eof && pending <= step;
+		n = last ? pending : step;
+		gpz_engine_submit_job(e, NULL, n, hist, 0, last);
+		prev = buf + hist + n - HIST; /* n >= step > HIST unless last */
+		keep = HIST + pending - n;
+		hist = HIST;
+	}
+	r = dio_close(&d, e, r, out_bytes);
+	if (in_bytes)
+		*in_bytes = total;
+	return r;
+}
+
+/* ---- one shot ---- */
+
+struct mem_out {
+	uint8_t *dst;
+	size_t cap, pos;
+};
+
+static gpz_result mem_write(void *user, const void *buf, size_t n)
+{
+	struct mem_out *m = user;
+
+	if (n > m->cap - m->pos)
+		return GPZ_ERR_DST_TOO_SMALL;
+	memcpy(m->dst + m->pos, buf, n);
+	m->pos += n;
+	return GPZ_OK;
+}
+
+/* The whole input in memory: batches named in place (GPU lanes stage them in pinned memory). */
+static gpz_result from_memory(gpz_deflate_stream *st, const uint8_t *src, size_t n,
+                              struct mem_out *m)
+{
+	struct dio d;
+	struct gpz_engine *e;
+	size_t off = 0, step;
+	gpz_result r = dio_open(&d, st, n, mem_write, m, &e);
+
+	if (r != GPZ_OK)
+		return r;
+	step = batch_pieces(&d) * PIECE;
+	do {
+		size_t k = n - off < step ? n - off : step;
+		r = gpz_engine_next(e, 0, NULL);
+		if (r == GPZ_OK)
+			gpz_engine_submit_job(e, src + off, k, off < HIST ? off : HIST, 0, off + k == n);
+		off += k;
+	} while (r == GPZ_OK && off < n);
+	return dio_close(&d, e, r, NULL);
+}
+
+gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
+                                const gpz_gzip_info *gzip, const void *src, size_t src_size,
+                                void *dst, size_t dst_cap, size_t *dst_size)
+{
+	/* gzip gets the piece index: the whole output is in dst, so its header is rewritten */
+	gpz_gzip_info gi = { gzip ? gzip->name : NULL, gzip ? gzip->mtime : 0,
+		             src_size ? src_size : 1 };
+	struct mem_out m = { dst, dst_cap, 0 };
+	gpz_deflate_stream *st;
+	gpz_result r;
+
+	if (!dst_size || (!src && src_size) || (!dst && dst_cap))
+		return GPZ_ERR_PARAM;
+	*dst_size = 0;
+	r = gpz_deflate_stream_create(ctx, level, format, &gi, &st);
+	if (r != GPZ_OK)
+		return r;
+	r = from_memory(st, src, src_size, &m);
+	if (r == GPZ_OK && st->index_np) {
+		size_t hl;
+		r = gpz_deflate_stream_header(st, dst, dst_cap, &hl);
+	}
+	gpz_deflate_stream_free(st);
+	if (r == GPZ_OK)
+		*dst_size = m.pos;
+	return r;
+}

@@ -1,0 +1,38 @@
+/* stream.h - a gzip / zlib / raw deflate stream's state (stream.c), for the callers that code
+ * its batches themselves (the frame engine's lanes, container/deflate_io.c): the header first,
+ * then each batch's bytes in order with gpz_dfl_stream_add, then the trailer. */
+#ifndef GPZ_DEFLATE_STREAM_H
+#define GPZ_DEFLATE_STREAM_H
+
+#include "deflate/deflate.h"
+
+struct gpz_deflate_stream {
+	gpz_ctx *ctx;
+	int level;
+	gpz_format format;
+	int check_kind;        /* GPZ_DFL_CHECK_*: CRC-32 for gzip, Adler-32 for zlib */
+	char *name;
+	uint32_t mtime;
+	/* gpz_deflate_update's buffers, made on its first call */
+	uint8_t *buf;          /* history (hist bytes) then pending input */
+	size_t hist, pending, batch;
+	uint8_t *obuf;         /* a batch's output */
+	size_t ocap;
+	uint32_t check;        /* running CRC-32 or Adler-32 */
+	uint64_t total;        /* input bytes coded */
+	int started, finished;
+	uint32_t index_np;     /* pieces the gzip piece index has room for (0: no index) */
+	uint32_t *piece_bytes; /* their lengths as they are appended */
+	size_t pieces;         /* pieces appended */
+	uint8_t *hdr;          /* the header as first written */
+	size_t hl;
+};
+
+/* The stream's header (written once: the stream is started). */
+const uint8_t *gpz_dfl_stream_head(gpz_deflate_stream *st, size_t *len);
+/* A batch of in_bytes input bytes was appended: checksum, size and piece index follow it. */
+void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, size_t in_bytes);
+/* The trailer (0, 4 or 8 bytes) into t; the stream is finished. */
+size_t gpz_dfl_stream_tail(gpz_deflate_stream *st, uint8_t t[8]);
+
+#endif
