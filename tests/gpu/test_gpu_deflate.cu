@@ -281,15 +281,103 @@ void check_auto(const std::vector<uint8_t> &m)
 	gpz_ctx_free(aut);
 }
 
+/* Memory callbacks for the engine's streams: reads of uneven sizes, positional reads, output
+ * appended. */
+struct MemIO {
+	const std::vector<uint8_t> *src;
+	size_t pos = 0;
+	std::vector<uint8_t> out;
+};
+
+gpz_result mem_read(void *user, void *buf, size_t cap, size_t *got)
+{
+	MemIO *m = static_cast<MemIO *>(user);
+	size_t k = std::min({ cap, m->src->size() - m->pos, (size_t)(3 * MiB + 777) });
+	memcpy(buf, m->src->data() + m->pos, k);
+	m->pos += k;
+	*got = k;
+	return GPZ_OK;
+}
+
+gpz_result mem_read_at(void *user, void *buf, size_t n, uint64_t off)
+{
+	MemIO *m = static_cast<MemIO *>(user);
+	if (off > m->src->size() || n > m->src->size() - off)
+		return GPZ_ERR_TRUNCATED;
+	memcpy(buf, m->src->data() + off, n);
+	return GPZ_OK;
+}
+
+gpz_result mem_write(void *user, const void *buf, size_t n)
+{
+	MemIO *m = static_cast<MemIO *>(user);
+	m->out.insert(m->out.end(), (const uint8_t *)buf, (const uint8_t *)buf + n);
+	return GPZ_OK;
+}
+
+/* Several GPU batches through the engine (pushed and positional) on ctx: the CPU one-shot's
+ * bytes, index included. */
+void check_engine(gpz_ctx *ctx, const Input &in, int level, gpz_format f)
+{
+	size_t n = in.data.size(), cap = gpz_deflate_bound(n), a = 0;
+	std::vector<uint8_t> want(cap);
+	gpz_gzip_info gi = { "name.txt", 1700000000u, n ? n : 1 };
+	gpz_result r = gpz_deflate_compress(g_cpu, level, f, &gi, in.data.data(), n, want.data(),
+	                                    cap, &a);
+	CHECK(r == GPZ_OK, "engine %s: CPU %s", in.name.c_str(), gpz_result_string(r));
+	for (int positional = 0; positional < 2; positional++) {
+		MemIO m;
+		m.src = &in.data;
+		gpz_deflate_stream *ds;
+		uint64_t i = 0, o = 0;
+		auto t0 = std::chrono::steady_clock::now();
+		r = gpz_deflate_stream_create(ctx, level, f, &gi, &ds);
+		if (r == GPZ_OK)
+			r = positional ? gpz_deflate_stream_from_at(ds, mem_read_at, n, mem_write, &m, &i, &o)
+			               : gpz_deflate_stream_from(ds, mem_read, mem_write, &m, &i, &o);
+		double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+		size_t hl = 0;
+		if (r == GPZ_OK && f == GPZ_FORMAT_GZIP)
+			r = gpz_deflate_stream_header(ds, m.out.data(), m.out.size(), &hl);
+		gpz_deflate_stream_free(ds);
+		CHECK(r == GPZ_OK && m.out.size() == a && !memcmp(m.out.data(), want.data(), a),
+		      "engine %s L%d %s %s: %s, %zu bytes vs the CPU's %zu", in.name.c_str(), level,
+		      fmt_name(f), positional ? "positional" : "pushed", gpz_result_string(r),
+		      m.out.size(), a);
+		printf("engine %s L%d %s %s: %zu -> %zu B, %.2f GB/s (memory callbacks)\n",
+		       in.name.c_str(), level, fmt_name(f), positional ? "positional" : "pushed", n, a,
+		       n / s / 1e9);
+	}
+}
+
+/* test_gpu_deflate fallback (GPZ_TEST_GPU_FAIL=2 set by ctest): an AUTO context redoes the
+ * failed GPU batch on the CPU, with the same bytes. */
+int fallback_mode(const Input &in)
+{
+	gpz_ctx *ctx;
+	if (!getenv("GPZ_TEST_GPU_FAIL") ||
+	    gpz_ctx_create(&ctx, GPZ_BACKEND_AUTO, 4) != GPZ_OK) {
+		printf("fallback: needs GPZ_TEST_GPU_FAIL (skipped)\n");
+		return TEST_SKIP;
+	}
+	check_engine(ctx, in, 1, GPZ_FORMAT_GZIP);
+	CHECK(gpz_ctx_gpu_fallbacks(ctx) == 1, "fallbacks: %llu",
+	      (unsigned long long)gpz_ctx_gpu_fallbacks(ctx));
+	gpz_ctx_free(ctx);
+	return test_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (!gpu_test_start())
 		return TEST_SKIP;
-	bool full = false;
+	bool full = false, fallback = false;
 	std::vector<std::string> files;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "full"))
 			full = true;
+		else if (!strcmp(argv[i], "fallback"))
+			fallback = true;
 		else
 			files.push_back(argv[i]);
 	}
@@ -300,6 +388,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const std::vector<int> all_levels{ 1, 2, 3, 4, 5, 6, 7, 8, 9 }, some_levels{ 1, 6, 9 };
+	/* three GPU batches of 64 pieces and a short one: history across batches, BFINAL on the last */
+	Input batches{ "mixed 3 batches + 7", mixed(3 * 64 * PIECE + 7) };
+	if (fallback)
+		return fallback_mode(batches);
+	check_engine(g_gpu, batches, 1, GPZ_FORMAT_GZIP);
+	check_engine(g_gpu, batches, 6, GPZ_FORMAT_ZLIB);
 
 	/* tiny inputs: every level in every format */
 	std::vector<Input> tiny{ { "empty", {} }, { "1 byte", { 'a' } }, { "3 bytes", { 0, 'x', 0 } } };
