@@ -1,0 +1,47 @@
+#!/bin/sh
+# On the GPU machine, after bench/gpu-run.sh build and bench/engine-run.sh files (build-gpu/,
+# /dev/shm/gpz-bench/text4g): where the tool's gzip time goes. Output to /dev/null vs a file,
+# 1 GiB vs 4 GB (start-up vs steady rate), GPU batch of 64 vs 128 pieces (a second build with
+# -DGPZ_DFL_GPU_BATCH=128), and the CPU backend on 1 and 16 threads (scaling). Tables to $OUT.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/gpz-out}
+W=/dev/shm/gpz-bench
+mkdir -p "$out"
+calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+lscpu | grep -E "^CPU\(s\)|Thread|Core|Socket|Model name" > "$out/lscpu.txt"
+cat "$out/lscpu.txt"
+head -c 1073741824 "$W/text4g" > "$W/text1g"
+head -c 268435456 "$W/text4g" > "$W/text256m"
+if [ ! -x "$root/build-b128/gpz" ]; then
+  cmake -S "$root" -B "$root/build-b128" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_C_FLAGS=-DGPZ_DFL_GPU_BATCH=128 > /dev/null 2>&1
+  cmake --build "$root/build-b128" -j16 --target gpz > "$out/build-b128.log" 2>&1 || tail -5 "$out/build-b128.log"
+fi
+t() { # t LABEL DEST CMD...: one timed run
+  label=$1; dest=$2; shift 2
+  s=$(date +%s.%N); "$@" > "$dest"; e=$(date +%s.%N)
+  echo "$(calc "$e - $s")"
+}
+{
+  echo "| gzip job | input | build | output | seconds | GB/s |"
+  echo "|---|---|---|---|---:|---:|"
+  for f in text1g text4g; do
+    sz=$(stat -c %s "$W/$f"); cat "$W/$f" > /dev/null
+    for lv in 1 6; do
+      for b in build-gpu build-b128; do
+        for dst in /dev/null "$W/o.gz"; do
+          s=$(t x "$dst" "$root/$b/gpz" --gpu -q -c --format=gzip -$lv "$W/$f")
+          echo "| --gpu -$lv | $f | $b | $dst | $s | $(calc "$sz / $s / 1e9") |"
+        done
+      done
+    done
+  done
+  sz=$(stat -c %s "$W/text256m")
+  for lv in 1 6; do
+    for th in 1 8 16; do
+      s=$(t x /dev/null "$root/build-gpu/gpz" --cpu -T $th -q -c --format=gzip -$lv "$W/text256m")
+      echo "| --cpu -T $th -$lv | text256m | build-gpu | /dev/null | $s | $(calc "$sz / $s / 1e9") |"
+    done
+  done
+} 2>&1 | tee "$out/gzip-run.md"
