@@ -76,7 +76,8 @@ static size_t batch_pieces(const struct dio *d)
 {
 	int t = d->st->ctx->nthreads;
 	size_t b = d->gpu ? GPZ_DFL_GPU_BATCH : (size_t)(t > 1 ? 4 * t : 1);
-	return b < GPZ_DFL_BATCH_MAX ? b : GPZ_DFL_BATCH_MAX;
+	size_t cap = d->gpu ? GPZ_DFL_BATCH_MAX : GPZ_DFL_CPU_BATCH;
+	return b < cap ? b : cap;
 }
 
 /* Write the header and start the engine on the stream. size: the input's, or UINT64_MAX when

@@ -85,7 +85,8 @@ void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n
  * the stream needs of it. The GPU version gives the same bytes, and GPZ_ERR_NOMEM or
  * GPZ_ERR_GPU when the device fails, so the caller can turn to the CPU.
  */
-#define GPZ_DFL_BATCH_MAX 64
+#define GPZ_DFL_BATCH_MAX 256
+#define GPZ_DFL_CPU_BATCH 64 /* the most pieces a CPU batch takes: 4 a thread up to this */
 
 struct gpz_dfl_batch {
 	size_t bytes;      /* output bytes */

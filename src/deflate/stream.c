@@ -225,8 +225,8 @@ static gpz_result update_buffers(gpz_deflate_stream *st)
 	if (st->buf)
 		return GPZ_OK;
 	st->batch = (size_t)(st->ctx->nthreads > 1 ? 4 * st->ctx->nthreads : 1);
-	if (st->batch > GPZ_DFL_BATCH_MAX)
-		st->batch = GPZ_DFL_BATCH_MAX;
+	if (st->batch > GPZ_DFL_CPU_BATCH)
+		st->batch = GPZ_DFL_CPU_BATCH;
 	st->ocap = gpz_dfl_batch_bound(st->batch * PIECE);
 	st->buf = malloc(HIST + (st->batch + 1) * PIECE);
 	st->obuf = malloc(st->ocap);
