@@ -7,7 +7,7 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/gpz-out}
 W=/dev/shm/gpz-bench
-mkdir -p "$out"
+mkdir -p "$out" "$W"
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 lscpu | grep -E "^CPU\(s\)|Thread|Core|Socket|Model name" > "$out/lscpu.txt"
 cat "$out/lscpu.txt"
