@@ -1,6 +1,7 @@
 /* engine.c - the pipelined frame engine (engine.h). */
 #include "container/engine.h"
 #include "common/context.h"
+#include "common/parallel.h"
 #include "container/frame.h"
 #include "gpu/gpu.h"
 
@@ -144,6 +145,43 @@ static gpz_result lanes_get(gpz_ctx *ctx, struct lanes **out)
 
 /* ---- one frame on a lane ---- */
 
+/* A lane reads its positional input in steps of READ_STEP on up to READ_THREADS threads: one
+ * thread copies about 4 GB/s out of the page cache, so a 64 MiB frame read by one thread would
+ * leave the CPU's cores or the GPU waiting (bench/results/2026-11-23-h200-gzip-engine.md). */
+#define READ_STEP ((size_t)4 << 20)
+#define READ_THREADS 8
+
+struct read_job {
+	const struct gpz_engine *e;
+	uint8_t *buf;
+	size_t n;
+	uint64_t off;
+	int failed;     /* atomic: the first error wins */
+	gpz_result r;
+};
+
+static void read_task(void *v, size_t i)
+{
+	struct read_job *j = v;
+	size_t at = i * READ_STEP, len = j->n - at < READ_STEP ? j->n - at : READ_STEP;
+	gpz_result r = j->e->read_at(j->e->io_user, j->buf + at, len, j->off + at);
+
+	if (r != GPZ_OK && !__atomic_exchange_n(&j->failed, 1, __ATOMIC_ACQ_REL))
+		j->r = r;
+}
+
+static gpz_result read_frame(const struct gpz_engine *e, uint8_t *buf, size_t n, uint64_t off)
+{
+	struct read_job j = { e, buf, n, off, 0, GPZ_OK };
+	size_t steps = (n + READ_STEP - 1) / READ_STEP;
+	int t = e->ctx->nthreads < READ_THREADS ? e->ctx->nthreads : READ_THREADS;
+
+	if (steps <= 1 || t <= 1)
+		return e->read_at(e->io_user, buf, n, off);
+	gpz_parallel_for(t, steps, read_task, &j);
+	return j.r;
+}
+
 /* The frame's input, staged into the lane's pinned buffer when the GPU will read it. */
 static gpz_result frame_input(struct slot *s, const uint8_t **src)
 {
@@ -154,7 +192,7 @@ static gpz_result frame_input(struct slot *s, const uint8_t **src)
 		if (buf_reserve(ln, &ln->in, &ln->in_cap, s->n ? s->n : 1, 0) != GPZ_OK)
 			return GPZ_ERR_NOMEM;
 		*src = ln->in;
-		return s->e->read_at(s->e->io_user, ln->in, s->n, s->in_off);
+		return read_frame(s->e, ln->in, s->n, s->in_off);
 	}
 	if (!s->src || !ln->g || gpz_gpu_is_pinned(s->src))
 		return GPZ_OK;
@@ -220,7 +258,7 @@ static gpz_result job_input(struct slot *s, const uint8_t **src, size_t *pre)
 		if (buf_reserve(ln, &ln->in, &ln->in_cap, *pre + s->n + 1, 0) != GPZ_OK)
 			return GPZ_ERR_NOMEM;
 		*src = ln->in + *pre;
-		return e->read_at(e->io_user, ln->in, *pre + s->n, s->in_off - *pre);
+		return read_frame(e, ln->in, *pre + s->n, s->in_off - *pre);
 	}
 	if (!s->src) {
 		*src = ln->in + s->pre;
