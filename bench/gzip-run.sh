@@ -26,7 +26,7 @@ head -c 268435456 "$W/text4g" > "$W/text256m"
 if [ ! -x "$root/build-b128/gpz" ]; then
   cmake -S "$root" -B "$root/build-b128" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_C_FLAGS=-DGPZ_DFL_GPU_BATCH=128 > /dev/null 2>&1
-  cmake --build "$root/build-b128" -j16 --target gpz > "$out/build-b128.log" 2>&1 || tail -5 "$out/build-b128.log"
+  cmake --build "$root/build-b128" -j16 --target gpz-tool > "$out/build-b128.log" 2>&1 || tail -5 "$out/build-b128.log"
 fi
 t() { # t LABEL DEST CMD...: one timed run
   label=$1; dest=$2; shift 2

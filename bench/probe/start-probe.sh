@@ -7,7 +7,7 @@ W=/dev/shm/gpz-bench
 mkdir -p "$W"
 head -c 1048576 "$root/corpora/data/debtext100m" > "$W/t1m"
 cmake -S "$root" -B "$root/build-cpu" -DGPZ_CUDA=OFF -DCMAKE_BUILD_TYPE=Release > /dev/null 2>&1
-cmake --build "$root/build-cpu" -j16 --target gpz > /dev/null 2>&1
+cmake --build "$root/build-cpu" -j16 --target gpz-tool > /dev/null 2>&1
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 for b in build-cpu build-gpu; do
   for i in 1 2 3; do

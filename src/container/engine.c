@@ -126,7 +126,8 @@ static gpz_result lanes_get(gpz_ctx *ctx, struct lanes **out)
 		if (!L)
 			return GPZ_ERR_NOMEM;
 		/* by default DEPTH_GPU lanes per GPU; lane i on GPU i % ngpu */
-		L->n = ctx->depth ? ctx->depth : gpu ? DEPTH_GPU * (ngpu > 0 ? ngpu : 1) : DEPTH_CPU;
+		L->n = ctx->depth ? ctx->depth : gpu ? DEPTH_GPU * (ngpu > 0 ? ngpu : 1)
+		     : ctx->nthreads > 1 ? DEPTH_CPU : 1; /* one thread means one core busy */
 		if (L->n > GPZ_MAX_DEPTH)
 			L->n = GPZ_MAX_DEPTH;
 		ctx->lanes = L;

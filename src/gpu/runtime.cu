@@ -72,9 +72,10 @@ extern "C" gpz_result gpz_gpu_open(struct gpz_gpu **out, int device)
 
 extern "C" void gpz_gpu_close(struct gpz_gpu *g)
 {
-	int prev = current_device();
-	if (!g)
+	int prev;
+	if (!g) /* before any CUDA call: a CPU context must not start the driver (0.25 s) */
 		return;
+	prev = current_device();
 	gpz_gpu_use(g);
 	if (g->stream)
 		cudaStreamSynchronize(g->stream);
