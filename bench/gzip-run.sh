@@ -54,4 +54,14 @@ t() { # t LABEL DEST CMD...: one timed run
       echo "| --cpu -T $th -$lv | text256m | build-gpu | /dev/null | $s | $(calc "$sz / $s / 1e9") |"
     done
   done
+  # decompression: is the single writer the limit? (.gpz Huffman frames of the 1 GiB text)
+  "$root/build-gpu/gpz" --gpu -q -c --huff -b 1 "$W/text1g" > "$W/t1g.gpz"
+  sz=$(stat -c %s "$W/text1g")
+  for dst in /dev/null "$W/back"; do
+    s=$(t x "$dst" "$root/build-gpu/gpz" --gpu -q -d -c "$W/t1g.gpz")
+    echo "| --gpu -d (huff) | text1g | build-gpu | $dst | $s | $(calc "$sz / $s / 1e9") |"
+  done
+  s=$(date +%s.%N); cat "$W/text1g" > "$W/back"; e=$(date +%s.%N)
+  echo "| cat text1g > file (one writer) | text1g | - | $W/back | $(calc "$e - $s") | $(calc "$sz / ($e - $s) / 1e9") |"
+  rm -f "$W/back"
 } 2>&1 | tee "$out/gzip-run.md"
