@@ -45,7 +45,7 @@ static gpz_result dio_run(void *u, struct gpz_gpu *g, const uint8_t *src, size_t
 
 	if (g && d->gpu) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
-		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, st->check_kind, out, cap, b);
+		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, 0, st->check_kind, out, cap, b);
 		if (r == GPZ_OK || !gpz_ctx_falls_back(st->ctx, r)) {
 			*len = r == GPZ_OK ? b->bytes : 0;
 			return r;

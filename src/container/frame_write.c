@@ -1,7 +1,7 @@
 /* frame_write.c - compress one frame on the CPU: histogram, plan (frame_plan.c), then the
  * payload, chunk index, header check and content checksum (docs/FORMAT.md). Contexts on the GPU
  * backend hand Huffman-mode frames to frame_gpu.cu; LZ-mode frames (type 4: independent raw
- * DEFLATE pieces) are written here on every backend. */
+ * DEFLATE pieces) are written here, their pieces coded on the GPU (deflate/batch.c) or the CPU. */
 #include "common/context.h"
 #include "container/frame.h"
 #include "container/frame_gpu.h"
@@ -160,42 +160,103 @@ static int all_same(const uint8_t *s, size_t n)
 	return n < 2 || (s[0] == s[1] && memcmp(s, s + 1, n - 1) == 0);
 }
 
+/* An LZ-mode frame's pieces: their sizes, their total, and whether one exceeded the format's
+ * bound (the frame is then stored). */
+struct lz_pieces {
+	uint32_t *sizes;
+	size_t payload;
+	int stored;
+};
+
+/* The pieces on the CPU's threads, each into its slot, copied to pay (room bytes) when they fit. */
+static gpz_result lz_pieces_cpu(gpz_ctx *ctx, int level, const uint8_t *src, size_t n, size_t slot,
+                                uint8_t *pay, size_t room, struct lz_pieces *o)
+{
+	size_t npieces = (n + GPZ_LZ_PIECE - 1) >> GPZ_LZ_PIECE_LOG, at = 0;
+	uint8_t *slots = malloc(npieces * slot);
+	struct gpz_dfl_piece *out = calloc(npieces, sizeof(*out));
+	gpz_result r = slots && out ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
+		out[i].buf = slots + i * slot;
+		out[i].cap = slot; /* the format's bound: a piece beyond it makes the frame stored */
+	}
+	if (r == GPZ_OK)
+		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, 1, 1, GPZ_DFL_CHECK_NONE, out);
+	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
+		if (out[i].r == GPZ_ERR_DST_TOO_SMALL)
+			o->stored = 1; /* beyond the format's piece bound (never seen): store the frame */
+		else
+			r = out[i].r;
+		o->sizes[i] = (uint32_t)out[i].bytes;
+		o->payload += out[i].bytes;
+	}
+	for (size_t i = 0; r == GPZ_OK && !o->stored && o->payload <= room && i < npieces; i++) {
+		memcpy(pay + at, out[i].buf, out[i].bytes);
+		at += out[i].bytes;
+	}
+	free(slots);
+	free(out);
+	return r;
+}
+
+/* The same pieces on the GPU (deflate.cu, independent pieces), straight into pay. */
+static gpz_result lz_pieces_gpu(struct gpz_gpu *g, int level, const uint8_t *src, size_t n,
+                                size_t slot, uint8_t *pay, size_t room, struct lz_pieces *o)
+{
+	struct gpz_dfl_batch *b = malloc(sizeof(*b));
+	gpz_result r = b ? gpz_dfl_batch_gpu(g, src, 0, n, level, 1, 1, GPZ_DFL_CHECK_NONE, pay, room, b)
+	                 : GPZ_ERR_NOMEM;
+
+	if (r == GPZ_ERR_DST_TOO_SMALL && b->bytes > room) {
+		o->payload = b->bytes; /* does not fit: only its size matters (stored or an error) */
+		r = GPZ_OK;
+	} else if (r == GPZ_OK) {
+		o->payload = b->bytes;
+		for (uint32_t i = 0; i < b->npieces; i++) {
+			o->sizes[i] = b->piece_bytes[i];
+			o->stored |= b->piece_bytes[i] > slot;
+		}
+	}
+	free(b);
+	return r;
+}
+
 /* An LZ-mode frame of n >= 1 bytes: constant when one byte value repeats, else deflate when
- * smaller than stored, else stored. The output depends on the input and the level only. */
-static gpz_result compress_lz(gpz_ctx *ctx, const gpz_params *p, const uint8_t *src, size_t n,
-                              uint8_t *dst, size_t cap, size_t *written)
+ * smaller than stored, else stored. The pieces are coded on g (the lane's GPU) when there is one,
+ * else (or when an AUTO context's GPU fails) on the CPU: the output depends on the input and
+ * the level only. */
+static gpz_result compress_lz(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
+                              const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
+                              size_t *written)
 {
 	size_t npieces = (n + GPZ_LZ_PIECE - 1) >> GPZ_LZ_PIECE_LOG;
 	size_t slot = (size_t)gpz_lz_piece_bound(n < GPZ_LZ_PIECE ? n : GPZ_LZ_PIECE);
-	size_t payload = 0, index_at = GPZ_FRAME_HEADER_SIZE, check_at, at, total;
-	uint8_t *slots = malloc(npieces * slot);
-	struct gpz_dfl_piece *out = calloc(npieces, sizeof(*out));
-	int stored = 0;
-	gpz_result r = slots && out ? GPZ_OK : GPZ_ERR_NOMEM;
+	size_t index_at = GPZ_FRAME_HEADER_SIZE, check_at = index_at + 4 * npieces;
+	size_t pay_at = check_at + GPZ_CHECK_SIZE, total;
+	size_t room = cap > pay_at + GPZ_CONTENT_SIZE ? cap - pay_at - GPZ_CONTENT_SIZE : 0;
+	struct lz_pieces o = { calloc(npieces, sizeof(uint32_t)), 0, 0 };
+	gpz_result r = o.sizes ? GPZ_ERR_GPU : GPZ_ERR_NOMEM;
 
 	if (all_same(src, n)) {
 		r = write_byte_frame(ctx, GPZ_FRAME_CONSTANT, src, n, dst, cap, written);
 		goto done;
 	}
-	if (r != GPZ_OK)
-		goto done;
-	for (size_t i = 0; i < npieces; i++) {
-		out[i].buf = slots + i * slot;
-		out[i].cap = slot; /* the format's bound: a piece beyond it makes the frame stored */
+	if (o.sizes && g) {
+		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
+		  : lz_pieces_gpu(g, p->lz_level, src, n, slot, dst + pay_at, room, &o);
+		if (r != GPZ_OK && !gpz_ctx_falls_back(ctx, r))
+			goto done;
 	}
-	gpz_deflate_pieces(ctx->nthreads, src, 0, n, p->lz_level, 1, 1, GPZ_DFL_CHECK_NONE, out);
-	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
-		if (out[i].r == GPZ_ERR_DST_TOO_SMALL)
-			stored = 1; /* beyond the format's piece bound (never seen): store the frame */
-		else
-			r = out[i].r;
-		payload += out[i].bytes;
+	if (o.sizes && r != GPZ_OK) {
+		o.payload = 0;
+		o.stored = 0;
+		r = lz_pieces_cpu(ctx, p->lz_level, src, n, slot, dst + pay_at, room, &o);
 	}
 	if (r != GPZ_OK)
 		goto done;
-	check_at = index_at + 4 * npieces;
-	total = check_at + GPZ_CHECK_SIZE + payload + GPZ_CONTENT_SIZE;
-	if (stored || total >= GPZ_FRAME_FIXED + n) {
+	total = pay_at + o.payload + GPZ_CONTENT_SIZE;
+	if (o.stored || total >= GPZ_FRAME_FIXED + n) {
 		r = write_byte_frame(ctx, GPZ_FRAME_STORED, src, n, dst, cap, written);
 		goto done;
 	}
@@ -203,19 +264,14 @@ static gpz_result compress_lz(gpz_ctx *ctx, const gpz_params *p, const uint8_t *
 		r = GPZ_ERR_DST_TOO_SMALL;
 		goto done;
 	}
-	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, 0, n, payload);
-	at = check_at + GPZ_CHECK_SIZE;
-	for (size_t i = 0; i < npieces; i++) {
-		gpz_store_le32(dst + index_at + 4 * i, (uint32_t)out[i].bytes);
-		memcpy(dst + at, out[i].buf, out[i].bytes);
-		at += out[i].bytes;
-	}
+	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, 0, n, o.payload);
+	for (size_t i = 0; i < npieces; i++)
+		gpz_store_le32(dst + index_at + 4 * i, o.sizes[i]);
 	gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));
-	gpz_store_le64(dst + at, gpz_checksum_threads(src, n, ctx->nthreads));
+	gpz_store_le64(dst + pay_at + o.payload, gpz_checksum_threads(src, n, ctx->nthreads));
 	*written = total;
 done:
-	free(slots);
-	free(out);
+	free(o.sizes);
 	return r;
 }
 
@@ -233,8 +289,8 @@ gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_para
 		return GPZ_ERR_SIZE_ALIGN;
 	if (src_size == 0)
 		return GPZ_OK; /* an empty frame is not written */
-	if (p->lz_level > 0) /* LZ mode runs on the CPU whatever the backend */
-		return compress_lz(ctx, p, src, src_size, dst, dst_cap, written);
+	if (p->lz_level > 0)
+		return compress_lz(ctx, g, p, src, src_size, dst, dst_cap, written);
 	if (g) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_compress(g, p, src, src_size, dst,

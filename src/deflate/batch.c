@@ -30,10 +30,10 @@ gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_
                              int last, int check, uint8_t *out, size_t cap,
                              struct gpz_dfl_batch *b)
 {
-	struct gpz_dfl_piece piece[GPZ_DFL_BATCH_MAX];
+	struct gpz_dfl_piece piece[GPZ_DFL_CPU_BATCH];
 	size_t np = batch_pieces(n), pcap = gpz_deflate_piece_cap(PIECE), at = 0;
 
-	if (np > GPZ_DFL_BATCH_MAX || cap < np * pcap)
+	if (np > GPZ_DFL_CPU_BATCH || cap < np * pcap)
 		return GPZ_ERR_PARAM;
 	/* each piece straight into its slot of out, then moved down behind the one before */
 	for (size_t i = 0; i < np; i++) {
@@ -69,8 +69,8 @@ struct batch_res {
  * last `pre` bytes of it filled), so that the batch's pieces keep their places in the stream's
  * piece grid. Status and check share one small region after the output. */
 gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
-                             int level, int last, int check, uint8_t *out, size_t cap,
-                             struct gpz_dfl_batch *b)
+                             int level, int last, int independent, int check, uint8_t *out,
+                             size_t cap, struct gpz_dfl_batch *b)
 {
 	size_t first = pre ? 1 : 0, total = first * PIECE + n, np = batch_pieces(n);
 	size_t work = gpz_gpu_deflate_work(total), ocap = gpz_gpu_deflate_raw_bound(total);
@@ -96,8 +96,8 @@ gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, 
 	d_check = (uint32_t *)(g->out + tail + offsetof(struct batch_res, check));
 	r = gpz_gpu_to_device(g, g->in + first * PIECE - pre, src - pre, pre + n);
 	if (r == GPZ_OK)
-		r = gpz_gpu_deflate_part(g->in, total, first, last, level, g->out, ocap, d_status,
-		                         g->work, work, g->stream);
+		r = gpz_gpu_deflate_part(g->in, total, first, last, independent, level, g->out, ocap,
+		                         d_status, g->work, work, g->stream);
 	if (r == GPZ_OK && check == GPZ_DFL_CHECK_CRC32)
 		r = gpz_gpu_crc32(g->in + first * PIECE, n, d_check, g->stream);
 	if (r == GPZ_OK && check == GPZ_DFL_CHECK_ADLER32)

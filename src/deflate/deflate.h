@@ -83,9 +83,11 @@ void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n
  * (up to 32 KiB) are its history. All pieces are whole but the stream's last; `last`: the batch
  * ends the stream. out (cap >= gpz_dfl_batch_bound(n)) receives the batch's bytes, and b what
  * the stream needs of it. The GPU version gives the same bytes, and GPZ_ERR_NOMEM or
- * GPZ_ERR_GPU when the device fails, so the caller can turn to the CPU.
+ * GPZ_ERR_GPU when the device fails, so the caller can turn to the CPU; with `independent` it
+ * codes independent pieces instead (pre 0, check NONE: a .gpz LZ frame's payload, the pieces'
+ * sizes in b), as gpz_deflate_pieces does.
  */
-#define GPZ_DFL_BATCH_MAX 256
+#define GPZ_DFL_BATCH_MAX 1024 /* a .gpz LZ frame of up to 1 GiB is one GPU batch */
 #define GPZ_DFL_CPU_BATCH 64 /* the most pieces a CPU batch takes: 4 a thread up to this */
 
 struct gpz_dfl_batch {
@@ -101,8 +103,8 @@ gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_
                              int last, int check, uint8_t *out, size_t cap,
                              struct gpz_dfl_batch *b);
 gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
-                             int level, int last, int check, uint8_t *out, size_t cap,
-                             struct gpz_dfl_batch *b);
+                             int level, int last, int independent, int check, uint8_t *out,
+                             size_t cap, struct gpz_dfl_batch *b);
 
 #ifdef __cplusplus
 }

@@ -40,7 +40,7 @@ static uint32_t *pure_matches(const uint8_t *src, size_t start, size_t end,
 	if (head && links && pure) {
 		gpz_lz_links_ref(src, lo, end, end, head, links);
 		for (size_t p = start; p < end; p++)
-			gpz_lz_pure_at(src, links, lo, p, end, cfg, pure + 2 * (p - start));
+			gpz_lz_pure_at(src, links, lo, p, end, 0, cfg, pure + 2 * (p - start));
 	} else {
 		free(pure);
 		pure = NULL;

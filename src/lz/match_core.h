@@ -213,8 +213,9 @@ GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
 
 /*
  * The chain walk: the longest match at pos (length >= 3 and > best0, else 0) among the first
- * `chain` candidates of pos's hash chain, stopping at the first of length >= nice; *dist gets its
- * distance (0 for none). Links come from links[(q - loff) & lmask] (the CPU's ring: loff 0, lmask
+ * `chain` candidates of pos's hash chain at most `reach` back (GPZ_LZ_WINDOW, or less where the
+ * bytes before a piece are not its history), stopping at the first of length >= nice; *dist gets
+ * its distance (0 for none). Links come from links[(q - loff) & lmask] (the CPU's ring: loff 0, lmask
  * the window mask; the GPU's array: loff its first position, lmask all ones; on the GPU,
  * pos - loff must be below 2^32); pos must be inserted. When snap_out is not NULL it receives
  * (gpz_lz_pack) what the same walk with chain = snap would have returned (best0 <= 2 only): one
@@ -222,7 +223,8 @@ GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
  * matches a function of the input alone.
  */
 GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *links, size_t lmask,
-                                          size_t loff, size_t pos, size_t end, unsigned chain,
+                                          size_t loff, size_t pos, size_t end, size_t reach,
+                                          unsigned chain,
                                           unsigned nice, unsigned best0, unsigned snap,
                                           uint32_t *snap_out, unsigned *dist)
 {
@@ -244,7 +246,7 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
 		nice = maxlen;
 	d = dd = links[at & mask]; /* dd: the candidate's distance */
 	for (;;) {
-		if (d == 0 || dd > GPZ_LZ_WINDOW || best >= maxlen)
+		if (d == 0 || dd > reach || best >= maxlen)
 			break; /* the chain, the window or the possible length ends */
 		if (steps == snap) {
 			*snap_out = gpz_lz_pack(best, bd);
@@ -300,7 +302,7 @@ GPZ_HD static inline unsigned gpz_lz_find(const struct gpz_lz_finder *f, size_t 
 	unsigned quarter = prev_len >= cfg->good;
 	if (!f->pure) {
 		const struct gpz_lz_matcher *m = f->m;
-		return gpz_lz_walk(m->src, m->prev, GPZ_LZ_WMASK, 0, pos, m->end,
+		return gpz_lz_walk(m->src, m->prev, GPZ_LZ_WMASK, 0, pos, m->end, GPZ_LZ_WINDOW,
 		                   quarter ? cfg->chain >> 2 : cfg->chain, cfg->nice, prev_len, 0, NULL,
 		                   dist);
 	}
@@ -498,14 +500,17 @@ GPZ_HD static inline size_t gpz_lz_core_parse(struct gpz_lz_matcher *m, size_t s
 /* ---- position-pure matches (what the GPU computes for every position at once) ---- */
 
 /* Both matches at pos (full chain, quarter chain) for a lazy level, the full one for a greedy
- * level, into out[0..1]; links as gpz_lz_walk's GPU form. */
+ * level, into out[0..1]; links as gpz_lz_walk's GPU form. Positions below `floor` are not
+ * history (an independent piece's start; 0 for none): the chain is cut there, as a matcher that
+ * began at floor would have it. */
 GPZ_HD static inline void gpz_lz_pure_at(const uint8_t *src, const uint16_t *links, size_t loff,
-                                         size_t pos, size_t end,
+                                         size_t pos, size_t end, size_t floor,
                                          const struct gpz_lz_level *cfg, uint32_t *out)
 {
 	unsigned dist, len;
+	size_t reach = pos - floor < GPZ_LZ_WINDOW ? pos - floor : GPZ_LZ_WINDOW;
 	out[1] = 0; /* greedy levels never use the quarter chain */
-	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, cfg->chain, cfg->nice, 0,
+	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, reach, cfg->chain, cfg->nice, 0,
 	                  cfg->chain >> 2, cfg->lazy_parse ? &out[1] : NULL, &dist);
 	out[0] = gpz_lz_pack(len, dist);
 }

@@ -350,6 +350,29 @@ void check_engine(gpz_ctx *ctx, const Input &in, int level, gpz_format f)
 	}
 }
 
+/* .gpz LZ frames (independent pieces) coded on the GPU: the CPU's bytes, and they decode. */
+void check_lz_frames(const Input &in, int level, size_t frame_bytes)
+{
+	gpz_params p;
+	gpz_params_default(&p);
+	p.lz_level = level;
+	p.frame_bytes = frame_bytes;
+	size_t n = in.data.size(), cap = gpz_compress_bound(n, &p), a = 0, b = 0, back = 0;
+	std::vector<uint8_t> want(cap), got(cap), dec(n + 1);
+	gpz_result rc = gpz_compress(g_cpu, &p, in.data.data(), n, want.data(), cap, &a);
+	auto t0 = std::chrono::steady_clock::now();
+	gpz_result rg = gpz_compress(g_gpu, &p, in.data.data(), n, got.data(), cap, &b);
+	double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	CHECK(rc == GPZ_OK && rg == GPZ_OK && a == b && !memcmp(want.data(), got.data(), a),
+	      "LZ frames %s L%d: GPU %s %zu bytes, CPU %s %zu", in.name.c_str(), level,
+	      gpz_result_string(rg), b, gpz_result_string(rc), a);
+	gpz_result rd = gpz_decompress(g_gpu, got.data(), b, dec.data(), n + 1, &back);
+	CHECK(rd == GPZ_OK && back == n && !memcmp(dec.data(), in.data.data(), n),
+	      "LZ frames %s L%d: round trip %s", in.name.c_str(), level, gpz_result_string(rd));
+	printf("LZ frames %s L%d: %zu -> %zu B, GPU %.2f GB/s (host buffers)\n", in.name.c_str(),
+	       level, n, b, n / s / 1e9);
+}
+
 /* test_gpu_deflate fallback (GPZ_TEST_GPU_FAIL=2 set by ctest): an AUTO context redoes the
  * failed GPU batch on the CPU, with the same bytes. */
 int fallback_mode(const Input &in)
@@ -394,6 +417,8 @@ int main(int argc, char **argv)
 		return fallback_mode(batches);
 	check_engine(g_gpu, batches, 1, GPZ_FORMAT_GZIP);
 	check_engine(g_gpu, batches, 6, GPZ_FORMAT_ZLIB);
+	check_lz_frames(batches, 1, GPZ_DEFAULT_FRAME_BYTES);
+	check_lz_frames(batches, 6, 5 * PIECE + 3); /* frames ending mid-piece */
 
 	/* tiny inputs: every level in every format */
 	std::vector<Input> tiny{ { "empty", {} }, { "1 byte", { 'a' } }, { "3 bytes", { 0, 'x', 0 } } };
@@ -411,6 +436,11 @@ int main(int argc, char **argv)
 	edge.push_back({ "phrases", lz_inputs::phrases(&g_seed, 2 * MiB + 3) });
 	for (size_t i = 0; i < edge.size(); i++)
 		check_input(edge[i], all_levels, full, (int)i);
+	for (const Input &in : tiny)
+		check_lz_frames(in, 1, GPZ_DEFAULT_FRAME_BYTES);
+	for (size_t i = 0; i < edge.size(); i++)
+		for (int level : { 1, 4, 9 })
+			check_lz_frames(edge[i], level, level == 4 ? PIECE + 1 : GPZ_DEFAULT_FRAME_BYTES);
 
 	check_raw_device(tiny[0], 6);
 	check_raw_device(edge[3], 1);
