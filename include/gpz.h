@@ -196,6 +196,16 @@ GPZ_API void gpz_deflate_stream_free(gpz_deflate_stream *st);
 GPZ_API gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst,
                                              size_t dst_cap, size_t *len);
 
+/* Decompression of a whole gzip (any number of members; zero bytes after the last are
+ * accepted as padding), zlib or raw DEFLATE stream in a host buffer into dst (dst_cap bytes):
+ * *dst_size bytes. CRC-32 / Adler-32 and sizes are checked: GPZ_ERR_CORRUPT, GPZ_ERR_TRUNCATED
+ * or GPZ_ERR_FORMAT for bad input, GPZ_ERR_DST_TOO_SMALL when dst is too small (a gzip
+ * trailer's ISIZE tells the size of a member below 4 GiB). gzip members that gpz wrote with the
+ * piece index are inflated piece by piece on the context's threads; others, and zlib and raw
+ * streams, on one thread through zlib. */
+GPZ_API gpz_result gpz_inflate(gpz_ctx *ctx, gpz_format format, const void *src, size_t src_size,
+                               void *dst, size_t dst_cap, size_t *dst_size);
+
 #ifdef GPZ_ADVANCED
 /* ================= advanced API (define GPZ_ADVANCED to use it) ================= */
 

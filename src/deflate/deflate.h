@@ -106,6 +106,17 @@ gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, 
                              int level, int last, int independent, int check, uint8_t *out,
                              size_t cap, struct gpz_dfl_batch *b);
 
+/*
+ * One piece of raw DEFLATE (inflate.c, gpz's own decoder): the blocks in in[0 .. in_n), up to
+ * the final one (*final set) or to the end of the input at a block's end; every byte of the
+ * input must be used. Output: up to cap 16-bit symbols, *out_n of them: bytes (0..255), or, when
+ * `markers` is set, 256 + w for byte w of the unknown 32 KiB before the piece (w = 32767 is the
+ * last), where references reach before the output and beyond the hist_n bytes of hist (the bytes
+ * before the piece, when known; may be NULL). GPZ_ERR_CORRUPT or GPZ_ERR_TRUNCATED for bad input.
+ */
+gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
+                             int markers, uint16_t *out, size_t cap, size_t *out_n, int *final);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,315 @@
+/* gunzip.c - gpz_inflate: gzip (any number of members), zlib and raw DEFLATE from a host buffer.
+ *
+ * A gzip member written by gpz carries the piece index (docs/FORMAT.md): its pieces start on
+ * byte boundaries at known offsets, so they are inflated in parallel on the context's threads by
+ * gpz's own decoder (inflate.c), each with the bytes of the unknown 32 KiB before it standing as
+ * markers; then, in order, each piece's markers get the bytes they stand for (a piece with very
+ * many is inflated again with its window known), and the CRC-32 is taken piece by piece in
+ * parallel. Other members, and zlib and raw streams, go through zlib on one thread. Every length,
+ * checksum and size is checked; zero bytes after the last gzip member are accepted (tape
+ * padding), anything else after it is an error. */
+#include "deflate/deflate.h"
+#include "common/bits.h"
+#include "common/context.h"
+#include "common/crc_combine.h"
+#include "common/parallel.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PIECE GPZ_DEFLATE_PIECE
+#define WINDOW 32768
+#define MAX_MARKS 65536 /* markers a piece may list; beyond, it is inflated again in order */
+
+/* ---- gzip header ---- */
+
+struct member {
+	size_t data;            /* offset of the DEFLATE data in the member's buffer */
+	uint32_t np;            /* pieces in the index (0: none usable) */
+	const uint8_t *lens;    /* their lengths (u32 LE each) */
+};
+
+/* Parse a gzip header at s[0 .. n): where the data starts, and the gpz piece index if any. */
+static gpz_result gzip_header(const uint8_t *s, size_t n, struct member *m)
+{
+	size_t o = 10;
+	uint8_t flg;
+
+	memset(m, 0, sizeof(*m));
+	if (n < 10)
+		return GPZ_ERR_TRUNCATED;
+	if (s[0] != 0x1f || s[1] != 0x8b || s[2] != 8)
+		return GPZ_ERR_FORMAT;
+	flg = s[3];
+	if (flg & 0xe0)
+		return GPZ_ERR_CORRUPT; /* reserved flags */
+	if (flg & 0x04) { /* FEXTRA: subfields, one of which may be gpz's piece index */
+		size_t xlen, end;
+		if (n - o < 2)
+			return GPZ_ERR_TRUNCATED;
+		xlen = gpz_load_le16(s + o);
+		o += 2;
+		if (n - o < xlen)
+			return GPZ_ERR_TRUNCATED;
+		end = o + xlen;
+		while (end - o >= 4) {
+			size_t len = gpz_load_le16(s + o + 2);
+			const uint8_t *d = s + o + 4;
+			if (end - o - 4 < len)
+				return GPZ_ERR_CORRUPT;
+			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 8 && d[0] == 2 && d[1] == 20 &&
+			    gpz_load_le32(d + 4) > 0 && (len - 8) / 4 == gpz_load_le32(d + 4) &&
+			    (len - 8) % 4 == 0) {
+				m->np = gpz_load_le32(d + 4);
+				m->lens = d + 8;
+			}
+			o += 4 + len;
+		}
+		if (o != end)
+			return GPZ_ERR_CORRUPT;
+	}
+	for (int k = 0; k < 2; k++) { /* FNAME, FCOMMENT: zero-terminated */
+		if (!(flg & (k ? 0x10 : 0x08)))
+			continue;
+		const uint8_t *z = memchr(s + o, 0, n - o);
+		if (!z)
+			return GPZ_ERR_TRUNCATED;
+		o = (size_t)(z - s) + 1;
+	}
+	if (flg & 0x02) { /* FHCRC: the low 16 bits of the header's CRC-32 */
+		if (n - o < 2)
+			return GPZ_ERR_TRUNCATED;
+		if ((crc32(0L, s, (uInt)o) & 0xffff) != gpz_load_le16(s + o))
+			return GPZ_ERR_CORRUPT;
+		o += 2;
+	}
+	m->data = o;
+	return GPZ_OK;
+}
+
+/* ---- one member through zlib ---- */
+
+/* Raw DEFLATE at in[0 .. n) into out (cap bytes): *used input bytes, *got output bytes. */
+static gpz_result zlib_raw(const uint8_t *in, size_t n, int wbits, uint8_t *out, size_t cap,
+                           size_t *used, size_t *got)
+{
+	z_stream z;
+	int zr = Z_OK;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, wbits) != Z_OK)
+		return GPZ_ERR_NOMEM;
+	z.next_in = (Bytef *)in;
+	z.next_out = out;
+	*used = *got = 0;
+	/* zlib counts in uInt: feed at most 1 GiB a step */
+	while (zr == Z_OK) {
+		size_t in_left = n - (size_t)(z.next_in - in), out_left = cap - (size_t)(z.next_out - out);
+		z.avail_in = (uInt)(in_left < (1u << 30) ? in_left : (1u << 30));
+		z.avail_out = (uInt)(out_left < (1u << 30) ? out_left : (1u << 30));
+		uInt ai = z.avail_in, ao = z.avail_out;
+		zr = inflate(&z, Z_NO_FLUSH);
+		if (zr == Z_BUF_ERROR || (zr == Z_OK && ai == z.avail_in && ao == z.avail_out))
+			break;
+	}
+	*used = (size_t)(z.next_in - in);
+	*got = (size_t)(z.next_out - out);
+	inflateEnd(&z);
+	if (zr == Z_STREAM_END)
+		return GPZ_OK;
+	if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT)
+		return GPZ_ERR_CORRUPT;
+	if (zr == Z_MEM_ERROR)
+		return GPZ_ERR_NOMEM;
+	/* stuck: either the output is full or the input ended */
+	return *got == cap && *used < n ? GPZ_ERR_DST_TOO_SMALL : GPZ_ERR_TRUNCATED;
+}
+
+/* ---- one indexed member, piece by piece ---- */
+
+struct piece_res {
+	gpz_result r;
+	size_t n;           /* output bytes */
+	uint64_t *mark;     /* (position << 15 | w) of its markers; NULL when there are none */
+	size_t nmark;
+	int redo;           /* too many markers: inflate again with the window known */
+	uint32_t crc;
+};
+
+struct pjob {
+	const uint8_t *raw;
+	const uint64_t *off; /* np + 1 byte offsets of the pieces in raw */
+	size_t np;
+	uint8_t *dst;
+	size_t cap;
+	struct piece_res *res;
+};
+
+/* Bytes of a piece's symbols into dst; markers listed (or the piece marked for a redo). */
+static void put_symbols(const uint16_t *s, size_t n, uint8_t *dst, struct piece_res *pr)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < 256) {
+			dst[i] = (uint8_t)s[i];
+			continue;
+		}
+		dst[i] = 0;
+		if (pr->redo)
+			continue;
+		if (!pr->mark && !(pr->mark = malloc(MAX_MARKS * sizeof(*pr->mark)))) {
+			pr->redo = 1;
+			continue;
+		}
+		if (pr->nmark == MAX_MARKS)
+			pr->redo = 1;
+		else
+			pr->mark[pr->nmark++] = (uint64_t)i << 15 | (s[i] - 256u);
+	}
+}
+
+/* Inflate piece k: all but the last hold exactly PIECE bytes and do not end the stream. */
+static gpz_result piece_inflate(const struct pjob *j, size_t k, const uint8_t *hist,
+                                struct piece_res *pr)
+{
+	size_t start = k * PIECE, n = 0, room = j->cap > start ? j->cap - start : 0;
+	uint16_t *s = malloc(PIECE * sizeof(*s));
+	int final = 0, last = k + 1 == j->np;
+	gpz_result r = s ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	if (r == GPZ_OK)
+		r = gpz_inflate_piece(j->raw + j->off[k], (size_t)(j->off[k + 1] - j->off[k]), hist,
+		                      hist ? WINDOW : 0, k > 0 && !hist, s, PIECE, &n, &final);
+	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && k > 0 && n == 0)))
+		r = GPZ_ERR_CORRUPT; /* not where the index says the stream ends, or a short piece */
+	if (r == GPZ_OK && n > room)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	if (r == GPZ_OK)
+		put_symbols(s, n, j->dst + start, pr);
+	pr->n = n;
+	free(s);
+	return r;
+}
+
+static void piece_task(void *v, size_t k)
+{
+	const struct pjob *j = v;
+	j->res[k].r = piece_inflate(j, k, NULL, &j->res[k]);
+}
+
+static void crc_task(void *v, size_t k)
+{
+	const struct pjob *j = v;
+	j->res[k].crc = (uint32_t)crc32(0L, j->dst + k * PIECE, (uInt)j->res[k].n);
+}
+
+/* The member's DEFLATE data, np pieces at raw (lengths in lens), into dst: *got bytes, *crc. */
+static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
+                                 const uint8_t *lens, uint8_t *dst, size_t cap, size_t *got,
+                                 uint32_t *crc)
+{
+	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
+	struct piece_res *res = calloc(np, sizeof(*res));
+	struct pjob j = { raw, off, np, dst, cap, res };
+	gpz_result r = off && res ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	*got = 0;
+	for (uint32_t k = 0; off && k <= np; k++)
+		off[k] = k ? off[k - 1] + gpz_load_le32(lens + 4 * (k - 1)) : 0;
+	if (r == GPZ_OK)
+		gpz_parallel_for(ctx->nthreads, np, piece_task, &j);
+	/* in order: each piece's window is now known */
+	for (uint32_t k = 0; r == GPZ_OK && k < np; k++) {
+		struct piece_res *pr = &res[k];
+		uint8_t *d = dst + (size_t)k * PIECE;
+		r = pr->r;
+		if (r == GPZ_OK && pr->redo) {
+			free(pr->mark);
+			pr->mark = NULL;
+			pr->nmark = 0;
+			pr->redo = 0;
+			r = piece_inflate(&j, k, d - WINDOW, pr);
+		}
+		for (size_t i = 0; r == GPZ_OK && i < pr->nmark; i++)
+			d[pr->mark[i] >> 15] = d[(pr->mark[i] & (WINDOW - 1)) - WINDOW];
+		*got += pr->n;
+	}
+	if (r == GPZ_OK) {
+		gpz_parallel_for(ctx->nthreads, np, crc_task, &j);
+		*crc = 0;
+		for (uint32_t k = 0; k < np; k++)
+			*crc = gpz_crc32_combine(*crc, res[k].crc, res[k].n);
+	}
+	for (uint32_t k = 0; res && k < np; k++)
+		free(res[k].mark);
+	free(res);
+	free(off);
+	return r;
+}
+
+/* One gzip member at s[0 .. n): *used bytes of it, *got output bytes at dst. */
+static gpz_result gzip_member(gpz_ctx *ctx, const uint8_t *s, size_t n, uint8_t *dst, size_t cap,
+                              size_t *used, size_t *got)
+{
+	struct member m;
+	uint64_t data_len = 0;
+	size_t in_used = 0;
+	uint32_t crc = 0;
+	gpz_result r = gzip_header(s, n, &m);
+
+	if (r != GPZ_OK)
+		return r;
+	for (uint32_t k = 0; k < m.np; k++)
+		data_len += gpz_load_le32(m.lens + 4 * k);
+	if (m.np && data_len <= n - m.data) { /* the index fits the input: pieces in parallel */
+		r = indexed_member(ctx, s + m.data, m.np, m.lens, dst, cap, got, &crc);
+		in_used = (size_t)data_len;
+	} else {
+		r = zlib_raw(s + m.data, n - m.data, -15, dst, cap, &in_used, got);
+		if (r == GPZ_OK)
+			crc = (uint32_t)crc32(0L, NULL, 0);
+		for (size_t o = 0; r == GPZ_OK && o < *got; o += (size_t)1 << 30) {
+			size_t k = *got - o < ((size_t)1 << 30) ? *got - o : (size_t)1 << 30;
+			crc = (uint32_t)crc32(crc, dst + o, (uInt)k);
+		}
+	}
+	if (r != GPZ_OK)
+		return r;
+	if (n - m.data - in_used < 8)
+		return GPZ_ERR_TRUNCATED;
+	if (gpz_load_le32(s + m.data + in_used) != crc ||
+	    gpz_load_le32(s + m.data + in_used + 4) != (uint32_t)*got)
+		return GPZ_ERR_CORRUPT;
+	*used = m.data + in_used + 8;
+	return GPZ_OK;
+}
+
+gpz_result gpz_inflate(gpz_ctx *ctx, gpz_format format, const void *src, size_t src_size,
+                       void *dst, size_t dst_cap, size_t *dst_size)
+{
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+	size_t pos = 0, out = 0, used = 0, got = 0;
+	gpz_result r = GPZ_OK;
+
+	if (!ctx || !dst_size || (!src && src_size) || (!dst && dst_cap) ||
+	    format < GPZ_FORMAT_GZIP || format > GPZ_FORMAT_DEFLATE)
+		return GPZ_ERR_PARAM;
+	*dst_size = 0;
+	if (format != GPZ_FORMAT_GZIP) {
+		r = zlib_raw(s, src_size, format == GPZ_FORMAT_ZLIB ? 15 : -15, d, dst_cap, &used, &got);
+		if (r == GPZ_OK && used != src_size)
+			r = GPZ_ERR_CORRUPT; /* bytes after the stream */
+		*dst_size = r == GPZ_OK ? got : 0;
+		return r;
+	}
+	do { /* members, until only zero padding (or nothing) is left */
+		r = gzip_member(ctx, s + pos, src_size - pos, d + out, dst_cap - out, &used, &got);
+		pos += used;
+		out += got;
+		while (r == GPZ_OK && pos < src_size && s[pos] == 0)
+			pos++; /* a member starts with 0x1f: zeros are padding */
+	} while (r == GPZ_OK && pos < src_size);
+	*dst_size = r == GPZ_OK ? out : 0;
+	return r;
+}

@@ -1,0 +1,331 @@
+/* inflate.c - gpz's own DEFLATE decoder (RFC 1951), for pieces decoded in parallel.
+ *
+ * A piece of a gpz-written stream may copy from the 32 KiB before it, which another thread is
+ * still decoding. So the output is 16-bit: 0..255 are bytes, 256 + w stands for byte w of the
+ * unknown 32 KiB window before the piece (w = 32767: the byte just before it), and copies carry
+ * such markers along; the caller puts the real bytes in once the window is known. With the window
+ * given, references into it give bytes, and without either they are corrupt input.
+ *
+ * Everything read is checked: code lengths (no over-subscribed code, no incomplete one but a
+ * single 1-bit code, an end-of-block code), symbols 286/287 and distances 30/31, distances
+ * beyond the window, stored-block lengths, the output's capacity and the input's end. Codes are
+ * decoded through 2^15-entry tables (one lookup a symbol). */
+#include "deflate/deflate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXBITS 15
+#define NLIT 288
+#define NDIST 32
+#define WINDOW 32768u
+
+static const uint16_t len_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+	                               31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+	                               2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const uint16_t dist_base[30] = { 1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
+	                                33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
+	                                1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
+static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+	                                6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+static const uint8_t cl_order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+
+/* LSB-first bit reader; past the end it reads zeros and counts them, so a stream that needed
+ * them is found truncated at the end instead of read out of bounds. */
+struct br {
+	const uint8_t *p, *end;
+	uint64_t bits;
+	unsigned n;
+	size_t phantom; /* zero bytes supplied past the end */
+};
+
+static inline void refill(struct br *b)
+{
+	while (b->n <= 56) {
+		if (b->p < b->end)
+			b->bits |= (uint64_t)*b->p++ << b->n;
+		else
+			b->phantom++;
+		b->n += 8;
+	}
+}
+
+static inline unsigned take(struct br *b, unsigned k)
+{
+	unsigned v = (unsigned)(b->bits & ((1ull << k) - 1));
+	b->bits >>= k;
+	b->n -= k;
+	return v;
+}
+
+static inline unsigned getbits(struct br *b, unsigned k)
+{
+	if (b->n < k)
+		refill(b);
+	return take(b, k);
+}
+
+static int overran(const struct br *b)
+{
+	/* the zero bytes supplied past the end that were consumed */
+	return b->phantom * 8 > b->n;
+}
+
+/* All the input read but fewer than 8 bits, all zero (padding to the byte boundary). */
+static int at_end(const struct br *b)
+{
+	size_t real = b->phantom * 8 <= b->n ? b->n - b->phantom * 8 : 0;
+	return b->p == b->end && real < 8 && (b->bits & ((1ull << real) - 1)) == 0;
+}
+
+/* A decoding table: entry = symbol << 4 | code length, 0 = no code. */
+struct table {
+	uint16_t e[1u << MAXBITS];
+};
+
+static unsigned reverse(unsigned code, unsigned len)
+{
+	unsigned r = 0;
+	for (unsigned i = 0; i < len; i++, code >>= 1)
+		r = r << 1 | (code & 1);
+	return r;
+}
+
+/* The kinds of code, which differ in what incomplete codes they may be (as zlib has it). */
+enum { CODE_CL, CODE_LIT, CODE_DIST };
+
+/* Build the table of n code lengths; bits: the table's index width (7 for the code-length code,
+ * 15 for the others). Returns 0, or -1 for a code zlib would reject: over-subscribed, or
+ * incomplete (but a literal/length or distance code of a single 1-bit code, and a distance code
+ * of no code at all, which only a block without matches can use). */
+static int build(struct table *t, const uint8_t *lens, unsigned n, unsigned bits, int kind)
+{
+	unsigned count[MAXBITS + 1] = { 0 }, next[MAXBITS + 1], maxlen = 0, ncodes = 0;
+	int left = 1;
+
+	for (unsigned s = 0; s < n; s++)
+		count[lens[s]]++;
+	for (unsigned l = 1; l <= MAXBITS; l++) {
+		left <<= 1;
+		left -= (int)count[l];
+		if (left < 0)
+			return -1; /* over-subscribed */
+		if (count[l])
+			maxlen = l;
+		ncodes += count[l];
+	}
+	memset(t->e, 0, sizeof(uint16_t) << bits);
+	if (ncodes == 0)
+		return kind == CODE_DIST ? 0 : -1;
+	if (left > 0 && (kind == CODE_CL || !(ncodes == 1 && maxlen == 1)))
+		return -1; /* incomplete */
+	next[1] = 0;
+	for (unsigned l = 1; l < MAXBITS; l++)
+		next[l + 1] = (next[l] + count[l]) << 1;
+	for (unsigned s = 0; s < n; s++) {
+		unsigned l = lens[s];
+		if (!l)
+			continue;
+		for (unsigned i = reverse(next[l]++, l); i < (1u << bits); i += 1u << l)
+			t->e[i] = (uint16_t)(s << 4 | l);
+	}
+	return 0;
+}
+
+static inline int decode(struct br *b, const struct table *t, unsigned bits)
+{
+	unsigned e;
+	if (b->n < bits)
+		refill(b);
+	e = t->e[b->bits & ((1u << bits) - 1)];
+	if (!e)
+		return -1;
+	take(b, e & 15);
+	return (int)(e >> 4);
+}
+
+struct infl {
+	struct br b;
+	struct table lit, dist, cl;
+	uint16_t *out;
+	size_t pos, cap;
+	const uint8_t *hist; /* the window's bytes when known */
+	size_t hist_n;
+	int markers;
+};
+
+/* The dynamic block header: the literal/length and distance codes. */
+static gpz_result dynamic_codes(struct infl *f)
+{
+	uint8_t lens[NLIT + NDIST], cl[19] = { 0 };
+	unsigned nlit = getbits(&f->b, 5) + 257, ndist = getbits(&f->b, 5) + 1;
+	unsigned ncl = getbits(&f->b, 4) + 4, i = 0;
+
+	if (nlit > 286 || ndist > 30)
+		return GPZ_ERR_CORRUPT;
+	for (unsigned k = 0; k < ncl; k++)
+		cl[cl_order[k]] = (uint8_t)getbits(&f->b, 3);
+	if (build(&f->cl, cl, 19, 7, CODE_CL) != 0)
+		return GPZ_ERR_CORRUPT;
+	while (i < nlit + ndist) {
+		int s = decode(&f->b, &f->cl, 7);
+		unsigned rep, v = 0;
+		if (s < 0)
+			return GPZ_ERR_CORRUPT;
+		if (s < 16) {
+			lens[i++] = (uint8_t)s;
+			continue;
+		}
+		if (s == 16) {
+			if (i == 0)
+				return GPZ_ERR_CORRUPT; /* nothing to repeat */
+			v = lens[i - 1];
+			rep = 3 + getbits(&f->b, 2);
+		} else {
+			rep = s == 17 ? 3 + getbits(&f->b, 3) : 11 + getbits(&f->b, 7);
+		}
+		if (rep > nlit + ndist - i)
+			return GPZ_ERR_CORRUPT;
+		memset(lens + i, (int)v, rep);
+		i += rep;
+	}
+	if (lens[256] == 0 || build(&f->lit, lens, nlit, MAXBITS, CODE_LIT) != 0 ||
+	    build(&f->dist, lens + nlit, ndist, MAXBITS, CODE_DIST) != 0)
+		return GPZ_ERR_CORRUPT;
+	return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_OK;
+}
+
+static void fixed_codes(struct infl *f)
+{
+	uint8_t lens[NLIT];
+	unsigned s = 0;
+	for (; s < 144; s++)
+		lens[s] = 8;
+	for (; s < 256; s++)
+		lens[s] = 9;
+	for (; s < 280; s++)
+		lens[s] = 7;
+	for (; s < NLIT; s++)
+		lens[s] = 8;
+	build(&f->lit, lens, NLIT, MAXBITS, CODE_LIT);
+	memset(lens, 5, NDIST);
+	build(&f->dist, lens, NDIST, MAXBITS, CODE_DIST);
+}
+
+/* Copy len symbols from dist back: from the output, or before it from the window (its bytes, or
+ * markers). */
+static gpz_result copy(struct infl *f, unsigned len, unsigned dist)
+{
+	uint16_t *o = f->out;
+	size_t pos = f->pos;
+
+	if (len > f->cap - pos)
+		return GPZ_ERR_CORRUPT; /* more output than the piece holds */
+	if (dist > pos) {
+		size_t back = dist - pos; /* into the window: 1 .. WINDOW */
+		if (dist > WINDOW || (!f->markers && back > f->hist_n))
+			return GPZ_ERR_CORRUPT;
+		for (; len && dist > pos; len--, pos++) {
+			back = dist - pos;
+			o[pos] = f->markers && back > f->hist_n ? (uint16_t)(256 + WINDOW - back)
+			                                        : f->hist[f->hist_n - back];
+		}
+	}
+	for (; len; len--, pos++)
+		o[pos] = o[pos - dist];
+	f->pos = pos;
+	return GPZ_OK;
+}
+
+static gpz_result codes(struct infl *f)
+{
+	for (;;) {
+		int s = decode(&f->b, &f->lit, MAXBITS);
+		if (s < 0)
+			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
+		if (s < 256) {
+			if (f->pos == f->cap)
+				return GPZ_ERR_CORRUPT;
+			f->out[f->pos++] = (uint16_t)s;
+			continue;
+		}
+		if (s == 256)
+			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_OK;
+		if (s > 285)
+			return GPZ_ERR_CORRUPT;
+		s -= 257;
+		unsigned len = len_base[s] + getbits(&f->b, len_extra[s]);
+		int d = decode(&f->b, &f->dist, MAXBITS);
+		if (d < 0 || d > 29)
+			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
+		unsigned dist = dist_base[d] + getbits(&f->b, dist_extra[d]);
+		gpz_result r = copy(f, len, dist);
+		if (r != GPZ_OK)
+			return r;
+	}
+}
+
+static gpz_result stored(struct infl *f)
+{
+	unsigned len, nlen;
+
+	take(&f->b, f->b.n % 8); /* to the byte boundary */
+	len = getbits(&f->b, 16);
+	nlen = getbits(&f->b, 16);
+	if (len != (~nlen & 0xffff))
+		return GPZ_ERR_CORRUPT;
+	if (len > f->cap - f->pos)
+		return GPZ_ERR_CORRUPT;
+	for (unsigned i = 0; i < len; i++)
+		f->out[f->pos++] = (uint16_t)getbits(&f->b, 8);
+	return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_OK;
+}
+
+gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
+                             int markers, uint16_t *out, size_t cap, size_t *out_n, int *final)
+{
+	struct infl *f = malloc(sizeof(*f));
+	gpz_result r = f ? GPZ_OK : GPZ_ERR_NOMEM;
+	int last = 0;
+
+	*out_n = 0;
+	if (!f)
+		return r;
+	memset(&f->b, 0, sizeof(f->b));
+	f->b.p = in;
+	f->b.end = in + in_n;
+	f->out = out;
+	f->pos = 0;
+	f->cap = cap;
+	f->hist = hist;
+	f->hist_n = hist ? (hist_n < WINDOW ? hist_n : WINDOW) : 0;
+	f->markers = markers;
+	/* blocks until the final one, or until the input ends exactly at a block's end */
+	while (r == GPZ_OK && !last) {
+		unsigned type;
+		last = (int)getbits(&f->b, 1);
+		type = getbits(&f->b, 2);
+		if (type == 0)
+			r = stored(f);
+		else if (type == 1) {
+			fixed_codes(f);
+			r = codes(f);
+		} else if (type == 2) {
+			r = dynamic_codes(f);
+			if (r == GPZ_OK)
+				r = codes(f);
+		} else
+			r = GPZ_ERR_CORRUPT;
+		if (r == GPZ_OK && overran(&f->b))
+			r = GPZ_ERR_TRUNCATED;
+		if (r == GPZ_OK && !last && at_end(&f->b))
+			break; /* the piece ends here, after a block */
+	}
+	if (r == GPZ_OK && last && !at_end(&f->b))
+		r = GPZ_ERR_CORRUPT; /* bytes after the final block, inside the piece */
+	*out_n = f->pos;
+	*final = last;
+	free(f);
+	return r;
+}

@@ -1,0 +1,237 @@
+/* test_inflate.c - gpz_inflate and gpz's own DEFLATE decoder (inflate.c):
+ *  - gzip streams gpz writes (piece index: pieces inflated in parallel, window markers filled in
+ *    order) at levels 1, 6, 9 and sizes around pieces, on 1 and 3 threads, give the input back;
+ *  - pieces that copy from the window before them a lot (some with more markers than a piece
+ *    may list, which are inflated again) and runs;
+ *  - streams from zlib (stored, fixed and dynamic blocks; no index) through gpz_inflate_piece and
+ *    gpz_inflate, zlib and raw formats, several members with zero padding between and after;
+ *  - bad input: every truncation point of a small stream, corrupted bytes (an error, or the right
+ *    output when the change is one the format cannot see), trailing garbage, a too small dst.
+ *   test_inflate [corpora]: corpora runs the shared corpora (77 when absent). */
+#include "testutil.h"
+#include "deflate/deflate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PIECE GPZ_DEFLATE_PIECE
+
+static gpz_ctx *ctx1, *ctx3;
+
+/* gzip (with the piece index) of src by gpz. */
+static uint8_t *gpz_gzip(const uint8_t *src, size_t n, int level, gpz_format f, size_t *len)
+{
+	size_t cap = gpz_deflate_bound(n);
+	uint8_t *c = malloc(cap);
+	gpz_result r = gpz_deflate_compress(ctx3, level, f, NULL, src, n, c, cap, len);
+	CHECK(r == GPZ_OK, "compress n=%zu L%d: %s", n, level, gpz_result_string(r));
+	return c;
+}
+
+/* gpz_inflate of c must give src back, on both contexts. */
+static void round_trip(const uint8_t *c, size_t clen, const uint8_t *src, size_t n, gpz_format f,
+                       const char *what)
+{
+	uint8_t *d = malloc(n + 1);
+	for (int k = 0; k < 2; k++) {
+		size_t got = 0;
+		gpz_result r = gpz_inflate(k ? ctx3 : ctx1, f, c, clen, d, n + 1, &got);
+		CHECK(r == GPZ_OK && got == n && !memcmp(d, src, n), "%s (%d threads): %s, %zu of %zu",
+		      what, k ? 3 : 1, gpz_result_string(r), got, n);
+	}
+	free(d);
+}
+
+static void gpz_streams(void)
+{
+	uint64_t st = 7;
+	size_t n = 3 * PIECE + 4321;
+	uint8_t *src = malloc(n);
+	for (size_t i = 0; i < n; i++) /* words, runs and noise */
+		src[i] = (i / 50000) % 4 == 3 ? (uint8_t)test_rand(&st)
+		       : (i / 50000) % 4 == 2 ? 'x'
+		       : (uint8_t)("lorem ipsum dolor sit amet, "[test_rand(&st) % 28]);
+	size_t sizes[] = { 0, 1, 100, PIECE - 1, PIECE, PIECE + 1, 2 * PIECE + 17, n };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (int level = 1; level <= 9; level += 4) {
+			char what[64];
+			size_t clen = 0;
+			uint8_t *c = gpz_gzip(src, sizes[k], level, GPZ_FORMAT_GZIP, &clen);
+			snprintf(what, sizeof what, "gpz gzip n=%zu L%d", sizes[k], level);
+			round_trip(c, clen, src, sizes[k], GPZ_FORMAT_GZIP, what);
+			free(c);
+		}
+	}
+	for (gpz_format f = GPZ_FORMAT_ZLIB; f <= GPZ_FORMAT_DEFLATE; f++) {
+		size_t clen = 0;
+		uint8_t *c = gpz_gzip(src, n, 6, f, &clen);
+		round_trip(c, clen, src, n, f, f == GPZ_FORMAT_ZLIB ? "gpz zlib" : "gpz raw");
+		free(c);
+	}
+	free(src);
+}
+
+/* Pieces whose bytes mostly come from the window before them: a random block repeated (every
+ * piece starts by copying from the one before), and a period short enough that nearly every byte
+ * of a piece is a marker (more than a piece lists: inflated again). */
+static void window_heavy(void)
+{
+	uint64_t st = 11;
+	size_t n = 4 * PIECE + 99;
+	uint8_t *src = malloc(n);
+	size_t periods[] = { 20000, 32000, 1000 };
+	for (size_t p = 0; p < 3; p++) {
+		for (size_t i = 0; i < n; i++)
+			src[i] = i < periods[p] ? (uint8_t)test_rand(&st) : src[i - periods[p]];
+		for (int level = 1; level <= 9; level += 8) {
+			char what[64];
+			size_t clen = 0;
+			uint8_t *c = gpz_gzip(src, n, level, GPZ_FORMAT_GZIP, &clen);
+			snprintf(what, sizeof what, "period %zu L%d", periods[p], level);
+			round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, what);
+			free(c);
+		}
+	}
+	free(src);
+}
+
+/* zlib's own streams: the decoder must read any valid DEFLATE. */
+static size_t zlib_make(const uint8_t *src, size_t n, int level, int strategy, int wbits,
+                        uint8_t *c, size_t cap)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	deflateInit2(&z, level, Z_DEFLATED, wbits, 8, strategy);
+	z.next_in = (Bytef *)src;
+	z.avail_in = (uInt)n;
+	z.next_out = c;
+	z.avail_out = (uInt)cap;
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END, "zlib deflate");
+	size_t len = cap - z.avail_out;
+	deflateEnd(&z);
+	return len;
+}
+
+static void foreign_streams(void)
+{
+	uint64_t st = 3;
+	size_t n = 300000;
+	uint8_t *src = malloc(n), *c = malloc(2 * n + 1000), *two = malloc(4 * n + 3000);
+	uint16_t *o = malloc((n + 1) * sizeof(*o));
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)(i % 3000 < 1000 ? test_rand(&st) % 7 : (uint64_t)"abcdefgh"[i % 8]);
+	int lv[] = { 0, 1, 6, 9, 6 }, strat[] = { 0, 0, 0, 0, Z_FIXED };
+	for (int k = 0; k < 5; k++) {
+		size_t len = zlib_make(src, n, lv[k], strat[k], -15, c, 2 * n + 1000), got = 0;
+		int final = 0;
+		gpz_result r = gpz_inflate_piece(c, len, NULL, 0, 0, o, n + 1, &got, &final);
+		int same = r == GPZ_OK && got == n && final;
+		for (size_t i = 0; same && i < n; i++)
+			same = o[i] == src[i];
+		CHECK(same, "gpz_inflate_piece of zlib level %d strategy %d: %s, %zu bytes",
+		      lv[k], strat[k], gpz_result_string(r), got);
+		round_trip(c, len, src, n, GPZ_FORMAT_DEFLATE, "zlib raw stream");
+		len = zlib_make(src, n, lv[k], strat[k], 15, c, 2 * n + 1000);
+		round_trip(c, len, src, n, GPZ_FORMAT_ZLIB, "zlib zlib stream");
+	}
+	/* members: zlib's gzip (no index), zero padding, gpz's gzip (index), zero padding */
+	size_t a = zlib_make(src, n, 6, 0, 31, two, 2 * n + 1000), b = 0;
+	memset(two + a, 0, 3);
+	uint8_t *g = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &b);
+	memcpy(two + a + 3, g, b);
+	memset(two + a + 3 + b, 0, 5);
+	uint8_t *both = malloc(2 * n);
+	memcpy(both, src, n);
+	memcpy(both + n, src, n);
+	round_trip(two, a + 3 + b + 5, both, 2 * n, GPZ_FORMAT_GZIP, "two members, padded");
+	two[a + 3 + b + 2] = 'x';
+	size_t got = 0;
+	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, two, a + 3 + b + 5, both, 2 * n, &got) != GPZ_OK,
+	      "trailing garbage must be an error");
+	free(g);
+	free(both);
+	free(src);
+	free(c);
+	free(two);
+	free(o);
+}
+
+/* Truncations, corruptions and a small dst: errors, never wrong output or a crash. */
+static void bad_input(void)
+{
+	uint64_t st = 5;
+	size_t n = 2 * PIECE + 5000, clen = 0, got = 0;
+	uint8_t *src = malloc(n), *d = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		src[i] = (uint8_t)("some words repeat, others do not "[test_rand(&st) % 33]);
+	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen), *bad = malloc(clen);
+	for (size_t cut = 0; cut < clen; cut += 1 + cut / 16) {
+		gpz_result r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, cut, d, n + 1, &got);
+		CHECK(r != GPZ_OK, "cut at %zu of %zu: %s", cut, clen, gpz_result_string(r));
+	}
+	for (int t = 0; t < 400; t++) {
+		memcpy(bad, c, clen);
+		size_t at = (size_t)(test_rand(&st) % clen);
+		bad[at] ^= (uint8_t)(1 + test_rand(&st) % 255);
+		gpz_result r = gpz_inflate(t % 2 ? ctx3 : ctx1, GPZ_FORMAT_GZIP, bad, clen, d, n + 1,
+		                           &got);
+		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
+		      "byte %zu changed: accepted with wrong output", at);
+	}
+	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, n - 1, &got) == GPZ_ERR_DST_TOO_SMALL,
+	      "dst one byte short");
+	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, 5, &got) == GPZ_ERR_DST_TOO_SMALL,
+	      "dst far too small");
+	free(src);
+	free(d);
+	free(c);
+	free(bad);
+}
+
+static void corpus_file(const char *path, void *unused)
+{
+	size_t n = 0, clen = 0;
+	uint8_t *src = test_read_file(path, &n);
+	(void)unused;
+	if (!src)
+		return;
+	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
+	round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, path);
+	free(c);
+	free(src);
+}
+
+int main(int argc, char **argv)
+{
+	const char *which = argc > 1 ? argv[1] : "edge";
+
+	gpz_ctx_create(&ctx1, GPZ_BACKEND_CPU, 1);
+	gpz_ctx_create(&ctx3, GPZ_BACKEND_CPU, 3);
+	if (!strcmp(which, "corpora")) {
+		const char *shared = test_corpora_dir();
+		char path[4096];
+		if (!shared) {
+			printf("SKIP: shared corpora absent\n");
+			return TEST_SKIP;
+		}
+		const char *sets[] = { "canterbury", "calgary", "canterbury-large", "snappy-testdata" };
+		for (int i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), "%s/%s", shared, sets[i]);
+			test_for_each_file(path, corpus_file, NULL);
+		}
+	} else {
+		gpz_streams();
+		window_heavy();
+		foreign_streams();
+		bad_input();
+	}
+	gpz_ctx_free(ctx1);
+	gpz_ctx_free(ctx3);
+	if (test_failures)
+		fprintf(stderr, "%d failures\n", test_failures);
+	else
+		printf("inflate %s: all checks passed\n", which);
+	return test_failures != 0;
+}
