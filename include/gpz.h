@@ -361,6 +361,16 @@ GPZ_API gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_a
                                               uint64_t src_size, gpz_write_fn write, void *user,
                                               uint64_t *in_bytes, uint64_t *out_bytes);
 
+/* A gzip member that gpz wrote with the piece index, at `offset` of src_size bytes of
+ * positional input (read_at as above): its pieces inflated in parallel on the context's threads
+ * through the engine (memory: a batch of 4 pieces a thread per lane), output through write in
+ * order, CRC-32 and size checked. *in_bytes: the member's length, header to trailer.
+ * GPZ_ERR_FORMAT when the member has no usable index (a caller inflates it another way); any
+ * other error means bad input or a failing callback. */
+GPZ_API gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_size,
+                                         uint64_t offset, gpz_write_fn write, void *user,
+                                         uint64_t *in_bytes, uint64_t *out_bytes);
+
 /* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
 GPZ_API uint64_t gpz_content_checksum(const void *data, size_t size);
 

@@ -35,14 +35,16 @@ static size_t dio_bound(void *u, size_t n)
 	return gpz_dfl_batch_bound(n);
 }
 
-static gpz_result dio_run(void *u, struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
-                          int last, uint8_t *out, size_t cap, size_t *len, void *meta)
+static gpz_result dio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
+                          size_t pre, size_t n, int last, uint8_t *out, size_t cap, size_t *len,
+                          void *meta)
 {
 	struct dio *d = u;
 	gpz_deflate_stream *st = d->st;
 	struct gpz_dfl_batch *b = meta;
 	gpz_result r;
 
+	(void)index;
 	if (g && d->gpu) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, 0, st->check_kind, out, cap, b);
@@ -86,7 +88,7 @@ static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
                            gpz_write_fn write, void *user, struct gpz_engine **e)
 {
 	struct gpz_engine_job job = { d, HIST, sizeof(struct gpz_dfl_batch), dio_bound, dio_run,
-		                      dio_put };
+		                      dio_put, NULL };
 	gpz_ctx *ctx = st->ctx;
 	const uint8_t *h;
 	size_t hl;

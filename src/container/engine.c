@@ -286,7 +286,8 @@ static gpz_result run_job(struct slot *s, const uint8_t **res, size_t *len)
 	if (r == GPZ_OK)
 		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
 	if (r == GPZ_OK)
-		r = J->run(J->user, ln->g, src, pre, s->n, s->last, ln->out, cap, len, s->meta);
+		r = J->run(J->user, ln->g, s->index, src, pre, s->n, s->last, ln->out, cap, len,
+		           s->meta);
 	*res = ln->out;
 	return r;
 }
@@ -301,6 +302,8 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 	pthread_mutex_lock(&e->mu);
 	while (e->handed != s->index)
 		pthread_cond_wait(&e->cv, &e->mu);
+	if (e->err != GPZ_OK && r == GPZ_OK && e->job.drop)
+		e->job.drop(e->job.user, s->meta); /* ran, but an earlier frame failed */
 	if (e->err == GPZ_OK && r != GPZ_OK)
 		e->err = r;
 	if (e->err == GPZ_OK && res && e->sink) {

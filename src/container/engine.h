@@ -56,21 +56,25 @@ void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *ds
 void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off);
 
 /*
- * A job other than .gpz frames (gpz_engine_open_job): run codes one frame on a lane (g: the
- * lane's GPU resources, NULL on the CPU backend) from n bytes at src, the `pre` bytes before src
- * readable as history, into out (cap = bound(n) bytes, pinned on the GPU): *len bytes, and
- * meta_bytes of anything else about the frame into meta. put receives each frame's output, meta
- * and input size in frame order. last: the frame the caller submitted as the job's last.
+ * A job other than .gpz frames (gpz_engine_open_job): run codes frame `index` (counted from 0
+ * in this call) on a lane (g: the lane's GPU resources, NULL on the CPU backend) from n bytes at
+ * src, the `pre` bytes before src readable as history, into out (cap = bound(n) bytes, pinned on
+ * the GPU): *len bytes, and meta_bytes of anything else about the frame into meta. put receives
+ * each frame's output, meta and input size in frame order; the frame's input stays readable
+ * until put returns. last: the frame the caller submitted as the job's last.
  */
 struct gpz_engine_job {
 	void *user;
 	size_t pre;        /* history bytes positional frames are read with (fewer at the start) */
 	size_t meta_bytes;
 	size_t (*bound)(void *user, size_t n);
-	gpz_result (*run)(void *user, struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
-	                  int last, uint8_t *out, size_t cap, size_t *len, void *meta);
+	gpz_result (*run)(void *user, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
+	                  size_t pre, size_t n, int last, uint8_t *out, size_t cap, size_t *len,
+	                  void *meta);
 	gpz_result (*put)(void *user, const uint8_t *buf, size_t len, const void *meta,
 	                  size_t in_bytes);
+	/* may be NULL: a frame that ran but is not put (an earlier frame failed) */
+	void (*drop)(void *user, void *meta);
 };
 
 gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,

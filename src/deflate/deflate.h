@@ -117,6 +117,33 @@ gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, 
 gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
                              int markers, uint16_t *out, size_t cap, size_t *out_n, int *final);
 
+/* A gzip member's header (gunzip.c): where its DEFLATE data starts, and gpz's piece index
+ * (np pieces, their lengths as u32 LE at lens; np 0 when there is none, or not version 2). */
+struct gpz_gzip_member {
+	size_t data;
+	uint32_t np;
+	const uint8_t *lens;
+};
+gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m);
+
+/* Piece of an indexed member, inflated on its own (gunzip.c): in[0 .. in_n) into dst (room
+ * bytes; all pieces but the last are GPZ_DEFLATE_PIECE bytes, only the last is final). Without
+ * hist (the 32 KiB before the piece), a piece but the first leaves the bytes it copies from there
+ * as zeros, listed in pr (or pr->redo when there are too many: inflate it again with hist);
+ * gpz_infl_fill puts them in from the window (the 32 KiB before the piece) and frees the list. */
+struct gpz_infl_res {
+	gpz_result r;
+	size_t n;        /* output bytes */
+	uint64_t *mark;  /* position << 15 | window index, of each byte copied from the window */
+	size_t nmark;
+	int redo;
+	uint32_t crc;
+};
+gpz_result gpz_infl_piece(const uint8_t *in, size_t in_n, int first, int last,
+                          const uint8_t *hist, uint8_t *dst, size_t room,
+                          struct gpz_infl_res *pr);
+void gpz_infl_fill(uint8_t *dst, const uint8_t *window, struct gpz_infl_res *pr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,14 +24,7 @@
 
 /* ---- gzip header ---- */
 
-struct member {
-	size_t data;            /* offset of the DEFLATE data in the member's buffer */
-	uint32_t np;            /* pieces in the index (0: none usable) */
-	const uint8_t *lens;    /* their lengths (u32 LE each) */
-};
-
-/* Parse a gzip header at s[0 .. n): where the data starts, and the gpz piece index if any. */
-static gpz_result gzip_header(const uint8_t *s, size_t n, struct member *m)
+gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m)
 {
 	size_t o = 10;
 	uint8_t flg;
@@ -128,26 +121,17 @@ static gpz_result zlib_raw(const uint8_t *in, size_t n, int wbits, uint8_t *out,
 
 /* ---- one indexed member, piece by piece ---- */
 
-struct piece_res {
-	gpz_result r;
-	size_t n;           /* output bytes */
-	uint64_t *mark;     /* (position << 15 | w) of its markers; NULL when there are none */
-	size_t nmark;
-	int redo;           /* too many markers: inflate again with the window known */
-	uint32_t crc;
-};
-
 struct pjob {
 	const uint8_t *raw;
 	const uint64_t *off; /* np + 1 byte offsets of the pieces in raw */
 	size_t np;
 	uint8_t *dst;
 	size_t cap;
-	struct piece_res *res;
+	struct gpz_infl_res *res;
 };
 
 /* Bytes of a piece's symbols into dst; markers listed (or the piece marked for a redo). */
-static void put_symbols(const uint16_t *s, size_t n, uint8_t *dst, struct piece_res *pr)
+static void put_symbols(const uint16_t *s, size_t n, uint8_t *dst, struct gpz_infl_res *pr)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < 256) {
@@ -168,27 +152,46 @@ static void put_symbols(const uint16_t *s, size_t n, uint8_t *dst, struct piece_
 	}
 }
 
-/* Inflate piece k: all but the last hold exactly PIECE bytes and do not end the stream. */
-static gpz_result piece_inflate(const struct pjob *j, size_t k, const uint8_t *hist,
-                                struct piece_res *pr)
+gpz_result gpz_infl_piece(const uint8_t *in, size_t in_n, int first, int last,
+                          const uint8_t *hist, uint8_t *dst, size_t room,
+                          struct gpz_infl_res *pr)
 {
-	size_t start = k * PIECE, n = 0, room = j->cap > start ? j->cap - start : 0;
+	size_t n = 0;
 	uint16_t *s = malloc(PIECE * sizeof(*s));
-	int final = 0, last = k + 1 == j->np;
+	int final = 0;
 	gpz_result r = s ? GPZ_OK : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_OK)
-		r = gpz_inflate_piece(j->raw + j->off[k], (size_t)(j->off[k + 1] - j->off[k]), hist,
-		                      hist ? WINDOW : 0, k > 0 && !hist, s, PIECE, &n, &final);
-	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && k > 0 && n == 0)))
+		r = gpz_inflate_piece(in, in_n, hist, hist ? WINDOW : 0, !first && !hist, s, PIECE, &n,
+		                      &final);
+	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && !first && n == 0)))
 		r = GPZ_ERR_CORRUPT; /* not where the index says the stream ends, or a short piece */
 	if (r == GPZ_OK && n > room)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
-		put_symbols(s, n, j->dst + start, pr);
+		put_symbols(s, n, dst, pr);
 	pr->n = n;
 	free(s);
 	return r;
+}
+
+void gpz_infl_fill(uint8_t *dst, const uint8_t *window, struct gpz_infl_res *pr)
+{
+	for (size_t i = 0; i < pr->nmark; i++)
+		dst[pr->mark[i] >> 15] = window[pr->mark[i] & (WINDOW - 1)];
+	free(pr->mark);
+	pr->mark = NULL;
+	pr->nmark = 0;
+}
+
+/* Piece k of the job's member. */
+static gpz_result piece_inflate(const struct pjob *j, size_t k, const uint8_t *hist,
+                                struct gpz_infl_res *pr)
+{
+	size_t start = k * PIECE;
+	return gpz_infl_piece(j->raw + j->off[k], (size_t)(j->off[k + 1] - j->off[k]), k == 0,
+	                      k + 1 == j->np, hist, j->dst + start, j->cap > start ? j->cap - start : 0,
+	                      pr);
 }
 
 static void piece_task(void *v, size_t k)
@@ -209,7 +212,7 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
                                  uint32_t *crc)
 {
 	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
-	struct piece_res *res = calloc(np, sizeof(*res));
+	struct gpz_infl_res *res = calloc(np, sizeof(*res));
 	struct pjob j = { raw, off, np, dst, cap, res };
 	gpz_result r = off && res ? GPZ_OK : GPZ_ERR_NOMEM;
 
@@ -220,18 +223,16 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 		gpz_parallel_for(ctx->nthreads, np, piece_task, &j);
 	/* in order: each piece's window is now known */
 	for (uint32_t k = 0; r == GPZ_OK && k < np; k++) {
-		struct piece_res *pr = &res[k];
+		struct gpz_infl_res *pr = &res[k];
 		uint8_t *d = dst + (size_t)k * PIECE;
 		r = pr->r;
 		if (r == GPZ_OK && pr->redo) {
-			free(pr->mark);
-			pr->mark = NULL;
-			pr->nmark = 0;
+			gpz_infl_fill(d, d - WINDOW, pr); /* drops the list */
 			pr->redo = 0;
 			r = piece_inflate(&j, k, d - WINDOW, pr);
 		}
-		for (size_t i = 0; r == GPZ_OK && i < pr->nmark; i++)
-			d[pr->mark[i] >> 15] = d[(pr->mark[i] & (WINDOW - 1)) - WINDOW];
+		if (r == GPZ_OK)
+			gpz_infl_fill(d, d - WINDOW, pr);
 		*got += pr->n;
 	}
 	if (r == GPZ_OK) {
@@ -251,11 +252,11 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 static gpz_result gzip_member(gpz_ctx *ctx, const uint8_t *s, size_t n, uint8_t *dst, size_t cap,
                               size_t *used, size_t *got)
 {
-	struct member m;
+	struct gpz_gzip_member m;
 	uint64_t data_len = 0;
 	size_t in_used = 0;
 	uint32_t crc = 0;
-	gpz_result r = gzip_header(s, n, &m);
+	gpz_result r = gpz_gzip_header(s, n, &m);
 
 	if (r != GPZ_OK)
 		return r;

@@ -1,0 +1,234 @@
+/* inflate_io.c - gpz_inflate_member_at: a gzip member gpz wrote (with the piece index) from
+ * positional input, through the frame engine, with bounded memory. A frame is a batch of pieces:
+ * a lane reads their compressed bytes and inflates them in parallel on the context's threads
+ * (deflate/gunzip.c's pieces, the bytes copied from each piece's unknown window left listed);
+ * then, in frame order, the listed bytes are filled in from the window (the previous batch's last
+ * 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel, and
+ * the bytes are written. Memory: each lane holds a batch's input and output (4 pieces a thread,
+ * at most GPZ_DFL_CPU_BATCH MiB), and 32 KiB more. */
+#include "common/context.h"
+#include "common/bits.h"
+#include "common/crc_combine.h"
+#include "common/parallel.h"
+#include "container/engine.h"
+#include "deflate/deflate.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PIECE GPZ_DEFLATE_PIECE
+#define WINDOW 32768
+#define HEAD_MAX ((size_t)80 << 10) /* header bytes read: FEXTRA (<= 64 KiB), name, comment */
+
+struct iio {
+	gpz_ctx *ctx;
+	uint64_t *off;          /* np + 1 offsets of the pieces in the member's data */
+	uint32_t np;
+	size_t batch;           /* pieces a frame */
+	gpz_write_fn write;
+	void *user;
+	uint8_t tail[WINDOW];   /* the last 32 KiB written: the next batch's first window */
+	uint64_t out;
+	uint32_t crc;
+};
+
+/* What a lane found in its batch, for the hand-over. */
+struct imeta {
+	uint32_t k0, nk;
+	const uint8_t *in;      /* the batch's compressed bytes (a redo reads them again) */
+	uint8_t *dst;           /* its output */
+	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
+};
+
+struct task {
+	const struct iio *io;
+	struct imeta *m;
+};
+
+static size_t iio_bound(void *u, size_t n)
+{
+	const struct iio *io = u;
+	(void)n;
+	return io->batch * PIECE;
+}
+
+static void piece_task(void *v, size_t j)
+{
+	const struct task *t = v;
+	const struct iio *io = t->io;
+	struct imeta *m = t->m;
+	size_t k = m->k0 + j;
+
+	memset(&m->res[j], 0, sizeof(m->res[j]));
+	m->res[j].r = gpz_infl_piece(m->in + (io->off[k] - io->off[m->k0]),
+	                             (size_t)(io->off[k + 1] - io->off[k]), k == 0, k + 1 == io->np,
+	                             NULL, m->dst + j * PIECE, PIECE, &m->res[j]);
+}
+
+static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
+                          size_t pre, size_t n, int last, uint8_t *out, size_t cap, size_t *len,
+                          void *meta)
+{
+	const struct iio *io = u;
+	struct imeta *m = meta;
+	struct task t = { io, m };
+
+	(void)g, (void)pre, (void)n, (void)last, (void)cap;
+	m->k0 = (uint32_t)(index * io->batch);
+	m->nk = (uint32_t)(io->np - m->k0 < io->batch ? io->np - m->k0 : io->batch);
+	m->in = src;
+	m->dst = out;
+	gpz_parallel_for(io->ctx->nthreads, m->nk, piece_task, &t);
+	*len = 0;
+	for (uint32_t j = 0; j < m->nk; j++) {
+		if (m->res[j].r != GPZ_OK) {
+			for (uint32_t i = 0; i < m->nk; i++)
+				free(m->res[i].mark);
+			return m->res[j].r;
+		}
+		*len += m->res[j].n;
+	}
+	return GPZ_OK;
+}
+
+static void crc_task(void *v, size_t j)
+{
+	struct imeta *m = v;
+	m->res[j].crc = (uint32_t)crc32(0L, m->dst + j * PIECE, (uInt)m->res[j].n);
+}
+
+/* In order: the window bytes filled in (a piece with too many inflated again), CRC, write. */
+static gpz_result iio_put(void *u, const uint8_t *buf, size_t len, const void *meta,
+                          size_t in_bytes)
+{
+	struct iio *io = u;
+	struct imeta *m = (struct imeta *)meta;
+	gpz_result r = GPZ_OK;
+
+	(void)buf, (void)in_bytes;
+	for (uint32_t j = 0; j < m->nk; j++) {
+		struct gpz_infl_res *pr = &m->res[j];
+		uint8_t *d = m->dst + (size_t)j * PIECE;
+		const uint8_t *win = j ? d - WINDOW : io->tail;
+		if (r == GPZ_OK && pr->redo) {
+			size_t k = m->k0 + j;
+			gpz_infl_fill(d, win, pr); /* only drops the list: d is inflated again */
+			r = gpz_infl_piece(m->in + (io->off[k] - io->off[m->k0]),
+			                   (size_t)(io->off[k + 1] - io->off[k]), k == 0, k + 1 == io->np,
+			                   win, d, PIECE, pr);
+		}
+		if (r == GPZ_OK)
+			gpz_infl_fill(d, win, pr);
+		else
+			free(pr->mark);
+		pr->mark = NULL;
+	}
+	if (r != GPZ_OK)
+		return r;
+	gpz_parallel_for(io->ctx->nthreads, m->nk, crc_task, m);
+	for (uint32_t j = 0; j < m->nk; j++)
+		io->crc = gpz_crc32_combine(io->crc, m->res[j].crc, m->res[j].n);
+	r = io->write(io->user, m->dst, len);
+	io->out += len;
+	if (len >= WINDOW) /* only the last batch may be shorter, and nothing follows it */
+		memcpy(io->tail, m->dst + len - WINDOW, WINDOW);
+	return r;
+}
+
+static void iio_drop(void *u, void *meta)
+{
+	struct imeta *m = meta;
+	(void)u;
+	for (uint32_t j = 0; j < m->nk; j++) {
+		free(m->res[j].mark);
+		m->res[j].mark = NULL;
+	}
+}
+
+/* The member's header at `offset`: where its data starts, and its piece offsets. */
+static gpz_result member_index(struct iio *io, gpz_read_at_fn read_at, void *user,
+                               uint64_t src_size, uint64_t offset, uint64_t *data)
+{
+	size_t n = src_size - offset < HEAD_MAX ? (size_t)(src_size - offset) : HEAD_MAX;
+	uint8_t *h = malloc(n ? n : 1);
+	struct gpz_gzip_member m;
+	gpz_result r = h ? read_at(user, h, n, offset) : GPZ_ERR_NOMEM;
+
+	if (r == GPZ_OK)
+		r = gpz_gzip_header(h, n, &m);
+	if (r == GPZ_OK && (m.np == 0 || m.np > UINT32_MAX / 2))
+		r = GPZ_ERR_FORMAT; /* no index: for zlib */
+	if (r == GPZ_OK && !(io->off = malloc(((size_t)m.np + 1) * sizeof(*io->off))))
+		r = GPZ_ERR_NOMEM;
+	if (r == GPZ_OK) {
+		io->np = m.np;
+		io->off[0] = 0;
+		for (uint32_t k = 0; k < m.np; k++)
+			io->off[k + 1] = io->off[k] + gpz_load_le32(m.lens + 4 * k);
+		*data = offset + m.data;
+		if (io->off[m.np] > src_size - *data || src_size - *data - io->off[m.np] < 8)
+			r = GPZ_ERR_FORMAT; /* an index that does not fit: for zlib, which will tell */
+	}
+	free(h);
+	return r;
+}
+
+gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_size,
+                                 uint64_t offset, gpz_write_fn write, void *user,
+                                 uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	struct iio *io = calloc(1, sizeof(*io));
+	struct gpz_engine_job job = { io, 0, sizeof(struct imeta), iio_bound, iio_run, iio_put,
+		                      iio_drop };
+	struct gpz_engine *e = NULL;
+	uint64_t data = 0;
+	uint8_t t[8];
+	gpz_result r = io ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	if (in_bytes)
+		*in_bytes = 0;
+	if (out_bytes)
+		*out_bytes = 0;
+	if (!ctx || !read_at || !write || offset >= src_size) {
+		free(io);
+		return GPZ_ERR_PARAM;
+	}
+	if (r == GPZ_OK)
+		r = member_index(io, read_at, user, src_size, offset, &data);
+	if (r == GPZ_OK) {
+		int th = ctx->nthreads;
+		io->ctx = ctx;
+		io->batch = th > 1 ? 4 * (size_t)th : 1;
+		io->batch = io->batch < GPZ_DFL_CPU_BATCH ? io->batch : GPZ_DFL_CPU_BATCH;
+		io->write = write;
+		io->user = user;
+		r = gpz_engine_open_job(ctx, &job, &e);
+	}
+	if (r == GPZ_OK) {
+		gpz_engine_positional(e, read_at, user);
+		for (uint32_t k0 = 0; r == GPZ_OK && k0 < io->np; k0 += (uint32_t)io->batch) {
+			uint32_t k1 = io->np - k0 < io->batch ? io->np : k0 + (uint32_t)io->batch;
+			r = gpz_engine_next(e, 0, NULL);
+			if (r == GPZ_OK)
+				gpz_engine_submit_job(e, NULL, (size_t)(io->off[k1] - io->off[k0]), 0,
+				                      data + io->off[k0], k1 == io->np);
+		}
+	}
+	if (e) {
+		gpz_result re = gpz_engine_close(e, NULL);
+		r = re != GPZ_OK ? re : r;
+	}
+	if (r == GPZ_OK)
+		r = read_at(user, t, 8, data + io->off[io->np]);
+	if (r == GPZ_OK && (gpz_load_le32(t) != io->crc || gpz_load_le32(t + 4) != (uint32_t)io->out))
+		r = GPZ_ERR_CORRUPT;
+	if (r == GPZ_OK && in_bytes)
+		*in_bytes = data + io->off[io->np] + 8 - offset;
+	if (out_bytes && io)
+		*out_bytes = io->out;
+	if (io)
+		free(io->off);
+	free(io);
+	return r;
+}
