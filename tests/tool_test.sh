@@ -529,6 +529,14 @@ PY
 	python3 -c "import sys; b = open('big-stdout.gz','rb').read(); sys.exit(b[3] & 4)" || \
 		fail "no piece index on stdout (the header cannot be rewritten there)"
 	pass "piece index in .gz files written in place (3 pieces), none on stdout"
+	# indexed members are inflated in parallel, others by zlib, in one file
+	gzip -c "$CORPORA/canterbury/alice29.txt" >plain.gz
+	cat big.gz plain.gz big.gz >mixed.gz
+	cat big.keep "$CORPORA/canterbury/alice29.txt" big.keep >mixed.want
+	"$GPZ" -dc mixed.gz | cmp -s - mixed.want || fail "indexed, plain, indexed gzip members"
+	run 0 "-t of indexed and plain gzip members" "$GPZ" -t mixed.gz
+	run 0 "-lv of a .gz (members, no frames)" "$GPZ" -lv mixed.gz
+	pass "indexed and plain gzip members in one file"
 	head -c 200 "$CORPORA/canterbury/alice29.txt" | "$GPZ" -c --format=gzip | head -c 30 >cut.gz
 	run 1 "truncated .gz is an error" "$GPZ" -t cut.gz
 	run 1 "-l of a truncated .gz is an error" "$GPZ" -l cut.gz
