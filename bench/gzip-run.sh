@@ -54,6 +54,26 @@ t() { # t LABEL DEST CMD...: one timed run
       echo "| --cpu -T $th -$lv | text256m | build-gpu | /dev/null | $s | $(calc "$sz / $s / 1e9") |"
     done
   done
+  # .gz decompression: the piece index lets the pieces inflate in parallel (gpz_inflate_member_at)
+  "$root/build-gpu/gpz" --gpu -q -c --format=gzip -6 "$W/text4g" > "$W/t4.gz"
+  "$root/build-gpu/gpz" --gpu -q -k -f --format=gzip -6 "$W/text1g"
+  sz=$(stat -c %s "$W/text4g")
+  for be in --cpu --gpu; do
+    for dst in /dev/null "$W/back"; do
+      s=$(t x "$dst" "$root/build-gpu/gpz" $be -q -d -c "$W/t4.gz")
+      echo "| $be -d .gz (no index: stdout-written) | text4g | build-gpu | $dst | $s | $(calc "$sz / $s / 1e9") |"
+    done
+  done
+  sz=$(stat -c %s "$W/text1g")
+  for T in 1 16; do
+    s=$(t x /dev/null "$root/build-gpu/gpz" --cpu -T $T -q -d -c "$W/text1g.gz")
+    echo "| --cpu -T $T -d .gz (indexed) | text1g | build-gpu | /dev/null | $s | $(calc "$sz / $s / 1e9") |"
+  done
+  s=$(t x "$W/back" "$root/build-gpu/gpz" --cpu -q -d -c "$W/text1g.gz")
+  echo "| --cpu -d .gz (indexed) | text1g | build-gpu | $W/back | $s | $(calc "$sz / $s / 1e9") |"
+  cmp -s "$W/back" "$W/text1g" && echo "| indexed .gz round trip: same bytes | | | | | |"
+  s=$(t x /dev/null gzip -dc "$W/text1g.gz")
+  echo "| gzip -dc | text1g | - | /dev/null | $s | $(calc "$sz / $s / 1e9") |"
   # decompression: is the single writer the limit? (.gpz Huffman frames of the 1 GiB text)
   "$root/build-gpu/gpz" --gpu -q -c --huff -b 1 "$W/text1g" > "$W/t1g.gpz"
   sz=$(stat -c %s "$W/text1g")
