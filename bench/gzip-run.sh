@@ -55,13 +55,13 @@ t() { # t LABEL DEST CMD...: one timed run
     done
   done
   # .gz decompression: the piece index lets the pieces inflate in parallel (gpz_inflate_member_at)
-  "$root/build-gpu/gpz" --gpu -q -c --format=gzip -6 "$W/text4g" > "$W/t4.gz"
+  "$root/build-gpu/gpz" --gpu -q -k -f --format=gzip -6 "$W/text4g"
   "$root/build-gpu/gpz" --gpu -q -k -f --format=gzip -6 "$W/text1g"
   sz=$(stat -c %s "$W/text4g")
   for be in --cpu --gpu; do
     for dst in /dev/null "$W/back"; do
-      s=$(t x "$dst" "$root/build-gpu/gpz" $be -q -d -c "$W/t4.gz")
-      echo "| $be -d .gz (no index: stdout-written) | text4g | build-gpu | $dst | $s | $(calc "$sz / $s / 1e9") |"
+      s=$(t x "$dst" "$root/build-gpu/gpz" $be -q -d -c "$W/text4g.gz")
+      echo "| $be -d .gz (indexed) | text4g | build-gpu | $dst | $s | $(calc "$sz / $s / 1e9") |"
     done
   done
   sz=$(stat -c %s "$W/text1g")
