@@ -1,8 +1,8 @@
 /* test_inflate.c - gpz_inflate and gpz's own DEFLATE decoder (inflate.c):
- *  - gzip streams gpz writes (piece index: pieces inflated in parallel, window markers filled in
- *    order) at levels 1, 6, 9 and sizes around pieces, on 1 and 3 threads, give the input back;
- *  - pieces that copy from the window before them a lot (some with more markers than a piece
- *    may list, which are inflated again) and runs;
+ *  - gzip streams gpz writes (piece index: pieces inflated in parallel, the bytes they copy from
+ *    the window before them filled in afterwards) at levels 1, 6, 9 and sizes around pieces, on 1
+ *    and 3 threads, give the input back;
+ *  - pieces that copy from the window before them a lot (nearly every byte, for a short period);
  *  - streams from zlib (stored, fixed and dynamic blocks; no index) through gpz_inflate_piece and
  *    gpz_inflate, zlib and raw formats, several members with zero padding between and after;
  *  - bad input: every truncation point of a small stream, corrupted bytes (an error, or the right
@@ -75,7 +75,7 @@ static void gpz_streams(void)
 
 /* Pieces whose bytes mostly come from the window before them: a random block repeated (every
  * piece starts by copying from the one before), and a period short enough that nearly every byte
- * of a piece is a marker (more than a piece lists: inflated again). */
+ * of a piece comes from its window. */
 static void window_heavy(void)
 {
 	uint64_t st = 11;

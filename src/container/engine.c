@@ -302,8 +302,6 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 	pthread_mutex_lock(&e->mu);
 	while (e->handed != s->index)
 		pthread_cond_wait(&e->cv, &e->mu);
-	if (e->err != GPZ_OK && r == GPZ_OK && e->job.drop)
-		e->job.drop(e->job.user, s->meta); /* ran, but an earlier frame failed */
 	if (e->err == GPZ_OK && r != GPZ_OK)
 		e->err = r;
 	if (e->err == GPZ_OK && res && e->sink) {

@@ -73,8 +73,6 @@ struct gpz_engine_job {
 	                  void *meta);
 	gpz_result (*put)(void *user, const uint8_t *buf, size_t len, const void *meta,
 	                  size_t in_bytes);
-	/* may be NULL: a frame that ran but is not put (an earlier frame failed) */
-	void (*drop)(void *user, void *meta);
 };
 
 gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,

@@ -1,15 +1,14 @@
 /* inflate_io.c - gpz_inflate_member_at: a gzip member gpz wrote (with the piece index) from
  * positional input, through the frame engine, with bounded memory. A frame is a batch of pieces:
  * a lane reads their compressed bytes and inflates them in parallel on the context's threads
- * (deflate/gunzip.c's pieces, the bytes copied from each piece's unknown window left listed);
- * then, in frame order, the listed bytes are filled in from the window (the previous batch's last
- * 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel, and
- * the bytes are written. Memory: each lane holds a batch's input and output (4 pieces a thread,
- * at most GPZ_DFL_CPU_BATCH MiB), and 32 KiB more. */
+ * (deflate/gunzip.c's batches: the bytes copied from each piece's unknown window are left for
+ * later); then, in frame order, those bytes are filled in from the window (the previous batch's
+ * last 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel,
+ * and the bytes are written. Memory: each lane holds a batch's input, output and 16-bit symbols
+ * (4 pieces a thread, at most GPZ_DFL_CPU_BATCH MiB of output: 3 bytes an output byte). */
 #include "common/context.h"
 #include "common/bits.h"
 #include "common/crc_combine.h"
-#include "common/parallel.h"
 #include "container/engine.h"
 #include "deflate/deflate.h"
 
@@ -33,37 +32,20 @@ struct iio {
 	uint32_t crc;
 };
 
-/* What a lane found in its batch, for the hand-over. */
+/* A lane's batch, for the hand-over. The lane's output buffer holds the batch's bytes, then its
+ * 16-bit symbols (2 bytes an output byte: the bytes copied from the window are known only in
+ * order). */
 struct imeta {
-	uint32_t k0, nk;
-	const uint8_t *in;      /* the batch's compressed bytes (a redo reads them again) */
-	uint8_t *dst;           /* its output */
+	uint64_t off[GPZ_DFL_CPU_BATCH + 1]; /* the pieces' offsets in the lane's input */
 	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
-};
-
-struct task {
-	const struct iio *io;
-	struct imeta *m;
+	struct gpz_infl_batch b;
 };
 
 static size_t iio_bound(void *u, size_t n)
 {
 	const struct iio *io = u;
 	(void)n;
-	return io->batch * PIECE;
-}
-
-static void piece_task(void *v, size_t j)
-{
-	const struct task *t = v;
-	const struct iio *io = t->io;
-	struct imeta *m = t->m;
-	size_t k = m->k0 + j;
-
-	memset(&m->res[j], 0, sizeof(m->res[j]));
-	m->res[j].r = gpz_infl_piece(m->in + (io->off[k] - io->off[m->k0]),
-	                             (size_t)(io->off[k + 1] - io->off[k]), k == 0, k + 1 == io->np,
-	                             NULL, m->dst + j * PIECE, PIECE, &m->res[j]);
+	return 3 * io->batch * PIECE;
 }
 
 static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
@@ -72,78 +54,35 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 {
 	const struct iio *io = u;
 	struct imeta *m = meta;
-	struct task t = { io, m };
+	size_t k0 = (size_t)index * io->batch;
+	size_t nk = io->np - k0 < io->batch ? io->np - k0 : io->batch;
 
 	(void)g, (void)pre, (void)n, (void)last, (void)cap;
-	m->k0 = (uint32_t)(index * io->batch);
-	m->nk = (uint32_t)(io->np - m->k0 < io->batch ? io->np - m->k0 : io->batch);
-	m->in = src;
-	m->dst = out;
-	gpz_parallel_for(io->ctx->nthreads, m->nk, piece_task, &t);
-	*len = 0;
-	for (uint32_t j = 0; j < m->nk; j++) {
-		if (m->res[j].r != GPZ_OK) {
-			for (uint32_t i = 0; i < m->nk; i++)
-				free(m->res[i].mark);
-			return m->res[j].r;
-		}
-		*len += m->res[j].n;
-	}
-	return GPZ_OK;
+	for (size_t j = 0; j <= nk; j++)
+		m->off[j] = io->off[k0 + j] - io->off[k0];
+	m->b = (struct gpz_infl_batch){ src, m->off, k0, nk, io->np,
+		                        (uint16_t *)(out + io->batch * PIECE), out, io->batch * PIECE,
+		                        m->res };
+	return gpz_infl_batch_decode(io->ctx->nthreads, &m->b, len);
 }
 
-static void crc_task(void *v, size_t j)
-{
-	struct imeta *m = v;
-	m->res[j].crc = (uint32_t)crc32(0L, m->dst + j * PIECE, (uInt)m->res[j].n);
-}
-
-/* In order: the window bytes filled in (a piece with too many inflated again), CRC, write. */
+/* In order: the window's bytes filled in (from the last 32 KiB written), CRC-32, write. */
 static gpz_result iio_put(void *u, const uint8_t *buf, size_t len, const void *meta,
                           size_t in_bytes)
 {
 	struct iio *io = u;
 	struct imeta *m = (struct imeta *)meta;
-	gpz_result r = GPZ_OK;
+	gpz_result r;
 
-	(void)buf, (void)in_bytes;
-	for (uint32_t j = 0; j < m->nk; j++) {
-		struct gpz_infl_res *pr = &m->res[j];
-		uint8_t *d = m->dst + (size_t)j * PIECE;
-		const uint8_t *win = j ? d - WINDOW : io->tail;
-		if (r == GPZ_OK && pr->redo) {
-			size_t k = m->k0 + j;
-			gpz_infl_fill(d, win, pr); /* only drops the list: d is inflated again */
-			r = gpz_infl_piece(m->in + (io->off[k] - io->off[m->k0]),
-			                   (size_t)(io->off[k + 1] - io->off[k]), k == 0, k + 1 == io->np,
-			                   win, d, PIECE, pr);
-		}
-		if (r == GPZ_OK)
-			gpz_infl_fill(d, win, pr);
-		else
-			free(pr->mark);
-		pr->mark = NULL;
-	}
-	if (r != GPZ_OK)
-		return r;
-	gpz_parallel_for(io->ctx->nthreads, m->nk, crc_task, m);
-	for (uint32_t j = 0; j < m->nk; j++)
+	(void)in_bytes;
+	gpz_infl_batch_resolve(io->ctx->nthreads, &m->b, m->b.k0 ? io->tail : NULL);
+	for (size_t j = 0; j < m->b.nk; j++)
 		io->crc = gpz_crc32_combine(io->crc, m->res[j].crc, m->res[j].n);
-	r = io->write(io->user, m->dst, len);
+	r = io->write(io->user, buf, len);
 	io->out += len;
 	if (len >= WINDOW) /* only the last batch may be shorter, and nothing follows it */
-		memcpy(io->tail, m->dst + len - WINDOW, WINDOW);
+		memcpy(io->tail, buf + len - WINDOW, WINDOW);
 	return r;
-}
-
-static void iio_drop(void *u, void *meta)
-{
-	struct imeta *m = meta;
-	(void)u;
-	for (uint32_t j = 0; j < m->nk; j++) {
-		free(m->res[j].mark);
-		m->res[j].mark = NULL;
-	}
 }
 
 /* The member's header at `offset`: where its data starts, and its piece offsets. */
@@ -179,8 +118,7 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
                                  uint64_t *in_bytes, uint64_t *out_bytes)
 {
 	struct iio *io = calloc(1, sizeof(*io));
-	struct gpz_engine_job job = { io, 0, sizeof(struct imeta), iio_bound, iio_run, iio_put,
-		                      iio_drop };
+	struct gpz_engine_job job = { io, 0, sizeof(struct imeta), iio_bound, iio_run, iio_put };
 	struct gpz_engine *e = NULL;
 	uint64_t data = 0;
 	uint8_t t[8];

@@ -126,23 +126,31 @@ struct gpz_gzip_member {
 };
 gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m);
 
-/* Piece of an indexed member, inflated on its own (gunzip.c): in[0 .. in_n) into dst (room
- * bytes; all pieces but the last are GPZ_DEFLATE_PIECE bytes, only the last is final). Without
- * hist (the 32 KiB before the piece), a piece but the first leaves the bytes it copies from there
- * as zeros, listed in pr (or pr->redo when there are too many: inflate it again with hist);
- * gpz_infl_fill puts them in from the window (the 32 KiB before the piece) and frees the list. */
+/*
+ * A batch of an indexed member's pieces (gunzip.c): pieces k0 .. k0 + nk - 1 of np, their
+ * compressed bytes at in + off[j] .. in + off[j + 1]; sym: nk * GPZ_DEFLATE_PIECE symbols of
+ * scratch; dst: their output (room bytes). gpz_infl_batch_decode inflates the pieces in parallel
+ * (each but the member's first without its window: the bytes copied from it are left for
+ * later), *out_n bytes in all; gpz_infl_batch_resolve then fills those in from `window` (the
+ * 32 KiB before the batch; NULL when k0 is 0) and takes each piece's CRC-32 (res[j].crc).
+ */
 struct gpz_infl_res {
 	gpz_result r;
-	size_t n;        /* output bytes */
-	uint64_t *mark;  /* position << 15 | window index, of each byte copied from the window */
-	size_t nmark;
-	int redo;
+	size_t n;      /* output bytes */
+	size_t nmark;  /* bytes still to come from the window */
 	uint32_t crc;
 };
-gpz_result gpz_infl_piece(const uint8_t *in, size_t in_n, int first, int last,
-                          const uint8_t *hist, uint8_t *dst, size_t room,
-                          struct gpz_infl_res *pr);
-void gpz_infl_fill(uint8_t *dst, const uint8_t *window, struct gpz_infl_res *pr);
+struct gpz_infl_batch {
+	const uint8_t *in;
+	const uint64_t *off;
+	size_t k0, nk, np;
+	uint16_t *sym;
+	uint8_t *dst;
+	size_t room;
+	struct gpz_infl_res *res;
+};
+gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, size_t *out_n);
+void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,11 @@
 /* gunzip.c - gpz_inflate: gzip (any number of members), zlib and raw DEFLATE from a host buffer.
  *
  * A gzip member written by gpz carries the piece index (docs/FORMAT.md): its pieces start on
- * byte boundaries at known offsets, so they are inflated in parallel on the context's threads by
- * gpz's own decoder (inflate.c), each with the bytes of the unknown 32 KiB before it standing as
- * markers; then, in order, each piece's markers get the bytes they stand for (a piece with very
- * many is inflated again with its window known), and the CRC-32 is taken piece by piece in
- * parallel. Other members, and zlib and raw streams, go through zlib on one thread. Every length,
+ * byte boundaries at known offsets, so a batch of them is inflated in parallel on the context's
+ * threads by gpz's own decoder (inflate.c) into 16-bit symbols, those that stand for bytes of the
+ * unknown 32 KiB before a piece marked as such; then the marked ones get their bytes (each
+ * piece's last 32 KiB in order, since it is the next one's window, then the rest in parallel),
+ * and the CRC-32 is taken piece by piece in parallel. Other members, and zlib and raw streams, go through zlib on one thread. Every length,
  * checksum and size is checked; zero bytes after the last gzip member are accepted (tape
  * padding), anything else after it is an error. */
 #include "deflate/deflate.h"
@@ -20,7 +20,6 @@
 
 #define PIECE GPZ_DEFLATE_PIECE
 #define WINDOW 32768
-#define MAX_MARKS 65536 /* markers a piece may list; beyond, it is inflated again in order */
 
 /* ---- gzip header ---- */
 
@@ -121,128 +120,131 @@ static gpz_result zlib_raw(const uint8_t *in, size_t n, int wbits, uint8_t *out,
 
 /* ---- one indexed member, piece by piece ---- */
 
-struct pjob {
-	const uint8_t *raw;
-	const uint64_t *off; /* np + 1 byte offsets of the pieces in raw */
-	size_t np;
-	uint8_t *dst;
-	size_t cap;
-	struct gpz_infl_res *res;
+struct batch_task {
+	struct gpz_infl_batch *b;
+	const uint8_t *window;
 };
 
-/* Bytes of a piece's symbols into dst; markers listed (or the piece marked for a redo). */
-static void put_symbols(const uint16_t *s, size_t n, uint8_t *dst, struct gpz_infl_res *pr)
+/* Piece j: its symbols, and the bytes of those that are bytes (all of them, for most pieces). */
+static void decode_task(void *v, size_t j)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < 256) {
-			dst[i] = (uint8_t)s[i];
-			continue;
-		}
-		dst[i] = 0;
-		if (pr->redo)
-			continue;
-		if (!pr->mark && !(pr->mark = malloc(MAX_MARKS * sizeof(*pr->mark)))) {
-			pr->redo = 1;
-			continue;
-		}
-		if (pr->nmark == MAX_MARKS)
-			pr->redo = 1;
+	struct gpz_infl_batch *b = ((struct batch_task *)v)->b;
+	struct gpz_infl_res *pr = &b->res[j];
+	size_t k = b->k0 + j, start = j * PIECE, n = 0;
+	uint16_t *sym = b->sym + start;
+	int final = 0, last = k + 1 == b->np;
+	gpz_result r = gpz_inflate_piece(b->in + b->off[j], (size_t)(b->off[j + 1] - b->off[j]), NULL,
+	                                 0, k > 0, sym, PIECE, &n, &final);
+
+	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && k > 0 && n == 0)))
+		r = GPZ_ERR_CORRUPT; /* not where the index says the stream ends, or a short piece */
+	if (r == GPZ_OK && n > (b->room > start ? b->room - start : 0))
+		r = GPZ_ERR_DST_TOO_SMALL;
+	pr->r = r;
+	pr->n = r == GPZ_OK ? n : 0;
+	pr->nmark = 0;
+	for (size_t i = 0; i < pr->n; i++) {
+		if (sym[i] < 256)
+			b->dst[start + i] = (uint8_t)sym[i];
 		else
-			pr->mark[pr->nmark++] = (uint64_t)i << 15 | (s[i] - 256u);
+			pr->nmark++;
 	}
 }
 
-gpz_result gpz_infl_piece(const uint8_t *in, size_t in_n, int first, int last,
-                          const uint8_t *hist, uint8_t *dst, size_t room,
-                          struct gpz_infl_res *pr)
+gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, size_t *out_n)
 {
-	size_t n = 0;
-	uint16_t *s = malloc(PIECE * sizeof(*s));
-	int final = 0;
-	gpz_result r = s ? GPZ_OK : GPZ_ERR_NOMEM;
+	struct batch_task t = { b, NULL };
 
-	if (r == GPZ_OK)
-		r = gpz_inflate_piece(in, in_n, hist, hist ? WINDOW : 0, !first && !hist, s, PIECE, &n,
-		                      &final);
-	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && !first && n == 0)))
-		r = GPZ_ERR_CORRUPT; /* not where the index says the stream ends, or a short piece */
-	if (r == GPZ_OK && n > room)
-		r = GPZ_ERR_DST_TOO_SMALL;
-	if (r == GPZ_OK)
-		put_symbols(s, n, dst, pr);
-	pr->n = n;
-	free(s);
-	return r;
+	gpz_parallel_for(nthreads, b->nk, decode_task, &t);
+	*out_n = 0;
+	for (size_t j = 0; j < b->nk; j++) {
+		if (b->res[j].r != GPZ_OK)
+			return b->res[j].r;
+		*out_n += b->res[j].n;
+	}
+	return GPZ_OK;
 }
 
-void gpz_infl_fill(uint8_t *dst, const uint8_t *window, struct gpz_infl_res *pr)
+/* The bytes of piece j's window symbols in [from, to), from its window (the 32 KiB before it). */
+static void resolve(struct gpz_infl_batch *b, size_t j, const uint8_t *window, size_t from,
+                    size_t to)
 {
-	for (size_t i = 0; i < pr->nmark; i++)
-		dst[pr->mark[i] >> 15] = window[pr->mark[i] & (WINDOW - 1)];
-	free(pr->mark);
-	pr->mark = NULL;
-	pr->nmark = 0;
+	const uint16_t *sym = b->sym + j * PIECE;
+	uint8_t *d = b->dst + j * PIECE;
+	for (size_t i = from; i < to; i++)
+		if (sym[i] >= 256)
+			d[i] = window[sym[i] - 256];
 }
 
-/* Piece k of the job's member. */
-static gpz_result piece_inflate(const struct pjob *j, size_t k, const uint8_t *hist,
-                                struct gpz_infl_res *pr)
+static const uint8_t *window_of(const struct batch_task *t, size_t j)
 {
-	size_t start = k * PIECE;
-	return gpz_infl_piece(j->raw + j->off[k], (size_t)(j->off[k + 1] - j->off[k]), k == 0,
-	                      k + 1 == j->np, hist, j->dst + start, j->cap > start ? j->cap - start : 0,
-	                      pr);
+	return j ? t->b->dst + j * PIECE - WINDOW : t->window;
 }
 
-static void piece_task(void *v, size_t k)
+static void resolve_task(void *v, size_t j)
 {
-	const struct pjob *j = v;
-	j->res[k].r = piece_inflate(j, k, NULL, &j->res[k]);
+	const struct batch_task *t = v;
+	const struct gpz_infl_res *pr = &t->b->res[j];
+	if (pr->nmark)
+		resolve(t->b, j, window_of(t, j), 0, pr->n > WINDOW ? pr->n - WINDOW : 0);
 }
 
-static void crc_task(void *v, size_t k)
+static void crc_task(void *v, size_t j)
 {
-	const struct pjob *j = v;
-	j->res[k].crc = (uint32_t)crc32(0L, j->dst + k * PIECE, (uInt)j->res[k].n);
+	struct gpz_infl_batch *b = ((struct batch_task *)v)->b;
+	b->res[j].crc = (uint32_t)crc32(0L, b->dst + j * PIECE, (uInt)b->res[j].n);
 }
 
-/* The member's DEFLATE data, np pieces at raw (lengths in lens), into dst: *got bytes, *crc. */
+/* A piece's window is the last 32 KiB of the piece before it, so those are resolved first, in
+ * order (32 KiB a piece); then the rest of every piece at once. */
+void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window)
+{
+	struct batch_task t = { b, window };
+
+	for (size_t j = 0; j < b->nk; j++) {
+		const struct gpz_infl_res *pr = &b->res[j];
+		if (pr->nmark)
+			resolve(b, j, window_of(&t, j), pr->n > WINDOW ? pr->n - WINDOW : 0, pr->n);
+	}
+	gpz_parallel_for(nthreads, b->nk, resolve_task, &t);
+	gpz_parallel_for(nthreads, b->nk, crc_task, &t);
+}
+
+/* The member's DEFLATE data, np pieces at raw (lengths in lens), into dst: *got bytes, *crc.
+ * Batches of 4 pieces a thread: their symbols need 2 bytes an output byte. */
 static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
                                  const uint8_t *lens, uint8_t *dst, size_t cap, size_t *got,
                                  uint32_t *crc)
 {
+	size_t nb = ctx->nthreads > 1 ? 4 * (size_t)ctx->nthreads : 1;
 	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
-	struct gpz_infl_res *res = calloc(np, sizeof(*res));
-	struct pjob j = { raw, off, np, dst, cap, res };
-	gpz_result r = off && res ? GPZ_OK : GPZ_ERR_NOMEM;
+	struct gpz_infl_res *res;
+	uint16_t *sym;
+	gpz_result r = GPZ_OK;
 
+	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
+	nb = nb < np ? nb : np;
+	res = calloc(nb, sizeof(*res));
+	sym = malloc(nb * PIECE * sizeof(*sym));
 	*got = 0;
+	*crc = 0;
+	if (!off || !res || !sym)
+		r = GPZ_ERR_NOMEM;
 	for (uint32_t k = 0; off && k <= np; k++)
 		off[k] = k ? off[k - 1] + gpz_load_le32(lens + 4 * (k - 1)) : 0;
-	if (r == GPZ_OK)
-		gpz_parallel_for(ctx->nthreads, np, piece_task, &j);
-	/* in order: each piece's window is now known */
-	for (uint32_t k = 0; r == GPZ_OK && k < np; k++) {
-		struct gpz_infl_res *pr = &res[k];
-		uint8_t *d = dst + (size_t)k * PIECE;
-		r = pr->r;
-		if (r == GPZ_OK && pr->redo) {
-			gpz_infl_fill(d, d - WINDOW, pr); /* drops the list */
-			pr->redo = 0;
-			r = piece_inflate(&j, k, d - WINDOW, pr);
-		}
-		if (r == GPZ_OK)
-			gpz_infl_fill(d, d - WINDOW, pr);
-		*got += pr->n;
+	for (size_t k0 = 0; r == GPZ_OK && k0 < np; k0 += nb) {
+		size_t start = k0 * PIECE, n = 0;
+		struct gpz_infl_batch b = { raw, off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
+			                    dst + start, cap > start ? cap - start : 0, res };
+		r = gpz_infl_batch_decode(ctx->nthreads, &b, &n);
+		if (r != GPZ_OK)
+			break;
+		gpz_infl_batch_resolve(ctx->nthreads, &b, start ? dst + start - WINDOW : NULL);
+		for (size_t j = 0; j < b.nk; j++)
+			*crc = gpz_crc32_combine(*crc, res[j].crc, res[j].n);
+		*got += n;
 	}
-	if (r == GPZ_OK) {
-		gpz_parallel_for(ctx->nthreads, np, crc_task, &j);
-		*crc = 0;
-		for (uint32_t k = 0; k < np; k++)
-			*crc = gpz_crc32_combine(*crc, res[k].crc, res[k].n);
-	}
-	for (uint32_t k = 0; res && k < np; k++)
-		free(res[k].mark);
+	free(sym);
 	free(res);
 	free(off);
 	return r;
