@@ -238,10 +238,24 @@ static gpz_result copy(struct infl *f, unsigned len, unsigned dist)
 	return GPZ_OK;
 }
 
+/* A symbol with the bits already there (at least 15 in the buffer). */
+static inline int lookup(struct br *b, const struct table *t)
+{
+	unsigned e = t->e[b->bits & ((1u << MAXBITS) - 1)];
+	if (!e)
+		return -1;
+	take(b, e & 15);
+	return (int)(e >> 4);
+}
+
 static gpz_result codes(struct infl *f)
 {
 	for (;;) {
-		int s = decode(&f->b, &f->lit, MAXBITS);
+		/* one refill a symbol: a length, its extra bits, a distance and its extra bits take at
+		 * most 15 + 5 + 15 + 13 = 48 bits */
+		if (f->b.n < 48)
+			refill(&f->b);
+		int s = lookup(&f->b, &f->lit);
 		if (s < 0)
 			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
 		if (s < 256) {
@@ -255,11 +269,11 @@ static gpz_result codes(struct infl *f)
 		if (s > 285)
 			return GPZ_ERR_CORRUPT;
 		s -= 257;
-		unsigned len = len_base[s] + getbits(&f->b, len_extra[s]);
-		int d = decode(&f->b, &f->dist, MAXBITS);
+		unsigned len = len_base[s] + take(&f->b, len_extra[s]);
+		int d = lookup(&f->b, &f->dist);
 		if (d < 0 || d > 29)
 			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
-		unsigned dist = dist_base[d] + getbits(&f->b, dist_extra[d]);
+		unsigned dist = dist_base[d] + take(&f->b, dist_extra[d]);
 		gpz_result r = copy(f, len, dist);
 		if (r != GPZ_OK)
 			return r;
