@@ -9,7 +9,7 @@
  * Everything read is checked: code lengths (no over-subscribed code, no incomplete one but a
  * single 1-bit code, an end-of-block code), symbols 286/287 and distances 30/31, distances
  * beyond the window, stored-block lengths, the output's capacity and the input's end. Codes are
- * decoded through 2^15-entry tables (one lookup a symbol). */
+ * decoded through two-level tables (one lookup a symbol but for the rare long codes). */
 #include "deflate/deflate.h"
 
 #include <stdlib.h>
@@ -79,9 +79,20 @@ static int at_end(const struct br *b)
 	return b->p == b->end && real < 8 && (b->bits & ((1ull << real) - 1)) == 0;
 }
 
-/* A decoding table: entry = symbol << 4 | code length, 0 = no code. */
+/*
+ * A decoding table in two levels: `root` is indexed by the next ROOT bits, `full` by the next 15
+ * and consulted only for codes longer than ROOT (root's entry is then LINK). Entries: symbol << 4
+ * | code length, 0 = no code. Only the root (2 KiB) is cleared and filled for every code; full's
+ * entries are written for the long codes alone, which cover every index behind a LINK because
+ * the code is complete (the one incomplete code allowed, a single 1-bit code, is short): so the
+ * common lookups stay in the first-level cache and a dynamic block's tables cost little to build.
+ */
+#define ROOT 10
+#define LINK 15u /* a root entry whose code is longer than ROOT */
+
 struct table {
-	uint16_t e[1u << MAXBITS];
+	uint16_t root[1u << ROOT];
+	uint16_t full[1u << MAXBITS];
 };
 
 static unsigned reverse(unsigned code, unsigned len)
@@ -95,11 +106,10 @@ static unsigned reverse(unsigned code, unsigned len)
 /* The kinds of code, which differ in what incomplete codes they may be (as zlib has it). */
 enum { CODE_CL, CODE_LIT, CODE_DIST };
 
-/* Build the table of n code lengths; bits: the table's index width (7 for the code-length code,
- * 15 for the others). Returns 0, or -1 for a code zlib would reject: over-subscribed, or
- * incomplete (but a literal/length or distance code of a single 1-bit code, and a distance code
- * of no code at all, which only a block without matches can use). */
-static int build(struct table *t, const uint8_t *lens, unsigned n, unsigned bits, int kind)
+/* Build the table of n code lengths. Returns 0, or -1 for a code zlib would reject:
+ * over-subscribed, or incomplete (but a literal/length or distance code of a single 1-bit code,
+ * and a distance code of no code at all, which only a block without matches can use). */
+static int build(struct table *t, const uint8_t *lens, unsigned n, int kind)
 {
 	unsigned count[MAXBITS + 1] = { 0 }, next[MAXBITS + 1], maxlen = 0, ncodes = 0;
 	int left = 1;
@@ -115,7 +125,7 @@ static int build(struct table *t, const uint8_t *lens, unsigned n, unsigned bits
 			maxlen = l;
 		ncodes += count[l];
 	}
-	memset(t->e, 0, sizeof(uint16_t) << bits);
+	memset(t->root, 0, sizeof(t->root));
 	if (ncodes == 0)
 		return kind == CODE_DIST ? 0 : -1;
 	if (left > 0 && (kind == CODE_CL || !(ncodes == 1 && maxlen == 1)))
@@ -124,25 +134,39 @@ static int build(struct table *t, const uint8_t *lens, unsigned n, unsigned bits
 	for (unsigned l = 1; l < MAXBITS; l++)
 		next[l + 1] = (next[l] + count[l]) << 1;
 	for (unsigned s = 0; s < n; s++) {
-		unsigned l = lens[s];
+		unsigned l = lens[s], r;
 		if (!l)
 			continue;
-		for (unsigned i = reverse(next[l]++, l); i < (1u << bits); i += 1u << l)
-			t->e[i] = (uint16_t)(s << 4 | l);
+		r = reverse(next[l]++, l);
+		if (l <= ROOT) {
+			for (unsigned i = r; i < (1u << ROOT); i += 1u << l)
+				t->root[i] = (uint16_t)(s << 4 | l);
+			continue;
+		}
+		t->root[r & ((1u << ROOT) - 1)] = LINK;
+		for (unsigned i = r; i < (1u << MAXBITS); i += 1u << l)
+			t->full[i] = (uint16_t)(s << 4 | l);
 	}
 	return 0;
 }
 
-static inline int decode(struct br *b, const struct table *t, unsigned bits)
+/* A symbol with at least 15 bits in the buffer; -1 for no code. */
+static inline int lookup(struct br *b, const struct table *t)
 {
-	unsigned e;
-	if (b->n < bits)
-		refill(b);
-	e = t->e[b->bits & ((1u << bits) - 1)];
+	unsigned e = t->root[b->bits & ((1u << ROOT) - 1)];
+	if (e == LINK)
+		e = t->full[b->bits & ((1u << MAXBITS) - 1)];
 	if (!e)
 		return -1;
 	take(b, e & 15);
 	return (int)(e >> 4);
+}
+
+static inline int decode(struct br *b, const struct table *t)
+{
+	if (b->n < MAXBITS)
+		refill(b);
+	return lookup(b, t);
 }
 
 struct infl {
@@ -166,10 +190,10 @@ static gpz_result dynamic_codes(struct infl *f)
 		return GPZ_ERR_CORRUPT;
 	for (unsigned k = 0; k < ncl; k++)
 		cl[cl_order[k]] = (uint8_t)getbits(&f->b, 3);
-	if (build(&f->cl, cl, 19, 7, CODE_CL) != 0)
+	if (build(&f->cl, cl, 19, CODE_CL) != 0)
 		return GPZ_ERR_CORRUPT;
 	while (i < nlit + ndist) {
-		int s = decode(&f->b, &f->cl, 7);
+		int s = decode(&f->b, &f->cl);
 		unsigned rep, v = 0;
 		if (s < 0)
 			return GPZ_ERR_CORRUPT;
@@ -190,8 +214,8 @@ static gpz_result dynamic_codes(struct infl *f)
 		memset(lens + i, (int)v, rep);
 		i += rep;
 	}
-	if (lens[256] == 0 || build(&f->lit, lens, nlit, MAXBITS, CODE_LIT) != 0 ||
-	    build(&f->dist, lens + nlit, ndist, MAXBITS, CODE_DIST) != 0)
+	if (lens[256] == 0 || build(&f->lit, lens, nlit, CODE_LIT) != 0 ||
+	    build(&f->dist, lens + nlit, ndist, CODE_DIST) != 0)
 		return GPZ_ERR_CORRUPT;
 	return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_OK;
 }
@@ -208,9 +232,9 @@ static void fixed_codes(struct infl *f)
 		lens[s] = 7;
 	for (; s < NLIT; s++)
 		lens[s] = 8;
-	build(&f->lit, lens, NLIT, MAXBITS, CODE_LIT);
+	build(&f->lit, lens, NLIT, CODE_LIT);
 	memset(lens, 5, NDIST);
-	build(&f->dist, lens, NDIST, MAXBITS, CODE_DIST);
+	build(&f->dist, lens, NDIST, CODE_DIST);
 }
 
 /* Copy len symbols from dist back: from the output, or before it from the window (its bytes, or
@@ -236,16 +260,6 @@ static gpz_result copy(struct infl *f, unsigned len, unsigned dist)
 		o[pos] = o[pos - dist];
 	f->pos = pos;
 	return GPZ_OK;
-}
-
-/* A symbol with the bits already there (at least 15 in the buffer). */
-static inline int lookup(struct br *b, const struct table *t)
-{
-	unsigned e = t->e[b->bits & ((1u << MAXBITS) - 1)];
-	if (!e)
-		return -1;
-	take(b, e & 15);
-	return (int)(e >> 4);
 }
 
 static gpz_result codes(struct infl *f)
