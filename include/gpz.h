@@ -101,11 +101,10 @@ typedef struct gpz_params {
 	size_t frame_bytes;  /* input bytes per frame, a multiple of symbol_bytes, <= 1 GiB */
 	/* 0: Huffman-only frames (type 1). 1..9: LZ mode at this DEFLATE level (gzip's meaning):
 	 * each frame is cut into 1 MiB pieces, each an independent raw DEFLATE stream
-	 * (type-4 frames, docs/FORMAT.md), compressed in parallel on the context's threads; a frame
-	 * of one repeated byte is written as constant, one that DEFLATE does not shrink as stored.
-	 * LZ mode codes bytes: symbol_bytes must be 1 (chunk_log is checked but unused). It runs on
-	 * the CPU for now, whatever the context's backend: GPU contexts hand these frames (and
-	 * type-4 frames when decoding) to the CPU code path. */
+	 * (type-4 frames, docs/FORMAT.md), compressed in parallel (on the GPU on a GPU context, on
+	 * the context's threads otherwise: the same bytes); a frame of one repeated byte is written
+	 * as constant, one that DEFLATE does not shrink as stored. LZ mode codes bytes: symbol_bytes
+	 * must be 1 (chunk_log is checked but unused). Type-4 frames are decoded on the CPU. */
 	int lz_level;
 } gpz_params;
 
@@ -289,8 +288,9 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * host and synchronises once per frame. When a call returns, its output is complete.
  * Device memory: the context keeps a workspace, grown on first use to at most
  * gpz_device_workspace_size() bytes, and reuses it until gpz_ctx_free.
- * LZ mode (lz_level > 0) and deflate frames are staged through host memory and run on the CPU
- * (one synchronisation per frame); the output is the same.
+ * LZ mode (lz_level > 0) frames are staged through host memory and coded by the context's GPU
+ * as the host calls do, and type-4 frames decoded on the CPU (one synchronisation per frame);
+ * the output is the same.
  */
 GPZ_API size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size);
 GPZ_API gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,

@@ -11,9 +11,9 @@
  * chunk index to the host to validate them and build the decoder tables, then decodes and
  * checksums on the device.
  *
- * LZ mode (gpz_params.lz_level > 0, type-4 deflate frames) runs on the CPU for now: the host-
- * buffer calls never reach this file for it (frame_write.c and frame_read.c route it to the CPU
- * code), and the device-buffer calls stage such frames through host memory.
+ * LZ mode (gpz_params.lz_level > 0, type-4 deflate frames) is not coded here: frame_write.c
+ * codes its pieces (deflate/batch.c, on the GPU when there is one) and frame_read.c decodes them
+ * on the CPU; the device-buffer calls stage such frames through host memory.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -409,8 +409,8 @@ extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size
 	return layout_for(frame / (size_t)p->symbol_bytes, p->symbol_bytes, p->chunk_log).total;
 }
 
-/* LZ mode runs on the CPU: one frame from device memory through host buffers and the CPU
- * writer (gpz_compress_frame routes lz_level > 0 there on every backend), back to the device. */
+/* LZ mode: one frame from device memory through host buffers and frame_write.c (which codes
+ * its pieces on the context's GPU), back to the device. */
 static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const uint8_t *d_src,
                                        size_t size, uint8_t *d_dst, size_t cap, size_t *written,
                                        cudaStream_t s)
