@@ -194,49 +194,6 @@ static void stored_after_text(void)
 }
 
 /* One-shot on 1 and 3 threads, and streamed in random-sized pieces, give the same bytes. */
-/* Callbacks over memory for the engine's streams: reads of random sizes, positional reads, and
- * output appended to a buffer. */
-struct mem_io {
-	const uint8_t *src;
-	size_t n, pos;
-	uint8_t *out;
-	size_t cap, len;
-	uint64_t rng;
-};
-
-static gpz_result mem_read(void *user, void *buf, size_t cap, size_t *got)
-{
-	struct mem_io *m = user;
-	size_t k = (size_t)(test_rand(&m->rng) % (3 * GPZ_DEFLATE_PIECE / 2)) + 1;
-	if (k > cap)
-		k = cap;
-	if (k > m->n - m->pos)
-		k = m->n - m->pos;
-	memcpy(buf, m->src + m->pos, k);
-	m->pos += k;
-	*got = k;
-	return GPZ_OK;
-}
-
-static gpz_result mem_read_at(void *user, void *buf, size_t n, uint64_t off)
-{
-	struct mem_io *m = user;
-	if (off > m->n || n > m->n - off)
-		return GPZ_ERR_TRUNCATED;
-	memcpy(buf, m->src + off, n);
-	return GPZ_OK;
-}
-
-static gpz_result mem_write(void *user, const void *buf, size_t n)
-{
-	struct mem_io *m = user;
-	if (n > m->cap - m->len)
-		return GPZ_ERR_DST_TOO_SMALL;
-	memcpy(m->out + m->len, buf, n);
-	m->len += n;
-	return GPZ_OK;
-}
-
 /* The whole input through the engine (pushed or positional) on a context of `threads` threads
  * and `depth` lanes: the bytes ref[0 .. ref_n) of the one-shot call, index included. */
 static void engine_same(const uint8_t *src, size_t n, int level, gpz_format f, int threads,
@@ -245,7 +202,8 @@ static void engine_same(const uint8_t *src, size_t n, int level, gpz_format f, i
 {
 	gpz_ctx *c;
 	gpz_deflate_stream *ds;
-	struct mem_io m = { src, n, 0, malloc(ref_n + 1), ref_n + 1, 0, *st };
+	struct test_mem m = { .src = src, .size = n, .dst = malloc(ref_n + 1), .cap = ref_n + 1,
+		              .step = 3 * GPZ_DEFLATE_PIECE / 2, .rng = *st };
 	gpz_gzip_info gi = { NULL, 0, n ? n : 1 };
 	uint64_t in = 0, out = 0;
 	gpz_result r;
@@ -254,19 +212,20 @@ static void engine_same(const uint8_t *src, size_t n, int level, gpz_format f, i
 	gpz_ctx_set_depth(c, depth);
 	r = gpz_deflate_stream_create(c, level, f, &gi, &ds);
 	if (r == GPZ_OK)
-		r = positional ? gpz_deflate_stream_from_at(ds, mem_read_at, n, mem_write, &m, &in, &out)
-		               : gpz_deflate_stream_from(ds, mem_read, mem_write, &m, &in, &out);
+		r = positional ? gpz_deflate_stream_from_at(ds, test_mem_read_at, n, test_mem_write, &m,
+		                                            &in, &out)
+		               : gpz_deflate_stream_from(ds, test_mem_read, test_mem_write, &m, &in, &out);
 	if (r == GPZ_OK && f == GPZ_FORMAT_GZIP) {
 		size_t hl;
-		r = gpz_deflate_stream_header(ds, m.out, m.len, &hl);
+		r = gpz_deflate_stream_header(ds, m.dst, m.len, &hl);
 	}
-	CHECK(r == GPZ_OK && in == n && out == m.len && m.len == ref_n && !memcmp(m.out, ref, ref_n),
+	CHECK(r == GPZ_OK && in == n && out == m.len && m.len == ref_n && !memcmp(m.dst, ref, ref_n),
 	      "n=%zu threads %d depth %d %s: engine output differs (%s, %zu vs %zu bytes)", n,
 	      threads, depth, positional ? "positional" : "pushed", gpz_result_string(r), m.len,
 	      ref_n);
 	gpz_deflate_stream_free(ds);
 	gpz_ctx_free(c);
-	free(m.out);
+	free(m.dst);
 	*st = m.rng;
 }
 

@@ -26,47 +26,6 @@ static uint8_t *make_input(size_t n, int w)
 	return b;
 }
 
-struct membuf {
-	const uint8_t *src;
-	size_t size, pos;
-	uint8_t *dst;
-	size_t cap, len;
-	int fail_write_at;      /* > 0: that write fails */
-	int writes;
-};
-
-static gpz_result mem_read(void *user, void *buf, size_t cap, size_t *got)
-{
-	struct membuf *m = user;
-	size_t n = m->size - m->pos < cap ? m->size - m->pos : cap;
-	memcpy(buf, m->src + m->pos, n);
-	m->pos += n;
-	*got = n;
-	return GPZ_OK;
-}
-
-static gpz_result mem_write(void *user, const void *buf, size_t n)
-{
-	struct membuf *m = user;
-	if (++m->writes == m->fail_write_at)
-		return GPZ_ERR_TRUNCATED;
-	if (n > m->cap - m->len)
-		return GPZ_ERR_DST_TOO_SMALL;
-	memcpy(m->dst + m->len, buf, n);
-	m->len += n;
-	return GPZ_OK;
-}
-
-/* Positional input over the same buffer (called from several lanes at once). */
-static gpz_result mem_read_at(void *user, void *buf, size_t n, uint64_t off)
-{
-	struct membuf *m = user;
-	if (off > m->size || n > m->size - off)
-		return GPZ_ERR_TRUNCATED;
-	memcpy(buf, m->src + off, n);
-	return GPZ_OK;
-}
-
 static gpz_ctx *make_ctx(gpz_backend b, int threads, int depth)
 {
 	gpz_ctx *ctx = NULL;
@@ -93,7 +52,7 @@ static void check_ctx(gpz_ctx *ctx, const uint8_t *src, size_t n, const gpz_para
 {
 	size_t cap = gpz_compress_bound(n, p), len = 0, dlen = 0;
 	uint8_t *c = malloc(cap), *d = malloc(n + 1);
-	struct membuf m = { src, n, 0, c, cap, 0, 0, 0 };
+	struct test_mem m = { .src = src, .size = n, .dst = c, .cap = cap };
 	uint64_t in = 0, out = 0;
 
 	CHECK(gpz_compress(ctx, p, src, n, c, cap, &len) == GPZ_OK, "%s: compress", what);
@@ -101,19 +60,20 @@ static void check_ctx(gpz_ctx *ctx, const uint8_t *src, size_t n, const gpz_para
 	CHECK(gpz_decompress(ctx, c, len, d, n, &dlen) == GPZ_OK && dlen == n &&
 	      memcmp(d, src, n) == 0, "%s: one-shot round trip", what);
 	memset(c, 0, cap);
-	CHECK(gpz_compress_stream(ctx, p, mem_read, mem_write, &m, &in, &out) == GPZ_OK,
+	CHECK(gpz_compress_stream(ctx, p, test_mem_read, test_mem_write, &m, &in, &out) == GPZ_OK,
 	      "%s: stream compress", what);
 	CHECK(m.len == ref_len && memcmp(c, ref, ref_len) == 0 && in == n && out == ref_len,
 	      "%s: stream bytes differ", what);
-	struct membuf u = { ref, ref_len, 0, d, n, 0, 0, 0 };
+	struct test_mem u = { .src = ref, .size = ref_len, .dst = d, .cap = n };
 	memset(d, 0, n);
-	CHECK(gpz_decompress_stream(ctx, mem_read, mem_write, &u, &in, &out) == GPZ_OK &&
+	CHECK(gpz_decompress_stream(ctx, test_mem_read, test_mem_write, &u, &in, &out) == GPZ_OK &&
 	      u.len == n && memcmp(d, src, n) == 0 && in == ref_len && out == n,
 	      "%s: stream round trip", what);
 	/* positional input: the lanes read their frames */
-	struct membuf pa = { src, n, 0, c, cap, 0, 0, 0 };
+	struct test_mem pa = { .src = src, .size = n, .dst = c, .cap = cap };
 	memset(c, 0, cap);
-	CHECK(gpz_compress_stream_at(ctx, p, mem_read_at, n, mem_write, &pa, &in, &out) == GPZ_OK &&
+	CHECK(gpz_compress_stream_at(ctx, p, test_mem_read_at, n, test_mem_write, &pa, &in, &out) ==
+	              GPZ_OK &&
 	      pa.len == ref_len && memcmp(c, ref, ref_len) == 0 && in == n && out == ref_len,
 	      "%s: positional compress", what);
 
@@ -202,28 +162,28 @@ static void concatenated(void)
 	      !memcmp(d, src, n) && !memcmp(d + n, src, n), "concatenated one-shot");
 	CHECK(gpz_decompress(ctx, ab, l1 + l2, d, 2 * n - 1, &dlen) == GPZ_ERR_DST_TOO_SMALL,
 	      "a destination one byte short");
-	struct membuf m = { ab, l1 + l2, 0, d, 2 * n, 0, 0, 0 };
-	CHECK(gpz_decompress_stream(ctx, mem_read, mem_write, &m, &in, &out) == GPZ_OK &&
+	struct test_mem m = { .src = ab, .size = l1 + l2, .dst = d, .cap = 2 * n };
+	CHECK(gpz_decompress_stream(ctx, test_mem_read, test_mem_write, &m, &in, &out) == GPZ_OK &&
 	      in == l1 && out == n && m.pos == l1, "the first stream alone, nothing read past it");
-	CHECK(gpz_decompress_stream(ctx, mem_read, mem_write, &m, &in, &out) == GPZ_OK &&
+	CHECK(gpz_decompress_stream(ctx, test_mem_read, test_mem_write, &m, &in, &out) == GPZ_OK &&
 	      in == l2 && out == n && m.pos == l1 + l2 && !memcmp(d + n, src, n), "the second");
 	/* corrupt the payload of the second frame of the first stream */
 	ab[8 + (l1 - 8) / 2] ^= 0x55;
 	gpz_result r = gpz_decompress(ctx, ab, l1 + l2, d, 2 * n, &dlen);
 	CHECK(r == GPZ_ERR_CORRUPT || r == GPZ_ERR_CHECKSUM, "a corrupt frame: %s",
 	      gpz_result_string(r));
-	struct membuf c = { ab, l1 + l2, 0, d, 2 * n, 0, 0, 0 };
-	r = gpz_decompress_stream(ctx, mem_read, mem_write, &c, NULL, NULL);
+	struct test_mem c = { .src = ab, .size = l1 + l2, .dst = d, .cap = 2 * n };
+	r = gpz_decompress_stream(ctx, test_mem_read, test_mem_write, &c, NULL, NULL);
 	CHECK(r == GPZ_ERR_CORRUPT || r == GPZ_ERR_CHECKSUM, "a corrupt frame, streaming: %s",
 	      gpz_result_string(r));
 	/* a failing write stops the call with its error */
-	struct membuf f = { src, n, 0, a, l1, 0, 3, 0 };
+	struct test_mem f = { .src = src, .size = n, .dst = a, .cap = l1, .fail_write_at = 3 };
 	p.lz_level = 0;
-	CHECK(gpz_compress_stream(ctx, &p, mem_read, mem_write, &f, NULL, NULL) ==
+	CHECK(gpz_compress_stream(ctx, &p, test_mem_read, test_mem_write, &f, NULL, NULL) ==
 	      GPZ_ERR_TRUNCATED, "a failing write");
 	/* a truncated stream through the callbacks */
-	struct membuf t = { b, l2 - 30, 0, d, 2 * n, 0, 0, 0 };
-	CHECK(gpz_decompress_stream(ctx, mem_read, NULL, &t, NULL, NULL) == GPZ_ERR_TRUNCATED,
+	struct test_mem t = { .src = b, .size = l2 - 30, .dst = d, .cap = 2 * n };
+	CHECK(gpz_decompress_stream(ctx, test_mem_read, NULL, &t, NULL, NULL) == GPZ_ERR_TRUNCATED,
 	      "a truncated stream");
 	gpz_ctx_free(ctx);
 	free(a);
@@ -269,7 +229,7 @@ struct big_io {
 	uint64_t pos;        /* reading: bytes made; verifying: bytes checked */
 	uint8_t *c;          /* the compressed stream */
 	size_t clen, ccap;
-	struct membuf back;  /* reading it back */
+	struct test_mem back;  /* reading it back */
 	uint8_t *tmp;
 	int bad;
 };
@@ -303,7 +263,7 @@ static gpz_result big_keep(void *user, const void *buf, size_t n)
 static gpz_result big_creturn(void *user, void *buf, size_t cap, size_t *got)
 {
 	struct big_io *b = user;
-	return mem_read(&b->back, buf, cap, got);
+	return test_mem_read(&b->back, buf, cap, got);
 }
 
 static gpz_result big_check(void *user, const void *buf, size_t n)
@@ -320,7 +280,7 @@ static gpz_result big_check(void *user, const void *buf, size_t n)
 
 static int big(void)
 {
-	struct big_io b = { 0, NULL, 0, 0, { NULL, 0, 0, NULL, 0, 0, 0, 0 }, malloc(BIG_FRAME), 0 };
+	struct big_io b = { .tmp = malloc(BIG_FRAME) };
 	gpz_ctx *ctx = make_ctx(GPZ_BACKEND_AUTO, 0, 0);
 	uint64_t in = 0, out = 0, size = 0;
 	gpz_params p;

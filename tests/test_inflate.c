@@ -192,41 +192,16 @@ static void bad_input(void)
 
 /* ---- gpz_inflate_member_at: an indexed member through the engine ---- */
 
-struct mem {
-	const uint8_t *src;
-	size_t n;
-	uint8_t *out;
-	size_t cap, len;
-};
-
-static gpz_result mem_read_at(void *user, void *buf, size_t n, uint64_t off)
-{
-	struct mem *m = user;
-	if (off > m->n || n > m->n - off)
-		return GPZ_ERR_TRUNCATED;
-	memcpy(buf, m->src + off, n);
-	return GPZ_OK;
-}
-
-static gpz_result mem_write(void *user, const void *buf, size_t n)
-{
-	struct mem *m = user;
-	if (n > m->cap - m->len)
-		return GPZ_ERR_DST_TOO_SMALL;
-	memcpy(m->out + m->len, buf, n);
-	m->len += n;
-	return GPZ_OK;
-}
-
 /* The member at offset of c[0 .. clen): r, and the output in m. */
 static gpz_result member_at(gpz_ctx *c, const uint8_t *in, size_t clen, size_t offset,
-                            struct mem *m, uint64_t *used)
+                            struct test_mem *m, uint64_t *used)
 {
 	uint64_t made = 0;
 	m->src = in;
-	m->n = clen;
+	m->size = clen;
 	m->len = 0;
-	return gpz_inflate_member_at(c, mem_read_at, clen, offset, mem_write, m, used, &made);
+	return gpz_inflate_member_at(c, test_mem_read_at, clen, offset, test_mem_write, m, used,
+	                             &made);
 }
 
 static void members_at(void)
@@ -238,14 +213,14 @@ static void members_at(void)
 		src[i] = i > 40000 && i % 7 == 0 ? src[i - 30000 - i % 977]
 		       : (uint8_t)("the cat sat on a mat and so on "[test_rand(&st) % 31]);
 	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
-	struct mem m = { NULL, 0, malloc(n + 1), n + 1, 0 };
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
 	gpz_ctx *deep;
 	gpz_ctx_create(&deep, GPZ_BACKEND_CPU, 2);
 	gpz_ctx_set_depth(deep, 3);
 	gpz_ctx *cs[3] = { ctx1, ctx3, deep };
 	for (int k = 0; k < 3; k++) { /* batches of 1, 12 and 8 pieces, 2 or 3 lanes */
 		gpz_result r = member_at(cs[k], c, clen, 0, &m, &used);
-		CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.out, src, n),
+		CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
 		      "member_at, context %d: %s, %zu of %zu bytes", k, gpz_result_string(r), m.len, n);
 	}
 	/* the same member after a zlib-made one (no index: GPZ_ERR_FORMAT) */
@@ -255,7 +230,7 @@ static void members_at(void)
 	CHECK(member_at(ctx3, two, a + clen, 0, &m, &used) == GPZ_ERR_FORMAT,
 	      "a member without an index is GPZ_ERR_FORMAT");
 	gpz_result r = member_at(ctx3, two, a + clen, a, &m, &used);
-	CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.out, src, n),
+	CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
 	      "member_at an offset: %s", gpz_result_string(r));
 	/* bad input: truncated, corrupted */
 	for (size_t cut = clen / 3; cut < clen; cut += clen / 7 + 1)
@@ -266,13 +241,13 @@ static void members_at(void)
 		size_t at = (size_t)(test_rand(&st) % clen);
 		bad[at] ^= (uint8_t)(1 + test_rand(&st) % 255);
 		r = member_at(t % 2 ? ctx3 : deep, bad, clen, 0, &m, &used);
-		CHECK(r != GPZ_OK || (m.len == n && !memcmp(m.out, src, n)),
+		CHECK(r != GPZ_OK || (m.len == n && !memcmp(m.dst, src, n)),
 		      "member byte %zu changed: accepted with wrong output", at);
 	}
 	gpz_ctx_free(deep);
 	free(bad);
 	free(two);
-	free(m.out);
+	free(m.dst);
 	free(c);
 	free(src);
 }

@@ -160,3 +160,38 @@ int test_for_each_file(const char *dir, void (*fn)(const char *path, void *ctx),
 	free(names);
 	return count;
 }
+
+gpz_result test_mem_read(void *user, void *buf, size_t cap, size_t *got)
+{
+	struct test_mem *m = user;
+	size_t n = m->size - m->pos < cap ? m->size - m->pos : cap;
+	if (m->step) {
+		size_t k = (size_t)(test_rand(&m->rng) % m->step) + 1;
+		n = k < n ? k : n;
+	}
+	memcpy(buf, m->src + m->pos, n);
+	m->pos += n;
+	*got = n;
+	return GPZ_OK;
+}
+
+gpz_result test_mem_read_at(void *user, void *buf, size_t n, uint64_t off)
+{
+	const struct test_mem *m = user;
+	if (off > m->size || n > m->size - off)
+		return GPZ_ERR_TRUNCATED;
+	memcpy(buf, m->src + off, n);
+	return GPZ_OK;
+}
+
+gpz_result test_mem_write(void *user, const void *buf, size_t n)
+{
+	struct test_mem *m = user;
+	if (++m->writes == m->fail_write_at)
+		return GPZ_ERR_TRUNCATED;
+	if (n > m->cap - m->len)
+		return GPZ_ERR_DST_TOO_SMALL;
+	memcpy(m->dst + m->len, buf, n);
+	m->len += n;
+	return GPZ_OK;
+}

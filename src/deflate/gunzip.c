@@ -5,9 +5,9 @@
  * threads by gpz's own decoder (inflate.c) into 16-bit symbols, those that stand for bytes of the
  * unknown 32 KiB before a piece marked as such; then the marked ones get their bytes (each
  * piece's last 32 KiB in order, since it is the next one's window, then the rest in parallel),
- * and the CRC-32 is taken piece by piece in parallel. Other members, and zlib and raw streams, go through zlib on one thread. Every length,
- * checksum and size is checked; zero bytes after the last gzip member are accepted (tape
- * padding), anything else after it is an error. */
+ * and the CRC-32 is taken piece by piece in parallel. Other members, and zlib and raw streams,
+ * go through zlib on one thread. Every length, checksum and size is checked; zero bytes after
+ * the last gzip member are accepted (tape padding), anything else after it is an error. */
 #include "deflate/deflate.h"
 #include "common/bits.h"
 #include "common/context.h"

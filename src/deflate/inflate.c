@@ -20,8 +20,9 @@
 #define NDIST 32
 #define WINDOW 32768u
 
-static const uint16_t len_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-	                               31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const uint16_t len_base[29] = { 3,  4,  5,  6,  7,  8,   9,   10,  11,  13,
+	                               15, 17, 19, 23, 27, 31,  35,  43,  51,  59,
+	                               67, 83, 99, 115, 131, 163, 195, 227, 258 };
 static const uint8_t len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
 	                               2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
 static const uint16_t dist_base[30] = { 1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
@@ -29,7 +30,8 @@ static const uint16_t dist_base[30] = { 1,    2,    3,    4,    5,    7,     9, 
 	                                1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
 static const uint8_t dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
 	                                6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
-static const uint8_t cl_order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15 };
+static const uint8_t cl_order[19] = { 16, 17, 18, 0,  8, 7,  9, 6,  10, 5,
+	                               11, 4,  12, 3, 13, 2, 14, 1, 15 };
 
 /* LSB-first bit reader; past the end it reads zeros and counts them, so a stream that needed
  * them is found truncated at the end instead of read out of bounds. */

@@ -215,8 +215,8 @@ GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
  * The chain walk: the longest match at pos (length >= 3 and > best0, else 0) among the first
  * `chain` candidates of pos's hash chain at most `reach` back (GPZ_LZ_WINDOW, or less where the
  * bytes before a piece are not its history), stopping at the first of length >= nice; *dist gets
- * its distance (0 for none). Links come from links[(q - loff) & lmask] (the CPU's ring: loff 0, lmask
- * the window mask; the GPU's array: loff its first position, lmask all ones; on the GPU,
+ * its distance (0 for none). Links come from links[(q - loff) & lmask] (the CPU's ring: loff 0,
+ * lmask the window mask; the GPU's array: loff its first position, lmask all ones; on the GPU,
  * pos - loff must be below 2^32); pos must be inserted. When snap_out is not NULL it receives
  * (gpz_lz_pack) what the same walk with chain = snap would have returned (best0 <= 2 only): one
  * walk gives the results of both chain lengths a lazy level needs, which makes every position's
