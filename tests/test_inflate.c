@@ -6,7 +6,8 @@
  *  - streams from zlib (stored, fixed and dynamic blocks; no index) through gpz_inflate_piece and
  *    gpz_inflate, zlib and raw formats, several members with zero padding between and after;
  *  - bad input: every truncation point of a small stream, corrupted bytes (an error, or the right
- *    output when the change is one the format cannot see), trailing garbage, a too small dst.
+ *    output when the change is one the format cannot see), random bytes, trailing garbage, a too
+ *    small dst.
  *   test_inflate [corpora]: corpora runs the shared corpora (77 when absent). */
 #include "testutil.h"
 #include "deflate/deflate.h"
@@ -180,6 +181,21 @@ static void bad_input(void)
 		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
 		      "byte %zu changed: accepted with wrong output", at);
 	}
+	/* random bytes as DEFLATE: rejected (or, rarely, a short valid stream), never a crash */
+	uint16_t *sym = malloc(4096 * sizeof(*sym));
+	for (int t = 0; t < 2000; t++) {
+		size_t len = 1 + (size_t)(test_rand(&st) % 600), out_n = 0;
+		int final = 0;
+		for (size_t i = 0; i < len; i++)
+			bad[i] = (uint8_t)test_rand(&st);
+		if (t % 2) /* a dynamic block header, so the code-length decoding is reached */
+			bad[0] = (uint8_t)((bad[0] & ~6u) | 4u);
+		gpz_result r = gpz_inflate_piece(bad, len, NULL, 0, t % 3 == 0, sym, 4096, &out_n, &final);
+		CHECK(r != GPZ_OK || out_n <= 4096, "random input %d: %zu symbols", t, out_n);
+		r = gpz_inflate(ctx1, GPZ_FORMAT_DEFLATE, bad, len, d, 4096, &got);
+		CHECK(r != GPZ_OK || got <= 4096, "random input %d through gpz_inflate", t);
+	}
+	free(sym);
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, n - 1, &got) == GPZ_ERR_DST_TOO_SMALL,
 	      "dst one byte short");
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, 5, &got) == GPZ_ERR_DST_TOO_SMALL,
