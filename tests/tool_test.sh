@@ -537,6 +537,15 @@ PY
 	run 0 "-t of indexed and plain gzip members" "$GPZ" -t mixed.gz
 	run 0 "-lv of a .gz (members, no frames)" "$GPZ" -lv mixed.gz
 	pass "indexed and plain gzip members in one file"
+	# zero padding after the last member is accepted (gzip does); other bytes are not
+	cp mixed.gz padded.gz && head -c 4096 /dev/zero >>padded.gz
+	"$GPZ" -dc padded.gz | cmp -s - mixed.want || fail "zero padding after gzip members"
+	cp plain.gz plainpad.gz && head -c 100 /dev/zero >>plainpad.gz
+	"$GPZ" -dc plainpad.gz | cmp -s - "$CORPORA/canterbury/alice29.txt" || \
+		fail "zero padding after a plain gzip member"
+	cp padded.gz junk.gz && printf 'x' >>junk.gz
+	run 1 "bytes after zero padding are trailing garbage" "$GPZ" -t junk.gz
+	pass "zero padding after gzip members accepted, other trailing bytes refused"
 	head -c 200 "$CORPORA/canterbury/alice29.txt" | "$GPZ" -c --format=gzip | head -c 30 >cut.gz
 	run 1 "truncated .gz is an error" "$GPZ" -t cut.gz
 	run 1 "-l of a truncated .gz is an error" "$GPZ" -l cut.gz

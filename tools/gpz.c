@@ -804,6 +804,23 @@ static int refill(const struct job *j, fio_in *in, z_stream *z, size_t want, int
 }
 
 /* Decode gzip (every member), zlib or raw deflate through zlib. out == NULL: test only. */
+/* After a gzip member: is the rest of the input zero bytes (tape or block padding)? 0 when it
+ * is (all of it consumed), 1 when something else follows, -1 on a read error. */
+static int zeros_to_end(const struct job *j, fio_in *in, z_stream *z, int *eof)
+{
+	for (;;) {
+		for (; z->avail_in; z->avail_in--, z->next_in++)
+			if (*z->next_in)
+				return 1;
+		if (*eof)
+			return 0;
+		if (refill(j, in, z, 1, eof) != 0)
+			return -1;
+		if (z->avail_in == 0 && *eof)
+			return 0;
+	}
+}
+
 static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *out,
                           struct counts *c)
 {
@@ -839,6 +856,8 @@ static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *o
 				c->frames++; /* gzip members after the first */
 				continue;
 			}
+			if (wbits == 31 && (rc = zeros_to_end(j, in, &z, &eof)) <= 0)
+				break; /* zero padding after gzip members, as gzip accepts it (or an error) */
 			report_error(j->name, "trailing garbage after the compressed data");
 			rc = -1;
 			break;
@@ -1012,6 +1031,26 @@ static int count_frame(const struct job *j, struct stream_counts *sc, uint64_t b
 
 /* ---- Decompression and test ---- */
 
+/* Are the bytes of the file from `at` to `size` all zero? 0 yes, 1 no, -1 on a read error. */
+static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
+{
+	if (reserve(&g_in, &g_in_cap, DEFLATE_IO) != 0)
+		return io_error(j->name);
+	while (at < size) {
+		size_t n = size - at < DEFLATE_IO ? (size_t)(size - at) : DEFLATE_IO;
+		ssize_t k = pread(j->fd, g_in, n, (off_t)at);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? io_error(j->name) : 1;
+		for (ssize_t i = 0; i < k; i++)
+			if (g_in[i])
+				return 1;
+		at += (uint64_t)k;
+	}
+	return 0;
+}
+
 /* A regular .gz file: members gpz wrote with the piece index are inflated in parallel by the
  * library (positional reads, bounded memory); from the first member without one, zlib goes on
  * from there. */
@@ -1041,6 +1080,18 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 		return 0;
 	if (r != GPZ_ERR_FORMAT) /* bad data or I/O: nothing more to try */
 		return engine_error(&io, r);
+	if (at > 0) { /* zero padding after the members is accepted, as gzip does */
+		unsigned char m[2] = { 0, 0 };
+		int z = zeros_from(j, at, size);
+		if (z <= 0) {
+			c->in = z == 0 ? size : at;
+			return z;
+		}
+		if (pread(j->fd, m, 2, (off_t)at) != 2 || m[0] != 0x1f || m[1] != 0x8b) {
+			report_error(j->name, "trailing garbage after the compressed data");
+			return -1;
+		}
+	}
 	if (at > 0 && lseek(j->fd, (off_t)at, SEEK_SET) != (off_t)at)
 		return io_error(j->name);
 	if (at > 0)

@@ -29,10 +29,10 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 	uint8_t flg;
 
 	memset(m, 0, sizeof(*m));
+	if ((n > 0 && s[0] != 0x1f) || (n > 1 && s[1] != 0x8b) || (n > 2 && s[2] != 8))
+		return GPZ_ERR_FORMAT; /* not gzip (what is there is told apart from a cut header) */
 	if (n < 10)
 		return GPZ_ERR_TRUNCATED;
-	if (s[0] != 0x1f || s[1] != 0x8b || s[2] != 8)
-		return GPZ_ERR_FORMAT;
 	flg = s[3];
 	if (flg & 0xe0)
 		return GPZ_ERR_CORRUPT; /* reserved flags */
