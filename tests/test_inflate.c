@@ -6,8 +6,8 @@
  *  - streams from zlib (stored, fixed and dynamic blocks; no index) through gpz_inflate_piece and
  *    gpz_inflate, zlib and raw formats, several members with zero padding between and after;
  *  - bad input: every truncation point of a small stream, corrupted bytes (an error, or the right
- *    output when the change is one the format cannot see), random bytes, trailing garbage, a too
- *    small dst.
+ *    output when the change is one the format cannot see), a piece index that lies, random
+ *    bytes, trailing garbage, a too small dst.
  *   test_inflate [corpora]: corpora runs the shared corpora (77 when absent). */
 #include "testutil.h"
 #include "deflate/deflate.h"
@@ -196,6 +196,34 @@ static void bad_input(void)
 		CHECK(r != GPZ_OK || got <= 4096, "random input %d through gpz_inflate", t);
 	}
 	free(sym);
+	/* a lying piece index (FORMAT.md: lengths at byte 24 on): never wrong output */
+	size_t np = (n - 1) / PIECE + 1;
+	for (size_t k = 0; k < np; k++) {
+		for (int delta = -2; delta <= 2; delta++) {
+			if (!delta)
+				continue;
+			memcpy(bad, c, clen);
+			uint8_t *e = bad + 24 + 4 * k;
+			uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 |
+			             (uint32_t)e[3] << 24;
+			v += (uint32_t)delta;
+			e[0] = (uint8_t)v, e[1] = (uint8_t)(v >> 8), e[2] = (uint8_t)(v >> 16),
+			e[3] = (uint8_t)(v >> 24);
+			gpz_result r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
+			CHECK(r != GPZ_OK, "piece %zu's index length %+d: %s", k, delta,
+			      gpz_result_string(r));
+			if (k + 1 == np)
+				continue;
+			e += 4; /* the same total: piece k + 1 starts delta bytes off */
+			v = ((uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 |
+			     (uint32_t)e[3] << 24) - (uint32_t)delta;
+			e[0] = (uint8_t)v, e[1] = (uint8_t)(v >> 8), e[2] = (uint8_t)(v >> 16),
+			e[3] = (uint8_t)(v >> 24);
+			r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
+			CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
+			      "piece %zu starting %+d bytes off: wrong output accepted", k + 1, delta);
+		}
+	}
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, n - 1, &got) == GPZ_ERR_DST_TOO_SMALL,
 	      "dst one byte short");
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, 5, &got) == GPZ_ERR_DST_TOO_SMALL,
