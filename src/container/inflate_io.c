@@ -5,7 +5,7 @@
  * later); then, in frame order, those bytes are filled in from the window (the previous batch's
  * last 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel,
  * and the bytes are written. Memory: each lane holds a batch's input, output and 16-bit symbols
- * (4 pieces a thread, at most GPZ_DFL_CPU_BATCH MiB of output: 3 bytes an output byte). */
+ * (4 pieces a thread, at most GPZ_DFL_CPU_BATCH MiB of output: 3.125 bytes an output byte). */
 #include "common/context.h"
 #include "common/bits.h"
 #include "common/crc_combine.h"
@@ -34,7 +34,7 @@ struct iio {
 
 /* A lane's batch, for the hand-over. The lane's output buffer holds the batch's bytes, then its
  * 16-bit symbols (2 bytes an output byte: the bytes copied from the window are known only in
- * order). */
+ * order), then a bit a symbol marking those. */
 struct imeta {
 	uint64_t off[GPZ_DFL_CPU_BATCH + 1]; /* the pieces' offsets in the lane's input */
 	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
@@ -45,7 +45,7 @@ static size_t iio_bound(void *u, size_t n)
 {
 	const struct iio *io = u;
 	(void)n;
-	return 3 * io->batch * PIECE;
+	return 3 * io->batch * PIECE + io->batch * (PIECE / 8);
 }
 
 static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
@@ -60,8 +60,15 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 	(void)g, (void)pre, (void)n, (void)last, (void)cap;
 	for (size_t j = 0; j <= nk; j++)
 		m->off[j] = io->off[k0 + j] - io->off[k0];
-	m->b = (struct gpz_infl_batch){ src, m->off, k0, nk, io->np,
-		                        (uint16_t *)(out + io->batch * PIECE), out, io->batch * PIECE,
+	m->b = (struct gpz_infl_batch){ src,
+		                        m->off,
+		                        k0,
+		                        nk,
+		                        io->np,
+		                        (uint16_t *)(out + io->batch * PIECE),
+		                        (uint64_t *)(out + 3 * io->batch * PIECE),
+		                        out,
+		                        io->batch * PIECE,
 		                        m->res };
 	return gpz_infl_batch_decode(io->ctx->nthreads, &m->b, len);
 }

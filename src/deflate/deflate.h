@@ -128,8 +128,8 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 
 /*
  * A batch of an indexed member's pieces (gunzip.c): pieces k0 .. k0 + nk - 1 of np, their
- * compressed bytes at in + off[j] .. in + off[j + 1]; sym: nk * GPZ_DEFLATE_PIECE symbols of
- * scratch; dst: their output (room bytes). gpz_infl_batch_decode inflates the pieces in parallel
+ * compressed bytes at in + off[j] .. in + off[j + 1]; sym: nk * GPZ_DEFLATE_PIECE symbols and
+ * mask: nk * GPZ_DEFLATE_PIECE / 64 words of scratch; dst: their output (room bytes). gpz_infl_batch_decode inflates the pieces in parallel
  * (each but the member's first without its window: the bytes copied from it are left for
  * later), *out_n bytes in all; gpz_infl_batch_resolve then fills those in from `window` (the
  * 32 KiB before the batch; NULL when k0 is 0) and takes each piece's CRC-32 (res[j].crc).
@@ -145,6 +145,7 @@ struct gpz_infl_batch {
 	const uint64_t *off;
 	size_t k0, nk, np;
 	uint16_t *sym;
+	uint64_t *mask; /* a bit for each symbol that stands for a window byte */
 	uint8_t *dst;
 	size_t room;
 	struct gpz_infl_res *res;

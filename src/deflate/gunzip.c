@@ -143,11 +143,19 @@ static void decode_task(void *v, size_t j)
 	pr->r = r;
 	pr->n = r == GPZ_OK ? n : 0;
 	pr->nmark = 0;
-	for (size_t i = 0; i < pr->n; i++) {
-		if (sym[i] < 256)
-			b->dst[start + i] = (uint8_t)sym[i];
-		else
-			pr->nmark++;
+	/* every symbol's low byte (right for bytes), and a bit for each window symbol: branch-free,
+	 * so the compiler vectorises it, and the resolve pass then reads only the marked symbols */
+	uint8_t *d = b->dst + start;
+	uint64_t *mask = b->mask + j * (PIECE / 64);
+	for (size_t w = 0; w * 64 < pr->n; w++) {
+		size_t i0 = w * 64, cnt = pr->n - i0 < 64 ? pr->n - i0 : 64;
+		uint64_t m = 0;
+		for (size_t i = 0; i < cnt; i++) {
+			d[i0 + i] = (uint8_t)sym[i0 + i];
+			m |= (uint64_t)(sym[i0 + i] >> 8 != 0) << i;
+		}
+		mask[w] = m;
+		pr->nmark += (size_t)__builtin_popcountll(m);
 	}
 }
 
@@ -170,10 +178,19 @@ static void resolve(struct gpz_infl_batch *b, size_t j, const uint8_t *window, s
                     size_t to)
 {
 	const uint16_t *sym = b->sym + j * PIECE;
+	const uint64_t *mask = b->mask + j * (PIECE / 64);
 	uint8_t *d = b->dst + j * PIECE;
-	for (size_t i = from; i < to; i++)
-		if (sym[i] >= 256)
+	for (size_t w = from / 64; w * 64 < to; w++) {
+		uint64_t m = mask[w];
+		if (w * 64 < from)
+			m &= ~0ull << (from % 64);
+		if (to - w * 64 < 64)
+			m &= (1ull << (to - w * 64)) - 1;
+		for (; m; m &= m - 1) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(m);
 			d[i] = window[sym[i] - 256];
+		}
+	}
 }
 
 static const uint8_t *window_of(const struct batch_task *t, size_t j)
@@ -220,22 +237,24 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
 	struct gpz_infl_res *res;
 	uint16_t *sym;
+	uint64_t *mask;
 	gpz_result r = GPZ_OK;
 
 	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
 	nb = nb < np ? nb : np;
 	res = calloc(nb, sizeof(*res));
 	sym = malloc(nb * PIECE * sizeof(*sym));
+	mask = malloc(nb * (PIECE / 8));
 	*got = 0;
 	*crc = 0;
-	if (!off || !res || !sym)
+	if (!off || !res || !sym || !mask)
 		r = GPZ_ERR_NOMEM;
 	for (uint32_t k = 0; off && k <= np; k++)
 		off[k] = k ? off[k - 1] + gpz_load_le32(lens + 4 * (k - 1)) : 0;
 	for (size_t k0 = 0; r == GPZ_OK && k0 < np; k0 += nb) {
 		size_t start = k0 * PIECE, n = 0;
 		struct gpz_infl_batch b = { raw, off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
-			                    dst + start, cap > start ? cap - start : 0, res };
+			                    mask, dst + start, cap > start ? cap - start : 0, res };
 		r = gpz_infl_batch_decode(ctx->nthreads, &b, &n);
 		if (r != GPZ_OK)
 			break;
@@ -244,6 +263,7 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 			*crc = gpz_crc32_combine(*crc, res[j].crc, res[j].n);
 		*got += n;
 	}
+	free(mask);
 	free(sym);
 	free(res);
 	free(off);
