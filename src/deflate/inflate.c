@@ -258,8 +258,13 @@ static gpz_result copy(struct infl *f, unsigned len, unsigned dist)
 			                                        : f->hist[f->hist_n - back];
 		}
 	}
-	for (; len; len--, pos++)
-		o[pos] = o[pos - dist];
+	if (dist >= len) { /* the source ends before the copy begins: one block move */
+		memcpy(o + pos, o + pos - dist, len * sizeof(*o));
+		pos += len;
+	} else {
+		for (; len; len--, pos++)
+			o[pos] = o[pos - dist];
+	}
 	f->pos = pos;
 	return GPZ_OK;
 }
@@ -274,12 +279,19 @@ static gpz_result codes(struct infl *f)
 		int s = lookup(&f->b, &f->lit);
 		if (s < 0)
 			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
-		if (s < 256) {
+		/* literals: as many as the bits already there hold, before the next refill */
+		while (s >= 0 && s < 256) {
 			if (f->pos == f->cap)
 				return GPZ_ERR_CORRUPT;
 			f->out[f->pos++] = (uint16_t)s;
-			continue;
+			if (f->b.n < 48)
+				break;
+			s = lookup(&f->b, &f->lit);
 		}
+		if (s >= 0 && s < 256)
+			continue;
+		if (s < 0)
+			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
 		if (s == 256)
 			return overran(&f->b) ? GPZ_ERR_TRUNCATED : GPZ_OK;
 		if (s > 285)
