@@ -75,6 +75,7 @@ struct stream_counts {
 static int g_status;       /* exit status: 0, 1 (error) or 2 (warning) */
 static gpz_ctx *g_ctx;     /* created on first use */
 static int g_ctx_failed;
+static gpz_ctx *g_cpu_ctx; /* for inflating .gz files, which runs on the CPU on every backend */
 static unsigned char *g_in, *g_out; /* reused frame buffers */
 static size_t g_in_cap, g_out_cap;
 /* progress display state (see progress_add) */
@@ -1059,12 +1060,13 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 {
 	struct engine_io io = { j, NULL, out, 0, 0 };
 	uint64_t size = (uint64_t)j->st.st_size, at = 0;
-	gpz_ctx *ctx = get_ctx(o);
 	gpz_result r = GPZ_OK;
 	int rc;
 
-	if (ctx == NULL)
-		return -1;
+	/* a CPU context: a GPU one would start the device and pin lane buffers for nothing */
+	if (g_cpu_ctx == NULL && (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK)
+		return lib_error(j->name, r);
+	gpz_ctx *ctx = g_cpu_ctx;
 	while (r == GPZ_OK && at < size) {
 		uint64_t used = 0, made = 0;
 		r = gpz_inflate_member_at(ctx, engine_read_at, size, at, engine_write, &io, &used,
@@ -1654,6 +1656,7 @@ int main(int argc, char **argv)
 	if (fflush(stdout) != 0)
 		io_error("stdout");
 	gpz_ctx_free(g_ctx);
+	gpz_ctx_free(g_cpu_ctx);
 	free(g_in);
 	free(g_out);
 	free(files);
