@@ -1,9 +1,8 @@
 #!/bin/sh
 # On the GPU machine (16 cores), after bench/gpu-run.sh: CPU backend, 1 thread against 16, same bytes.
 B=build-gpu; W=/dev/shm/gpz-cpu; mkdir -p $W
-python3 -c "
-b=open('corpora/data/debtext100m','rb').read(); f=open('$W/t400','wb'); [f.write(b) for _ in range(4)]
-n=open('corpora/data/nyx/baryon_density.dat.b16','rb').read(); g=open('$W/n1g','wb'); [g.write(n) for _ in range(4)]"
+python3 bench/tile.py corpora/data/debtext100m $W/t400 400000000
+python3 bench/tile.py corpora/data/nyx/baryon_density.dat.b16 $W/n1g $((4 * $(stat -c %s corpora/data/nyx/baryon_density.dat.b16)))
 for job in "t400 --format=gzip -6" "t400 --format=gzip -1" "t400 -6" "n1g --huff -b 2" "t400 --huff -b 1"; do
   set -- $job; f=$1; shift
   for T in 1 16; do

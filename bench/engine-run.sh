@@ -33,17 +33,7 @@ if [ "$what" = host ] || [ "$what" = all ]; then
   } 2>&1 | tee "$out/host-bench.md"
 fi
 
-tile() { # tile SRC DST BYTES
-  [ -f "$2" ] && return 0
-  python3 - "$1" "$2" "$3" <<'PY'
-import sys
-src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-b = open(src, "rb").read()
-with open(dst, "wb") as f:
-    while n > 0:
-        f.write(b[:n]); n -= len(b[:n])
-PY
-}
+tile() { python3 "$root/bench/tile.py" "$@"; } # tile SRC DST BYTES
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 if [ "$what" = gpus ]; then
   {

@@ -11,16 +11,7 @@ mkdir -p "$out" "$W"
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 lscpu | grep -E "^CPU\(s\)|Thread|Core|Socket|Model name" > "$out/lscpu.txt"
 cat "$out/lscpu.txt"
-if [ ! -f "$W/text4g" ]; then
-  python3 - "$root/corpora/data/debtext100m" "$W/text4g" 4000000000 <<'PY'
-import sys
-src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-b = open(src, "rb").read()
-with open(dst, "wb") as f:
-    while n > 0:
-        f.write(b[:n]); n -= len(b[:n])
-PY
-fi
+python3 "$root/bench/tile.py" "$root/corpora/data/debtext100m" "$W/text4g" 4000000000
 head -c 1073741824 "$W/text4g" > "$W/text1g"
 head -c 268435456 "$W/text4g" > "$W/text256m"
 if [ ! -x "$root/build-b128/gpz" ]; then

@@ -9,14 +9,7 @@ W=/dev/shm/gpz-bench
 mkdir -p "$W"
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
 tm() { s=$(date +%s.%N); "$@"; e=$(date +%s.%N); calc "$e - $s"; }
-[ -f "$W/t256m" ] || python3 - "$root/corpora/data/debtext100m" "$W/t256m" 268435456 <<'PY'
-import sys
-src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-b = open(src, "rb").read()
-with open(dst, "wb") as f:
-    while n > 0:
-        f.write(b[:n]); n -= len(b[:n])
-PY
+python3 "$root/bench/tile.py" "$root/corpora/data/debtext100m" "$W/t256m" 268435456
 head -c 1048576 "$W/t256m" > "$W/t1m"
 echo "gpz -V: $(tm "$B" -V >/dev/null) s"
 echo "gpz --cpu -1 --format=gzip 1 MiB: $(tm sh -c "$B --cpu -q -c --format=gzip -1 $W/t1m >/dev/null") s"

@@ -24,6 +24,7 @@
 struct dio {
 	gpz_deflate_stream *st;
 	int gpu;            /* the lanes code on their GPUs */
+	size_t step;        /* input bytes a batch */
 	gpz_write_fn write;
 	void *user;
 	uint64_t out;
@@ -98,6 +99,7 @@ static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
 		return GPZ_ERR_PARAM;
 	d->st = st;
 	d->gpu = ctx->backend == GPZ_BACKEND_GPU && (ctx->gpu_asked || size >= GPU_AUTO_MIN);
+	d->step = batch_pieces(d) * PIECE;
 	d->write = write;
 	d->user = user;
 	d->out = 0;
@@ -130,7 +132,7 @@ gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn rea
 {
 	struct dio d;
 	struct gpz_engine *e;
-	uint64_t off = 0, step;
+	uint64_t off = 0;
 	gpz_result r;
 
 	if (!st || !read_at)
@@ -138,10 +140,9 @@ gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn rea
 	r = dio_open(&d, st, src_size, write, user, &e);
 	if (r != GPZ_OK)
 		return r;
-	step = batch_pieces(&d) * PIECE;
 	gpz_engine_positional(e, read_at, user);
 	do { /* an empty input is one empty batch */
-		size_t n = src_size - off < step ? (size_t)(src_size - off) : (size_t)step;
+		size_t n = src_size - off < d.step ? (size_t)(src_size - off) : d.step;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
 			gpz_engine_submit_job(e, NULL, n, 0, off, off + n == src_size);
@@ -184,7 +185,7 @@ gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn read, gpz
 	struct dio d;
 	struct gpz_engine *e;
 	const uint8_t *prev = NULL; /* where the kept bytes are */
-	size_t keep = 0, hist = 0, step;
+	size_t keep = 0, hist = 0;
 	uint64_t total = 0;
 	int eof = 0, last = 0;
 	gpz_result r;
@@ -194,11 +195,10 @@ gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn read, gpz
 	r = dio_open(&d, st, UINT64_MAX, write, user, &e);
 	if (r != GPZ_OK)
 		return r;
-	step = batch_pieces(&d) * PIECE;
 	while (r == GPZ_OK && !last) {
 		uint8_t *buf;
-		size_t got = 0, want = step + PIECE - (keep - hist), pending, n;
-		r = gpz_engine_next(e, HIST + step + PIECE, &buf);
+		size_t got = 0, want = d.step + PIECE - (keep - hist), pending, n;
+		r = gpz_engine_next(e, HIST + d.step + PIECE, &buf);
 		if (r != GPZ_OK)
 			break;
 		if (keep)
@@ -210,10 +210,10 @@ gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn read, gpz
 		total += got;
 		eof = eof || got < want;
 		pending = keep - hist + got;
-		last = eof && pending <= step;
-		n = last ? pending : step;
+		last = eof && pending <= d.step;
+		n = last ? pending : d.step;
 		gpz_engine_submit_job(e, NULL, n, hist, 0, last);
-		prev = buf + hist + n - HIST; /* n >= step > HIST unless last */
+		prev = buf + hist + n - HIST; /* n is a whole batch (> HIST) unless last */
 		keep = HIST + pending - n;
 		hist = HIST;
 	}
@@ -247,14 +247,13 @@ static gpz_result from_memory(gpz_deflate_stream *st, const uint8_t *src, size_t
 {
 	struct dio d;
 	struct gpz_engine *e;
-	size_t off = 0, step;
+	size_t off = 0;
 	gpz_result r = dio_open(&d, st, n, mem_write, m, &e);
 
 	if (r != GPZ_OK)
 		return r;
-	step = batch_pieces(&d) * PIECE;
 	do {
-		size_t k = n - off < step ? n - off : step;
+		size_t k = n - off < d.step ? n - off : d.step;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
 			gpz_engine_submit_job(e, src + off, k, off < HIST ? off : HIST, 0, off + k == n);

@@ -183,72 +183,10 @@ static gpz_result read_frame(const struct gpz_engine *e, uint8_t *buf, size_t n,
 	return j.r;
 }
 
-/* The frame's input, staged into the lane's pinned buffer when the GPU will read it. */
-static gpz_result frame_input(struct slot *s, const uint8_t **src)
-{
-	struct lane *ln = s->ln;
-
-	*src = s->src ? s->src : ln->in;
-	if (s->at && s->e->read_at) { /* the lane reads its own frame, beside the others */
-		if (buf_reserve(ln, &ln->in, &ln->in_cap, s->n ? s->n : 1, 0) != GPZ_OK)
-			return GPZ_ERR_NOMEM;
-		*src = ln->in;
-		return read_frame(s->e, ln->in, s->n, s->in_off);
-	}
-	if (!s->src || !ln->g || gpz_gpu_is_pinned(s->src))
-		return GPZ_OK;
-	if (buf_reserve(ln, &ln->in, &ln->in_cap, s->n, 0) != GPZ_OK)
-		return GPZ_ERR_NOMEM;
-	memcpy(ln->in, s->src, s->n);
-	*src = ln->in;
-	return GPZ_OK;
-}
-
-static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
-{
-	struct gpz_engine *e = s->e;
-	struct lane *ln = s->ln;
-	const uint8_t *src;
-	size_t cap = gpz_frame_bound(s->n, &e->p);
-	gpz_result r = frame_input(s, &src);
-
-	if (r == GPZ_OK)
-		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
-	if (r == GPZ_OK)
-		r = gpz_frame_compress_on(e->ctx, ln->g, &e->p, src, s->n, ln->out, cap, len);
-	*res = ln->out;
-	return r;
-}
-
-static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *len)
-{
-	struct gpz_engine *e = s->e;
-	struct lane *ln = s->ln;
-	const uint8_t *src;
-	gpz_block_info in;
-	gpz_result r = frame_input(s, &src);
-	/* the GPU decodes into pinned memory; the CPU straight into the caller's buffer */
-	int direct = s->dst && !ln->g;
-	size_t cap;
-
-	if (r == GPZ_OK)
-		r = gpz_parse_block(src, s->n, &in);
-	if (r != GPZ_OK)
-		return r;
-	cap = s->dst && in.content_bytes > s->dst_cap ? s->dst_cap : (size_t)in.content_bytes;
-	if (!direct && buf_reserve(ln, &ln->out, &ln->out_cap, cap ? cap : 1, 0) != GPZ_OK)
-		return GPZ_ERR_NOMEM;
-	r = gpz_frame_decompress_on(e->ctx, ln->g, src, s->n, direct ? s->dst : ln->out, cap, len,
-	                            NULL);
-	if (r == GPZ_OK && s->dst && !direct)
-		memcpy(s->dst, ln->out, *len);
-	*res = s->dst ? NULL : ln->out;
-	return r;
-}
-
-/* A job's frame input: where its pre + n bytes are, staged into the lane's pinned buffer when
+/* A frame's input: where its n bytes are (after `pre` bytes of a job's history; .gpz frames have
+ * none), read by the lane itself for positional input, staged into the lane's pinned buffer when
  * the GPU will read them. */
-static gpz_result job_input(struct slot *s, const uint8_t **src, size_t *pre)
+static gpz_result frame_input(struct slot *s, const uint8_t **src, size_t *pre)
 {
 	struct lane *ln = s->ln;
 	struct gpz_engine *e = s->e;
@@ -275,13 +213,56 @@ static gpz_result job_input(struct slot *s, const uint8_t **src, size_t *pre)
 	return GPZ_OK;
 }
 
+static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
+{
+	struct gpz_engine *e = s->e;
+	struct lane *ln = s->ln;
+	const uint8_t *src;
+	size_t pre, cap = gpz_frame_bound(s->n, &e->p);
+	gpz_result r = frame_input(s, &src, &pre);
+
+	if (r == GPZ_OK)
+		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
+	if (r == GPZ_OK)
+		r = gpz_frame_compress_on(e->ctx, ln->g, &e->p, src, s->n, ln->out, cap, len);
+	*res = ln->out;
+	return r;
+}
+
+static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *len)
+{
+	struct gpz_engine *e = s->e;
+	struct lane *ln = s->ln;
+	const uint8_t *src;
+	gpz_block_info in;
+	size_t pre;
+	gpz_result r = frame_input(s, &src, &pre);
+	/* the GPU decodes into pinned memory; the CPU straight into the caller's buffer */
+	int direct = s->dst && !ln->g;
+	size_t cap;
+
+	if (r == GPZ_OK)
+		r = gpz_parse_block(src, s->n, &in);
+	if (r != GPZ_OK)
+		return r;
+	cap = s->dst && in.content_bytes > s->dst_cap ? s->dst_cap : (size_t)in.content_bytes;
+	if (!direct && buf_reserve(ln, &ln->out, &ln->out_cap, cap ? cap : 1, 0) != GPZ_OK)
+		return GPZ_ERR_NOMEM;
+	r = gpz_frame_decompress_on(e->ctx, ln->g, src, s->n, direct ? s->dst : ln->out, cap, len,
+	                            NULL);
+	if (r == GPZ_OK && s->dst && !direct)
+		memcpy(s->dst, ln->out, *len);
+	*res = s->dst ? NULL : ln->out;
+	return r;
+}
+
 static gpz_result run_job(struct slot *s, const uint8_t **res, size_t *len)
 {
 	const struct gpz_engine_job *J = &s->e->job;
 	struct lane *ln = s->ln;
 	const uint8_t *src;
 	size_t pre, cap = J->bound(J->user, s->n);
-	gpz_result r = job_input(s, &src, &pre);
+	gpz_result r = frame_input(s, &src, &pre);
 
 	if (r == GPZ_OK)
 		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
