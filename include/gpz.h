@@ -299,6 +299,15 @@ GPZ_API gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const 
 GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size,
                                          void *d_dst, size_t dst_cap, size_t *dst_size,
                                          void *cuda_stream);
+/* gzip / zlib / raw DEFLATE from device memory into device memory, as gpz_inflate does from
+ * host memory (same checks, errors and output). gzip members that gpz wrote with the piece
+ * index are inflated on the GPU, a warp a 1 MiB piece, with about 2 bytes of workspace an
+ * output byte (up to 2 GiB, kept in the context); zlib and raw streams and other gzip members
+ * are copied to the host and inflated there. Synchronises the stream; when the call returns,
+ * the output is complete. */
+GPZ_API gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const void *d_src,
+                                      size_t src_size, void *d_dst, size_t dst_cap,
+                                      size_t *dst_size, void *cuda_stream);
 
 /* ---- The frame engine ----
  *

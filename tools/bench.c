@@ -19,6 +19,7 @@
 struct opts {
 	int w, threads, runs, chunk_log, gpu, deflate, level;
 	size_t frame_bytes;
+	int inflate;
 };
 
 int gpz_bench_deflate(int argc, char **argv, int threads, int runs); /* bench_deflate.c */
@@ -27,6 +28,8 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs); /* bench_de
 int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int runs); /* bench_gpu.cu */
 int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int threads,
                           int level); /* bench_gpu_deflate.cu */
+int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int threads,
+                          int level); /* bench_gpu_inflate.cu */
 #endif
 
 struct row {
@@ -265,11 +268,13 @@ static void print_row(const struct row *r)
 
 static void usage(void)
 {
-	printf("usage: gpz-bench [--gpu | --deflate] [-b 1|2|4] [-T threads] [-r runs] "
+	printf("usage: gpz-bench [--gpu | --deflate | --inflate] [-b 1|2|4] [-T threads] [-r runs] "
 	       "[-c chunk_log] [-F frame_bytes] FILE...\n"
 	       "--deflate: gpz's gzip output against zlib, libdeflate and zstd (levels 1, 6, 9);\n"
 	       "--gpu --deflate: the GPU DEFLATE stages on inputs tiled to 1 GiB in device memory\n"
 	       "(levels 1, 6, 9, or only -l LEVEL).\n"
+	       "--gpu --inflate: decompression of gpz's gzip and LZ frames on the GPU and the CPU\n"
+	       "(levels 1 and 6, or only -l LEVEL; inputs tiled to 1 GiB).\n"
 	       "Times histogram, codebook, encode and decode of the Huffman-only codec (CPU backend,\n"
 	       "or with --gpu the GPU backend on inputs tiled to 1 GiB in device memory) and the\n"
 	       "library's compress/decompress calls; prints a markdown table.\n");
@@ -277,14 +282,16 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, 0, 0, 0, GPZ_DEFAULT_FRAME_BYTES };
+	struct opts o = { 1, 1, 5, GPZ_DEFAULT_CHUNK_LOG, 0, 0, 0, GPZ_DEFAULT_FRAME_BYTES, 0 };
 	int i = 1, failed = 0;
 
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(argv[i], "--gpu") || !strcmp(argv[i], "--deflate")) {
+		if (!strcmp(argv[i], "--gpu") || !strcmp(argv[i], "--deflate") ||
+		    !strcmp(argv[i], "--inflate")) {
 			o.gpu |= !strcmp(argv[i], "--gpu");
 			o.deflate |= !strcmp(argv[i], "--deflate");
+			o.inflate |= !strcmp(argv[i], "--inflate");
 			i--;
 			continue;
 		}
@@ -316,6 +323,8 @@ int main(int argc, char **argv)
 	}
 	if (o.gpu) {
 #ifdef GPZ_HAVE_CUDA
+		if (o.inflate)
+			return gpz_bench_gpu_inflate(argc - i, argv + i, o.runs, o.threads, o.level);
 		return o.deflate ? gpz_bench_gpu_deflate(argc - i, argv + i, o.runs, o.threads, o.level)
 		                 : gpz_bench_gpu(argc - i, argv + i, o.w, o.chunk_log, o.runs);
 #else

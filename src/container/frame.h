@@ -39,6 +39,12 @@ static inline uint64_t gpz_lz_piece_bound(uint64_t m)
 /* Low 32 bits of XXH64(data, 0): the header and trailer check. */
 uint32_t gpz_header_check(const void *data, size_t size);
 
+/* A deflate (LZ-mode) frame's piece start offsets in its payload (npieces + 1 entries) from its
+ * index, each piece length within the format's bounds and the sum equal to the payload size
+ * (frame_read.c). */
+gpz_result gpz_lz_piece_starts(const uint8_t *index, uint64_t n, int log, uint64_t payload,
+                               uint64_t *starts);
+
 /* Fixed bytes of every frame: header, header check, content checksum. */
 #define GPZ_FRAME_FIXED (GPZ_FRAME_HEADER_SIZE + GPZ_CHECK_SIZE + GPZ_CONTENT_SIZE)
 

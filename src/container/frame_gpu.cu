@@ -12,8 +12,9 @@
  * checksums on the device.
  *
  * LZ mode (gpz_params.lz_level > 0, type-4 deflate frames) is not coded here: frame_write.c
- * codes its pieces (deflate/batch.c, on the GPU when there is one) and frame_read.c decodes them
- * on the CPU; the device-buffer calls stage such frames through host memory.
+ * codes its pieces (deflate/batch.c, on the GPU when there is one), and the device-buffer
+ * compress call stages such frames through host memory. They decode here: a warp a piece
+ * (deflate/inflate.cu), straight into the output, then the checksum on the device.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ extern "C" {
 #include "common/checksum_gpu.h"
 #include "gpu/gpu.h"
 #include "huffman/huffman_gpu.h"
+#include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
 
 /* Device to host on the stream the data was produced on, then wait for it. */
@@ -250,6 +252,50 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 /* Validate and decode one frame from device memory; the stored checksum comes back in *sum.
  * h_src, when not NULL, is the same frame in host memory: its header, index and checksum are
  * read there instead of being copied back from the device. */
+/* Workspace of a deflate frame of nchunks pieces: offsets, results, then the checksum. */
+static size_t lz_sum_at(uint64_t nchunks)
+{
+	return align256((nchunks + 1) * 8) + align256(nchunks * sizeof(gpz_gpu_infl_res));
+}
+
+/* A deflate (LZ-mode) frame's pieces, a warp each, straight into d_dst: the index checked as the
+ * CPU checks it, and every piece a whole DEFLATE stream of exactly its bytes (the bits before a
+ * stored block's length zero, as the CPU's reader requires); any fault is GPZ_ERR_CORRUPT, as
+ * there. */
+static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gpz_block_info *in,
+                                const uint8_t *d_payload, uint64_t payload, uint8_t *d_dst,
+                                uint64_t **starts, cudaStream_t s)
+{
+	uint64_t n = in->content_bytes, np = gpz_frame_chunks(n, in->chunk_log);
+	size_t ps = (size_t)1 << in->chunk_log, res_at = align256((np + 1) * 8);
+	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc((size_t)np * sizeof(*res));
+	gpz_result r = GPZ_OK;
+
+	*starts = (uint64_t *)malloc((size_t)(np + 1) * sizeof(uint64_t));
+	if (!*starts || !res)
+		r = GPZ_ERR_NOMEM;
+	if (r == GPZ_OK)
+		r = gpz_lz_piece_starts(head + GPZ_FRAME_HEADER_SIZE, n, in->chunk_log, payload, *starts);
+	if (r == GPZ_OK)
+		r = gpz_gpu_reserve(&g->work, &g->work_cap, lz_sum_at(np) + 256);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->work, *starts, (size_t)(np + 1) * 8,
+		                                    cudaMemcpyHostToDevice, s));
+	if (r == GPZ_OK)
+		r = gpz_gpu_inflate_pieces(d_payload, (const uint64_t *)g->work, (size_t)np, ps,
+		                           (size_t)n, GPZ_GPU_INFL_STRICT, d_dst,
+		                           (gpz_gpu_infl_res *)(g->work + res_at), (gpz_stream_t)s);
+	if (r == GPZ_OK)
+		r = d2h(res, g->work + res_at, (size_t)np * sizeof(*res), s);
+	for (uint64_t i = 0; r == GPZ_OK && i < np; i++) {
+		uint64_t m = n - i * ps < ps ? n - i * ps : ps;
+		if (res[i].result != GPZ_OK || !res[i].final || res[i].n != m)
+			r = GPZ_ERR_CORRUPT;
+	}
+	free(res);
+	return r;
+}
+
 static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, size_t src_size,
                                        const uint8_t *h_src, uint8_t *d_dst, size_t cap,
                                        size_t *written, uint64_t *stored_sum, cudaStream_t s)
@@ -271,8 +317,8 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 		r = gpz_parse_block(peek, np, &in);
 	if (r != GPZ_OK)
 		return r;
-	if (in.kind != GPZ_BLOCK_FRAME || in.frame_type == GPZ_FRAME_DEFLATE)
-		return GPZ_ERR_PARAM; /* deflate frames are decoded on the CPU (callers route them) */
+	if (in.kind != GPZ_BLOCK_FRAME)
+		return GPZ_ERR_PARAM;
 	if (in.block_bytes > src_size)
 		return GPZ_ERR_TRUNCATED;
 	if (in.content_bytes > cap)
@@ -311,6 +357,9 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 			r = gpz_gpu_decode(&dec, d_src + payload_at, (size_t)payload,
 			                   (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
 			                   in.chunk_log, d_dst, (gpz_stream_t)s);
+	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE) {
+		nchunks = gpz_frame_chunks(n, in.chunk_log);
+		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst, &starts, s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_STORED) {
 		r = gpz_gpu_reserve(&g->work, &g->work_cap, 256);
 		if (r == GPZ_OK)
@@ -323,7 +372,9 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 			r = gpz_cuda_result(cudaGetLastError());
 		}
 	}
-	size_t sum_at = in.frame_type == GPZ_FRAME_HUFFMAN ? align256((nchunks + 1) * 8) : 0;
+	size_t sum_at = in.frame_type == GPZ_FRAME_HUFFMAN ? align256((nchunks + 1) * 8)
+	              : in.frame_type == GPZ_FRAME_DEFLATE ? lz_sum_at(nchunks)
+	                                                   : 0;
 	if (r == GPZ_OK)
 		r = gpz_gpu_checksum(d_dst, (size_t)in.content_bytes, (uint64_t *)(g->work + sum_at),
 		                     (gpz_stream_t)s);
@@ -436,35 +487,6 @@ static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const 
 	return r;
 }
 
-/* A deflate (LZ-mode) frame from device memory, decoded on the CPU (gpz_decompress_frame routes
- * type 4 there on every backend) and copied back. */
-static gpz_result lz_decompress_via_host(gpz_ctx *ctx, const uint8_t *d_src, size_t avail,
-                                         const gpz_block_info *in, uint8_t *d_dst, size_t cap,
-                                         size_t *written, cudaStream_t s)
-{
-	if (in->block_bytes > avail)
-		return GPZ_ERR_TRUNCATED;
-	if (in->content_bytes > cap)
-		return GPZ_ERR_DST_TOO_SMALL;
-	size_t nb = (size_t)in->block_bytes, n = (size_t)in->content_bytes, got = 0;
-	uint8_t *h = (uint8_t *)malloc(nb), *out = (uint8_t *)malloc(n ? n : 1);
-	gpz_result r = h && out ? GPZ_OK : GPZ_ERR_NOMEM;
-
-	if (r == GPZ_OK)
-		r = d2h(h, d_src, nb, s);
-	if (r == GPZ_OK)
-		r = gpz_decompress_frame(ctx, h, nb, out, n, &got, NULL);
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(d_dst, out, got, cudaMemcpyHostToDevice, s));
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaStreamSynchronize(s));
-	if (r == GPZ_OK)
-		*written = got;
-	free(h);
-	free(out);
-	return r;
-}
-
 extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
                                           size_t src_size, void *d_dst, size_t dst_cap,
                                           size_t *dst_size, void *stream)
@@ -550,10 +572,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 				pos += GPZ_TRAILER_SIZE;
 				break;
 			}
-			if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE)
-				r = lz_decompress_via_host(ctx, s + pos, src_size - pos, &in, d + total,
-				                           dst_cap - (size_t)total, &got, st);
-			else if (r == GPZ_OK)
+			if (r == GPZ_OK)
 				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos, NULL,
 				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
 			pos += (size_t)in.block_bytes;

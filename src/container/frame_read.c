@@ -194,10 +194,8 @@ static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 
 /* ---- deflate (LZ-mode) frames ---- */
 
-/* Piece start offsets in the payload (npieces + 1 entries) from the index, each piece length
- * within the format's bounds and the sum equal to the payload size. */
-static gpz_result lz_piece_starts(const uint8_t *index, uint64_t n, int log, uint64_t payload,
-                                  uint64_t *starts)
+gpz_result gpz_lz_piece_starts(const uint8_t *index, uint64_t n, int log, uint64_t payload,
+                               uint64_t *starts)
 {
 	uint64_t npieces = gpz_frame_chunks(n, log), ps = (uint64_t)1 << log;
 
@@ -298,7 +296,7 @@ static gpz_result decode_deflate(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 	if (!starts || !j.res)
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
-		r = lz_piece_starts(index, n, in->chunk_log, payload, starts);
+		r = gpz_lz_piece_starts(index, n, in->chunk_log, payload, starts);
 	if (r == GPZ_OK) {
 		j.starts = starts;
 		gpz_parallel_for(ctx->nthreads, (size_t)npieces, inflate_task, &j);
@@ -346,8 +344,7 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 		return GPZ_ERR_TRUNCATED;
 	if (in.content_bytes > dst_cap)
 		return GPZ_ERR_DST_TOO_SMALL;
-	/* LZ-mode frames decode on the CPU whatever the backend */
-	if (g && in.frame_type != GPZ_FRAME_DEFLATE) {
+	if (g) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_decompress(g, src, src_size, dst,
 		                                                          dst_cap, written, checksum);

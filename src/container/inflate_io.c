@@ -5,12 +5,16 @@
  * later); then, in frame order, those bytes are filled in from the window (the previous batch's
  * last 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel,
  * and the bytes are written. Memory: each lane holds a batch's input, output and 16-bit symbols
- * (4 pieces a thread, at most GPZ_DFL_CPU_BATCH MiB of output: 3.125 bytes an output byte). */
+ * (4 pieces a thread, at most GPZ_DFL_CPU_BATCH MiB of output: 3.125 bytes an output byte).
+ * On a GPU context (AUTO: for members of 64 MiB or more) a lane decodes its batch of
+ * GPZ_DFL_CPU_BATCH pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the
+ * batch's window listed where the symbols would be, and filled in at its turn. */
 #include "common/context.h"
 #include "common/bits.h"
 #include "common/crc_combine.h"
 #include "container/engine.h"
 #include "deflate/deflate.h"
+#include "deflate/deflate_gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +23,12 @@
 #define PIECE GPZ_DEFLATE_PIECE
 #define WINDOW 32768
 #define HEAD_MAX ((size_t)80 << 10) /* header bytes read: FEXTRA (<= 64 KiB), name, comment */
+/* Members from which AUTO contexts inflate on their GPUs (as gpz_inflate does) */
+#define GPU_AUTO_MIN ((uint64_t)64 << 20)
 
 struct iio {
 	gpz_ctx *ctx;
+	int gpu;                /* the lanes decode on their GPUs */
 	uint64_t *off;          /* np + 1 offsets of the pieces in the member's data */
 	uint32_t np;
 	size_t batch;           /* pieces a frame */
@@ -39,6 +46,8 @@ struct imeta {
 	uint64_t off[GPZ_DFL_CPU_BATCH + 1]; /* the pieces' offsets in the lane's input */
 	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
 	struct gpz_infl_batch b;
+	int on_gpu;   /* decoded by the GPU: the window's bytes are listed where the symbols were */
+	size_t nlist; /* how many */
 };
 
 static size_t iio_bound(void *u, size_t n)
@@ -70,6 +79,21 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		                        out,
 		                        io->batch * PIECE,
 		                        m->res };
+	m->on_gpu = 0;
+	m->nlist = 0;
+	if (g && io->gpu) {
+		uint64_t *list = (uint64_t *)m->b.sym;
+		gpz_result r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
+		                                          : gpz_gpu_infl_batch(g, &m->b, list,
+		                                                               &m->nlist, len);
+		if (r == GPZ_OK && m->nlist <= gpz_gpu_infl_batch_list(nk)) {
+			m->on_gpu = 1;
+			return GPZ_OK;
+		}
+		if (r != GPZ_OK && !gpz_ctx_falls_back(io->ctx, r))
+			return r; /* bad input (the CPU would say the same), or no fallback asked for */
+		m->nlist = 0;
+	}
 	return gpz_infl_batch_decode(io->ctx->nthreads, &m->b, len);
 }
 
@@ -82,7 +106,11 @@ static gpz_result iio_put(void *u, const uint8_t *buf, size_t len, const void *m
 	gpz_result r;
 
 	(void)in_bytes;
-	gpz_infl_batch_resolve(io->ctx->nthreads, &m->b, m->b.k0 ? io->tail : NULL);
+	if (m->on_gpu)
+		gpz_infl_batch_fill(io->ctx->nthreads, &m->b, (const uint64_t *)m->b.sym, m->nlist,
+		                    io->tail);
+	else
+		gpz_infl_batch_resolve(io->ctx->nthreads, &m->b, m->b.k0 ? io->tail : NULL);
 	for (size_t j = 0; j < m->b.nk; j++)
 		io->crc = gpz_crc32_combine(io->crc, m->res[j].crc, m->res[j].n);
 	r = io->write(io->user, buf, len);
@@ -144,8 +172,10 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 	if (r == GPZ_OK) {
 		int th = ctx->nthreads;
 		io->ctx = ctx;
+		io->gpu = ctx->backend == GPZ_BACKEND_GPU &&
+		          (ctx->gpu_asked || io->off[io->np] >= GPU_AUTO_MIN);
 		io->batch = th > 1 ? 4 * (size_t)th : 1;
-		io->batch = io->batch < GPZ_DFL_CPU_BATCH ? io->batch : GPZ_DFL_CPU_BATCH;
+		io->batch = io->batch < GPZ_DFL_CPU_BATCH && !io->gpu ? io->batch : GPZ_DFL_CPU_BATCH;
 		io->write = write;
 		io->user = user;
 		r = gpz_engine_open_job(ctx, &job, &e);

@@ -150,8 +150,22 @@ struct gpz_infl_batch {
 	size_t room;
 	struct gpz_infl_res *res;
 };
+/* gpz_inflate with the GPU resources g (NULL: on the CPU threads only). */
+struct gpz_gpu;
+gpz_result gpz_inflate_on(gpz_ctx *ctx, struct gpz_gpu *g, gpz_format format, const void *src,
+                          size_t src_size, void *dst, size_t dst_cap, size_t *dst_size);
+
+/* Piece k of np decoded with result r into n bytes (final: its last block was final), room
+ * bytes free for it: is it what an indexed member's piece must be (every piece but the last
+ * whole and not final, the last final and, unless alone, not empty)? r, or the error. */
+gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, size_t np,
+                                size_t room);
 gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, size_t *out_n);
 void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window);
+/* The same for a batch the GPU decoded (deflate_gpu.h's gpz_gpu_infl_batch): its window bytes
+ * listed as position << 15 | w, nlist of them, filled in from window; then the CRC-32s. */
+void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t *list,
+                         size_t nlist, const uint8_t *window);
 
 #ifdef __cplusplus
 }

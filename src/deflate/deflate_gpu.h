@@ -51,6 +51,63 @@ gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, in
  * device memory inside d_work), from which the gzip piece index is made. */
 const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n);
 
+
+/* ---- inflate.cu: gpz's DEFLATE decoder (inflate.c) on the GPU, a warp a piece ----
+ *
+ * Piece k of np is raw DEFLATE at d_in + d_off[k] .. d_in + d_off[k + 1] (d_off: np + 1 device
+ * u64), decoded as gpz_inflate_piece does (same checks, same results) into at most cap symbols
+ * at d_out + k * cap: bytes, or with GPZ_GPU_INFL_SYMBOLS 16-bit symbols where 256 + w stands
+ * for byte w of the unknown 32 KiB before the piece (for piece 0 with
+ * GPZ_GPU_INFL_FIRST_WINDOW, for the others with GPZ_GPU_INFL_CHAINED; elsewhere such a
+ * reference is corrupt input). GPZ_GPU_INFL_STRICT: the bits before a stored block's length
+ * must be zero (gpz writes them so; .gpz frames require it). d_res[k] receives the piece's
+ * result, symbols and whether its last block was final. Asynchronous on stream. */
+#define GPZ_GPU_INFL_SYMBOLS 1
+#define GPZ_GPU_INFL_FIRST_WINDOW 2
+#define GPZ_GPU_INFL_CHAINED 4
+#define GPZ_GPU_INFL_STRICT 8
+typedef struct gpz_gpu_infl_res {
+	int32_t result;
+	uint32_t n;
+	uint32_t final;
+	uint32_t reserved;
+} gpz_gpu_infl_res;
+gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, size_t np,
+                                  size_t cap, size_t total, int flags, void *d_out,
+                                  gpz_gpu_infl_res *d_res, gpz_stream_t stream);
+
+/* The bytes of n symbols (d_sym, 16-byte aligned) of consecutive pieces of `piece` symbols
+ * each (all full but the last) into d_out: a window symbol takes the byte it stands for,
+ * following references back through the pieces before; those that reach before the first
+ * piece take their byte from d_win (its 32 KiB window) when given, else are left 0 and listed
+ * for the caller: d_list[i] = position << 15 | w for the first list_cap of them, *d_count (set
+ * to 0 beforehand) counting all. */
+gpz_result gpz_gpu_inflate_resolve(const uint16_t *d_sym, size_t n, size_t piece,
+                                   const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
+                                   uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream);
+
+/* ---- gunzip_gpu.cu: indexed gzip members (gpz's piece index) on the GPU ---- */
+
+/* The np pieces of a member's DEFLATE data at d_data (device; off: np + 1 host offsets) into
+ * d_dst (cap bytes, device): *out_n bytes and their CRC-32, checked as gunzip.c checks them.
+ * Workspace: g->work (about 2 bytes an output byte, up to GPZ_DFL_BATCH_MAX pieces at once). */
+gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
+                                   uint32_t np, uint8_t *d_dst, size_t cap, size_t *out_n,
+                                   uint32_t *crc, gpz_stream_t stream);
+/* The same from and to host memory (np lengths as u32 LE at lens), staged in g's buffers. */
+gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np,
+                                const uint8_t *lens, uint8_t *dst, size_t cap, size_t *out_n,
+                                uint32_t *crc);
+/* A batch of the frame engine (deflate.h's struct gpz_infl_batch, host buffers: in, off, dst,
+ * room, res) on g: its bytes into b->dst, but those copied from the batch's unknown window
+ * (when b->k0 > 0), listed instead: list[i] = position << 15 | w (byte w of the 32 KiB window),
+ * *nlist of them; more than gpz_gpu_infl_batch_list(b->nk) (a pathological stream) leaves
+ * list and dst unfilled, for the caller to decode the batch on the CPU. */
+struct gpz_infl_batch;
+size_t gpz_gpu_infl_batch_list(size_t nk);
+gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batch *b, uint64_t *list,
+                              size_t *nlist, size_t *out_n);
+
 #ifdef __cplusplus
 }
 #endif

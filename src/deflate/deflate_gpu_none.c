@@ -31,3 +31,49 @@ const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n)
 {
 	return NULL;
 }
+
+gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, size_t np,
+                                  size_t cap, size_t total, int flags, void *d_out,
+                                  gpz_gpu_infl_res *d_res, gpz_stream_t stream)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
+gpz_result gpz_gpu_inflate_resolve(const uint16_t *d_sym, size_t n, size_t piece,
+                                   const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
+                                   uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
+gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
+                                   uint32_t np, uint8_t *d_dst, size_t cap, size_t *out_n,
+                                   uint32_t *crc, gpz_stream_t stream)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
+gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np,
+                                const uint8_t *lens, uint8_t *dst, size_t cap, size_t *out_n,
+                                uint32_t *crc)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
+size_t gpz_gpu_infl_batch_list(size_t nk)
+{
+	return 0;
+}
+
+gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batch *b, uint64_t *list,
+                              size_t *nlist, size_t *out_n)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
+gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const void *d_src,
+                              size_t src_size, void *d_dst, size_t dst_cap, size_t *dst_size,
+                              void *cuda_stream)
+{
+	return GPZ_ERR_NO_GPU;
+}

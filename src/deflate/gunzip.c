@@ -13,6 +13,7 @@
 #include "common/context.h"
 #include "common/crc_combine.h"
 #include "common/parallel.h"
+#include "deflate/deflate_gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 
 #define PIECE GPZ_DEFLATE_PIECE
 #define WINDOW 32768
+/* Members from which AUTO contexts inflate on the GPU (as for DEFLATE compression) */
+#define GPU_AUTO_MIN ((uint64_t)64 << 20)
 
 /* ---- gzip header ---- */
 
@@ -125,6 +128,17 @@ struct batch_task {
 	const uint8_t *window;
 };
 
+gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, size_t np,
+                                size_t room)
+{
+	int last = k + 1 == np;
+	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && k > 0 && n == 0)))
+		r = GPZ_ERR_CORRUPT; /* not where the index says the stream ends, or a short piece */
+	if (r == GPZ_OK && n > room)
+		r = GPZ_ERR_DST_TOO_SMALL;
+	return r;
+}
+
 /* Piece j: its symbols, and the bytes of those that are bytes (all of them, for most pieces). */
 static void decode_task(void *v, size_t j)
 {
@@ -132,14 +146,11 @@ static void decode_task(void *v, size_t j)
 	struct gpz_infl_res *pr = &b->res[j];
 	size_t k = b->k0 + j, start = j * PIECE, n = 0;
 	uint16_t *sym = b->sym + start;
-	int final = 0, last = k + 1 == b->np;
+	int final = 0;
 	gpz_result r = gpz_inflate_piece(b->in + b->off[j], (size_t)(b->off[j + 1] - b->off[j]), NULL,
 	                                 0, k > 0, sym, PIECE, &n, &final);
 
-	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && k > 0 && n == 0)))
-		r = GPZ_ERR_CORRUPT; /* not where the index says the stream ends, or a short piece */
-	if (r == GPZ_OK && n > (b->room > start ? b->room - start : 0))
-		r = GPZ_ERR_DST_TOO_SMALL;
+	r = gpz_infl_piece_check(r, n, final, k, b->np, b->room > start ? b->room - start : 0);
 	pr->r = r;
 	pr->n = r == GPZ_OK ? n : 0;
 	pr->nmark = 0;
@@ -227,6 +238,16 @@ void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_
 	gpz_parallel_for(nthreads, b->nk, crc_task, &t);
 }
 
+void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t *list,
+                         size_t nlist, const uint8_t *window)
+{
+	struct batch_task t = { b, window };
+
+	for (size_t i = 0; i < nlist; i++)
+		b->dst[list[i] >> 15] = window[list[i] & (WINDOW - 1)];
+	gpz_parallel_for(nthreads, b->nk, crc_task, &t);
+}
+
 /* The member's DEFLATE data, np pieces at raw (lengths in lens), into dst: *got bytes, *crc.
  * Batches of 4 pieces a thread: their symbols need 2 bytes an output byte. */
 static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
@@ -271,8 +292,8 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 }
 
 /* One gzip member at s[0 .. n): *used bytes of it, *got output bytes at dst. */
-static gpz_result gzip_member(gpz_ctx *ctx, const uint8_t *s, size_t n, uint8_t *dst, size_t cap,
-                              size_t *used, size_t *got)
+static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s, size_t n,
+                              uint8_t *dst, size_t cap, size_t *used, size_t *got)
 {
 	struct gpz_gzip_member m;
 	uint64_t data_len = 0;
@@ -285,7 +306,16 @@ static gpz_result gzip_member(gpz_ctx *ctx, const uint8_t *s, size_t n, uint8_t 
 	for (uint32_t k = 0; k < m.np; k++)
 		data_len += gpz_load_le32(m.lens + 4 * k);
 	if (m.np && data_len <= n - m.data) { /* the index fits the input: pieces in parallel */
-		r = indexed_member(ctx, s + m.data, m.np, m.lens, dst, cap, got, &crc);
+		r = GPZ_ERR_GPU;
+		if (g && (ctx->gpu_asked || data_len >= GPU_AUTO_MIN)) {
+			r = gpz_ctx_test_gpu_failure()
+			            ? GPZ_ERR_GPU
+			            : gpz_gpu_inflate_host(g, s + m.data, m.np, m.lens, dst, cap, got, &crc);
+			if (r != GPZ_OK && !gpz_ctx_falls_back(ctx, r))
+				return r;
+		}
+		if (r != GPZ_OK)
+			r = indexed_member(ctx, s + m.data, m.np, m.lens, dst, cap, got, &crc);
 		in_used = (size_t)data_len;
 	} else {
 		r = zlib_raw(s + m.data, n - m.data, -15, dst, cap, &in_used, got);
@@ -310,6 +340,13 @@ static gpz_result gzip_member(gpz_ctx *ctx, const uint8_t *s, size_t n, uint8_t 
 gpz_result gpz_inflate(gpz_ctx *ctx, gpz_format format, const void *src, size_t src_size,
                        void *dst, size_t dst_cap, size_t *dst_size)
 {
+	return gpz_inflate_on(ctx, ctx && ctx->backend == GPZ_BACKEND_GPU ? ctx->gpu : NULL, format,
+	                      src, src_size, dst, dst_cap, dst_size);
+}
+
+gpz_result gpz_inflate_on(gpz_ctx *ctx, struct gpz_gpu *g, gpz_format format, const void *src,
+                          size_t src_size, void *dst, size_t dst_cap, size_t *dst_size)
+{
 	const uint8_t *s = src;
 	uint8_t *d = dst;
 	size_t pos = 0, out = 0, used = 0, got = 0;
@@ -327,7 +364,7 @@ gpz_result gpz_inflate(gpz_ctx *ctx, gpz_format format, const void *src, size_t 
 		return r;
 	}
 	do { /* members, until only zero padding (or nothing) is left */
-		r = gzip_member(ctx, s + pos, src_size - pos, d + out, dst_cap - out, &used, &got);
+		r = gzip_member(ctx, g, s + pos, src_size - pos, d + out, dst_cap - out, &used, &got);
 		pos += used;
 		out += got;
 		while (r == GPZ_OK && pos < src_size && s[pos] == 0)

@@ -1,0 +1,594 @@
+/* inflate.cu - gpz's DEFLATE decoder (inflate.c) on the GPU: a warp a piece, the same checks and
+ * the same results.
+ *
+ * Decoding a DEFLATE stream is serial in its bits, so the parallelism is the pieces' (1 MiB of
+ * output each: a 1 GiB batch is 1024 warps). The 32 lanes of a warp decode the same bits in
+ * step (every lane holds the same bit buffer, so the control flow never diverges and the tables
+ * are read by broadcast) and share what can be shared: building the tables, writing the 32
+ * bytes of a copy at once, copying stored blocks. Tables live in shared memory: a 10-bit root
+ * table, and for the rare longer codes a canonical decode from the codes sorted by length
+ * (first code and count per length), which needs no second-level table.
+ *
+ * Output as on the CPU: bytes, or 16-bit symbols where 256 + w stands for byte w of the unknown
+ * 32 KiB before the piece; resolve_kernel then turns symbols into bytes, following a chain of
+ * such references back through the pieces before (each step goes back at least a piece, so it
+ * ends) to a byte, to the batch's window, or to a list of positions that the caller fills in
+ * once the window is known. */
+#include "deflate/deflate_gpu.h"
+#include "gpu/cuda_check.h"
+
+namespace {
+
+constexpr unsigned ROOT = 10;
+constexpr unsigned LINK = 15; /* a root entry whose code is longer than ROOT bits */
+constexpr unsigned MAXB = 15;
+constexpr unsigned WARPS = 4; /* warps (pieces) a block */
+constexpr unsigned FULL = 0xffffffffu;
+constexpr unsigned WIN = 32768;
+
+__constant__ uint16_t c_len_base[29] = { 3,  4,  5,  6,  7,  8,  9,  10,  11,  13,
+	                                 15, 17, 19, 23, 27, 31, 35, 43,  51,  59,
+	                                 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+__constant__ uint8_t c_len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+	                                 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0 };
+__constant__ uint16_t c_dist_base[30] = { 1,    2,    3,    4,    5,    7,     9,     13,
+	                                  17,   25,   33,   49,   65,   97,    129,   193,
+	                                  257,  385,  513,  769,  1025, 1537,  2049,  3073,
+	                                  4097, 6145, 8193, 12289, 16385, 24577 };
+__constant__ uint8_t c_dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
+	                                  6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+__constant__ uint8_t c_cl_order[19] = { 16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+	                                11, 4,  12, 3, 13, 2, 14, 1, 15 };
+
+enum { CODE_CL, CODE_LIT, CODE_DIST };
+
+/* A code: root entries are symbol << 4 | length (0: no code, LINK: longer than ROOT). */
+struct code_tab {
+	uint16_t root[1u << ROOT];
+	uint16_t first[MAXB + 1]; /* the first canonical code of each length */
+	uint16_t count[MAXB + 1];
+	uint16_t offs[MAXB + 1];  /* where each length's symbols start in sorted */
+	uint16_t sorted[288];     /* symbols by code length, then value */
+};
+
+struct warp_mem {
+	code_tab lit, dist; /* dist holds the code-length code while a header is read */
+	uint8_t lens[320];
+	uint32_t cnt[MAXB + 1];
+};
+
+/* The bit reader, the same in every lane: p is the next byte to load (relative to the piece,
+ * past its end once zeros have been supplied there); the bits consumed are p * 8 - n. */
+struct reader {
+	const uint8_t *in;
+	uint32_t len, p; /* 32 bits: a piece is below 2 GiB (checked) */
+	uint64_t bits;
+	unsigned n;
+};
+
+__device__ __forceinline__ void refill(reader &b)
+{
+	if (b.p + 12 <= b.len) {
+		/* 8 bytes from three aligned words: the piece may start at any byte */
+		uintptr_t a = (uintptr_t)(b.in + b.p);
+		const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
+		unsigned sh = (unsigned)(a & 3) * 8;
+		uint32_t w0 = __ldg(w), w1 = __ldg(w + 1), w2 = __ldg(w + 2);
+		uint64_t v = (uint64_t)__funnelshift_r(w1, w2, sh) << 32 | __funnelshift_r(w0, w1, sh);
+		b.bits |= v << b.n;
+		b.p += (63 - b.n) >> 3;
+		b.n |= 56;
+		return;
+	}
+	while (b.n <= 56) { /* near the end: byte by byte, zeros past it */
+		uint64_t c = b.p < b.len ? __ldg(b.in + b.p) : 0;
+		b.bits |= c << b.n;
+		b.p++;
+		b.n += 8;
+	}
+}
+
+__device__ __forceinline__ unsigned take(reader &b, unsigned k)
+{
+	unsigned v = (unsigned)(b.bits & ((1ull << k) - 1));
+	b.bits >>= k;
+	b.n -= k;
+	return v;
+}
+
+__device__ __forceinline__ unsigned getbits(reader &b, unsigned k)
+{
+	if (b.n < k)
+		refill(b);
+	return take(b, k);
+}
+
+__device__ __forceinline__ bool overran(const reader &b)
+{
+	return (uint64_t)b.p * 8 - b.n > (uint64_t)b.len * 8;
+}
+
+/* All the input consumed but fewer than 8 bits, all zero. */
+__device__ bool at_end(reader &b)
+{
+	refill(b);
+	uint64_t used = (uint64_t)b.p * 8 - b.n, all = (uint64_t)b.len * 8;
+	if (used > all || all - used >= 8)
+		return false;
+	unsigned rest = (unsigned)(all - used);
+	return (b.bits & ((1ull << rest) - 1)) == 0;
+}
+
+/* Build t from n code lengths, with the whole warp. 0, or -1 for a code zlib would reject
+ * (over-subscribed; incomplete but for a single 1-bit code of literals/lengths or distances,
+ * and no distance code at all). */
+__device__ int build(code_tab &t, const uint8_t *lens, unsigned n, int kind, uint32_t *cnt)
+{
+	const unsigned lane = threadIdx.x & 31;
+	int ok = 1;
+
+	if (lane <= MAXB)
+		cnt[lane] = 0;
+	for (unsigned i = lane; i < (1u << ROOT); i += 32)
+		t.root[i] = 0;
+	__syncwarp();
+	for (unsigned c = 0; c < n; c += 32) { /* count the lengths, 32 symbols a step */
+		unsigned s = c + lane, l = s < n ? lens[s] : 0;
+		unsigned peers = __match_any_sync(FULL, l);
+		if (l && __ffs(peers) - 1 == (int)lane)
+			cnt[l] += __popc(peers);
+		__syncwarp();
+	}
+	if (lane == 0) {
+		int left = 1;
+		unsigned maxlen = 0, ncodes = 0, code = 0, off = 0;
+		for (unsigned l = 1; l <= MAXB; l++) {
+			left = (left << 1) - (int)cnt[l];
+			if (left < 0)
+				ok = 0; /* over-subscribed */
+			if (cnt[l])
+				maxlen = l;
+			ncodes += cnt[l];
+		}
+		if (ok && ncodes == 0)
+			ok = kind == CODE_DIST ? 2 : 0;
+		else if (ok && left > 0 && (kind == CODE_CL || !(ncodes == 1 && maxlen == 1)))
+			ok = 0; /* incomplete */
+		for (unsigned l = 1; l <= MAXB; l++) {
+			t.first[l] = (uint16_t)code;
+			t.count[l] = (uint16_t)cnt[l];
+			t.offs[l] = (uint16_t)off;
+			code = (code + cnt[l]) << 1;
+			off += cnt[l];
+			cnt[l] = 0; /* from here: symbols of each length placed so far */
+		}
+	}
+	ok = __shfl_sync(FULL, ok, 0);
+	__syncwarp(); /* lane 0's first, count and offs */
+	if (ok != 1)
+		return ok == 2 ? 0 : -1;
+	for (unsigned c = 0; c < n; c += 32) { /* codes in symbol order within a length */
+		unsigned s = c + lane, l = s < n ? lens[s] : 0;
+		unsigned peers = __match_any_sync(FULL, l);
+		if (l) {
+			unsigned idx = cnt[l] + __popc(peers & ((1u << lane) - 1));
+			unsigned rev = __brev(t.first[l] + idx) >> (32 - l);
+			t.sorted[t.offs[l] + idx] = (uint16_t)s;
+			if (l <= ROOT)
+				for (unsigned i = rev; i < (1u << ROOT); i += 1u << l)
+					t.root[i] = (uint16_t)(s << 4 | l);
+			else
+				t.root[rev & ((1u << ROOT) - 1)] = LINK;
+		}
+		__syncwarp();
+		if (l && __ffs(peers) - 1 == (int)lane)
+			cnt[l] += __popc(peers);
+		__syncwarp();
+	}
+	return 0;
+}
+
+/* The entry of the code at the bottom of bits (at least 15 valid), 0 for none. */
+__device__ __forceinline__ unsigned lookup(const code_tab &t, uint64_t bits)
+{
+	unsigned e = t.root[bits & ((1u << ROOT) - 1)];
+	if (e != LINK)
+		return e;
+	unsigned rev = __brev((unsigned)bits) >> (32 - MAXB); /* the next 15 bits, first bit high */
+	for (unsigned l = ROOT + 1; l <= MAXB; l++) {
+		unsigned d = (rev >> (MAXB - l)) - t.first[l];
+		if (d < t.count[l])
+			return (unsigned)t.sorted[t.offs[l] + d] << 4 | l;
+	}
+	return 0;
+}
+
+struct piece_state {
+	reader b;
+	uint32_t pos, cap;
+	bool markers; /* references before the piece become window symbols */
+	bool strict;  /* the padding before a stored block's length must be zero */
+	int fixed;    /* the tables hold the fixed codes */
+};
+
+__device__ gpz_result dynamic_codes(piece_state &f, warp_mem &w)
+{
+	const unsigned lane = threadIdx.x & 31;
+	reader &b = f.b;
+	refill(b);
+	unsigned nlit = take(b, 5) + 257, ndist = take(b, 5) + 1, ncl = take(b, 4) + 4;
+	unsigned i = 0, prev = 0;
+
+	if (nlit > 286 || ndist > 30)
+		return GPZ_ERR_CORRUPT;
+	if (lane < 19)
+		w.lens[lane] = 0;
+	__syncwarp();
+	for (unsigned k = 0; k < ncl; k++) {
+		unsigned v = getbits(b, 3);
+		if (lane == 0)
+			w.lens[c_cl_order[k]] = (uint8_t)v;
+	}
+	__syncwarp();
+	f.fixed = 0;
+	if (build(w.dist, w.lens, 19, CODE_CL, w.cnt) != 0)
+		return GPZ_ERR_CORRUPT;
+	while (i < nlit + ndist) {
+		if (b.n < 32)
+			refill(b);
+		unsigned e = w.dist.root[b.bits & ((1u << ROOT) - 1)], s = e >> 4, rep, v = 0;
+		if (!e)
+			return GPZ_ERR_CORRUPT;
+		take(b, e & 15);
+		if (s < 16) {
+			if (lane == 0)
+				w.lens[i] = (uint8_t)s;
+			i++;
+			prev = s;
+			continue;
+		}
+		if (s == 16) {
+			if (i == 0)
+				return GPZ_ERR_CORRUPT; /* nothing to repeat */
+			v = prev;
+			rep = 3 + take(b, 2);
+		} else {
+			rep = s == 17 ? 3 + take(b, 3) : 11 + take(b, 7);
+		}
+		if (rep > nlit + ndist - i)
+			return GPZ_ERR_CORRUPT;
+		for (unsigned j = lane; j < rep; j += 32)
+			w.lens[i + j] = (uint8_t)v;
+		i += rep;
+		prev = v;
+	}
+	__syncwarp();
+	if (w.lens[256] == 0 || build(w.lit, w.lens, nlit, CODE_LIT, w.cnt) != 0 ||
+	    build(w.dist, w.lens + nlit, ndist, CODE_DIST, w.cnt) != 0)
+		return GPZ_ERR_CORRUPT;
+	return overran(b) ? GPZ_ERR_TRUNCATED : GPZ_OK;
+}
+
+__device__ void fixed_codes(piece_state &f, warp_mem &w)
+{
+	const unsigned lane = threadIdx.x & 31;
+	if (f.fixed)
+		return;
+	for (unsigned s = lane; s < 288; s += 32)
+		w.lens[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
+	__syncwarp();
+	build(w.lit, w.lens, 288, CODE_LIT, w.cnt);
+	for (unsigned s = lane; s < 32; s += 32)
+		w.lens[s] = 5;
+	__syncwarp();
+	build(w.dist, w.lens, 32, CODE_DIST, w.cnt);
+	f.fixed = 1;
+}
+
+/* Lane-owned token of a batch: a literal (dist 0) or a copy, at its output position. */
+struct token {
+	uint32_t pos, len, dist, lit;
+};
+
+/* One lane's copy, whose source bytes are all written: 8 loads in flight at a time (a copy
+ * longer than its distance repeats its first dist bytes, so it never reads its own output). */
+template <typename T>
+__device__ __forceinline__ void copy_lane(T *out, const token &t)
+{
+	const long long src = (long long)t.pos - t.dist;
+	for (uint32_t j0 = 0; j0 < t.len; j0 += 8) {
+		T v[8];
+#pragma unroll
+		for (uint32_t k = 0; k < 8; k++) {
+			uint32_t j = j0 + k;
+			long long sp = src + (t.dist >= t.len ? j : j % t.dist);
+			v[k] = j >= t.len ? (T)0 : sp >= 0 ? out[sp] : (T)(256 + WIN + sp);
+		}
+#pragma unroll
+		for (uint32_t k = 0; k < 8; k++)
+			if (j0 + k < t.len)
+				out[t.pos + j0 + k] = v[k];
+	}
+}
+
+/* Write a batch of tokens, one a lane: literals at once, then copies in rounds, each round
+ * every copy whose source lies below the first copy not yet written (that one always can). */
+template <typename T>
+__device__ void flush(T *out, const token &t, unsigned nt)
+{
+	const unsigned lane = threadIdx.x & 31;
+	bool live = lane < nt;
+	if (live && t.dist == 0)
+		out[t.pos] = (T)t.lit;
+	unsigned pending = __ballot_sync(FULL, live && t.dist != 0);
+	__syncwarp();
+	while (pending) {
+		uint32_t hw = __shfl_sync(FULL, t.pos, __ffs(pending) - 1);
+		bool can = (pending >> lane & 1) &&
+		           (long long)t.pos - t.dist + (t.len < t.dist ? t.len : t.dist) <= (long long)hw;
+		if (can)
+			copy_lane(out, t);
+		pending &= ~__ballot_sync(FULL, can);
+		__syncwarp();
+	}
+}
+
+/* A block's codes: the warp decodes up to 32 tokens in step (lane i keeping the i-th), then
+ * writes them together, so that the copies' reads of recent output overlap instead of each
+ * waiting for memory in turn. */
+template <typename T>
+__device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
+{
+	const unsigned lane = threadIdx.x & 31;
+	reader &b = f.b;
+	for (;;) {
+		token t = { 0, 0, 0, 0 };
+		unsigned nt = 0;
+		int end = 0; /* 1: end of block, 2: an error (r) */
+		gpz_result r = GPZ_OK;
+		while (nt < 32) {
+			/* a length, its extra bits, a distance and its extra bits: at most 48 bits */
+			if (b.n < 48)
+				refill(b);
+			unsigned e = lookup(w.lit, b.bits), s = e >> 4;
+			if (!e) {
+				r = overran(b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
+				end = 2;
+				break;
+			}
+			take(b, e & 15);
+			if (s < 256) {
+				if (f.pos == f.cap) {
+					r = GPZ_ERR_CORRUPT;
+					end = 2;
+					break;
+				}
+				if (lane == nt)
+					t = token{ (uint32_t)f.pos, 1, 0, s };
+				f.pos++;
+				nt++;
+				continue;
+			}
+			if (s == 256) {
+				end = 1;
+				break;
+			}
+			if (s > 285) {
+				r = GPZ_ERR_CORRUPT;
+				end = 2;
+				break;
+			}
+			s -= 257;
+			unsigned len = c_len_base[s] + take(b, c_len_extra[s]);
+			e = lookup(w.dist, b.bits);
+			unsigned d = e >> 4;
+			if (!e || d > 29) {
+				r = overran(b) ? GPZ_ERR_TRUNCATED : GPZ_ERR_CORRUPT;
+				end = 2;
+				break;
+			}
+			take(b, e & 15);
+			unsigned dist = c_dist_base[d] + take(b, c_dist_extra[d]);
+			if (len > f.cap - f.pos || (dist > f.pos && !f.markers)) {
+				r = GPZ_ERR_CORRUPT;
+				end = 2;
+				break;
+			}
+			if (lane == nt)
+				t = token{ (uint32_t)f.pos, len, dist, 0 };
+			f.pos += len;
+			nt++;
+		}
+		flush(out, t, nt);
+		if (end == 2)
+			return r;
+		if (end == 1)
+			return overran(b) ? GPZ_ERR_TRUNCATED : GPZ_OK;
+	}
+}
+
+template <typename T>
+__device__ gpz_result stored(piece_state &f, T *out)
+{
+	const unsigned lane = threadIdx.x & 31;
+	reader &b = f.b;
+	unsigned pad = b.n & 7;
+	if (take(b, pad) != 0 && f.strict)
+		return GPZ_ERR_CORRUPT;
+	uint32_t q = b.p - b.n / 8; /* the next byte of the stream */
+	uint8_t h[4];
+	for (unsigned k = 0; k < 4; k++)
+		h[k] = q + k < b.len ? __ldg(b.in + q + k) : 0;
+	unsigned len = h[0] | h[1] << 8, nlen = h[2] | h[3] << 8;
+	if (len != (~nlen & 0xffff) || len > f.cap - f.pos)
+		return GPZ_ERR_CORRUPT;
+	q += 4;
+	__syncwarp();
+	for (unsigned i = lane; i < len; i += 32)
+		out[f.pos + i] = (T)(q + i < b.len ? __ldg(b.in + q + i) : 0);
+	f.pos += len;
+	b.p = q + len;
+	b.bits = 0;
+	b.n = 0;
+	return q + len > b.len ? GPZ_ERR_TRUNCATED : GPZ_OK;
+}
+
+template <typename T>
+__device__ gpz_result piece(piece_state &f, warp_mem &w, T *out, int *final)
+{
+	gpz_result r = GPZ_OK;
+	unsigned last = 0;
+	while (r == GPZ_OK && !last) {
+		refill(f.b);
+		last = take(f.b, 1);
+		unsigned type = take(f.b, 2);
+		if (type == 0)
+			r = stored(f, out);
+		else if (type == 1) {
+			fixed_codes(f, w);
+			r = codes(f, w, out);
+		} else if (type == 2) {
+			r = dynamic_codes(f, w);
+			if (r == GPZ_OK)
+				r = codes(f, w, out);
+		} else
+			r = GPZ_ERR_CORRUPT;
+		if (r == GPZ_OK && overran(f.b))
+			r = GPZ_ERR_TRUNCATED;
+		if (r == GPZ_OK && !last && at_end(f.b))
+			break; /* the piece ends here, after a block */
+	}
+	if (r == GPZ_OK && last && !at_end(f.b))
+		r = GPZ_ERR_CORRUPT; /* bytes after the final block, inside the piece */
+	*final = (int)last;
+	return r;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(WARPS * 32)
+inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, size_t total,
+               T *out, int first_markers, int chained, int strict, gpz_gpu_infl_res *res)
+{
+	__shared__ warp_mem mem[WARPS];
+	const unsigned wid = threadIdx.x / 32;
+	const size_t k = (size_t)blockIdx.x * WARPS + wid;
+	if (k >= np)
+		return;
+	piece_state f;
+	uint64_t o0 = off[k], o1 = off[k + 1];
+	int final = 0;
+	f.b.in = in + o0;
+	bool ok = o1 >= o0 && o1 - o0 < ((uint64_t)1 << 31);
+	f.b.len = ok ? (uint32_t)(o1 - o0) : 0;
+	f.b.p = 0;
+	f.b.bits = 0;
+	f.b.n = 0;
+	f.pos = 0;
+	f.cap = (uint32_t)(total - k * cap < cap ? total - k * cap : cap); /* > 0: checked */
+	f.markers = sizeof(T) > 1 && (k == 0 ? first_markers : chained);
+	f.strict = strict != 0;
+	f.fixed = 0;
+	gpz_result r = ok ? piece(f, mem[wid], out + k * cap, &final) : GPZ_ERR_CORRUPT;
+	if ((threadIdx.x & 31) == 0)
+		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
+}
+
+/* Symbol i's byte, when it stands for a window byte: back along the references; -1 - w when
+ * they end at byte w of the batch's window and that is not given. */
+__device__ __forceinline__ int follow(const uint16_t *sym, size_t i, unsigned v, size_t piece,
+                                      const uint8_t *win)
+{
+	for (;;) {
+		long long q = (long long)(i / piece * piece) - WIN + (v - 256);
+		if (q < 0)
+			return win ? win[q + WIN] : (int)(-1 - (q + WIN));
+		i = (size_t)q;
+		v = sym[i];
+		if (v < 256)
+			return (int)v;
+	}
+}
+
+__global__ void resolve_kernel(const uint16_t *sym, size_t n, size_t piece, const uint8_t *win,
+                               uint8_t *out, uint64_t *list, uint32_t list_cap, uint32_t *count)
+{
+	size_t stride = (size_t)gridDim.x * blockDim.x * 8;
+	for (size_t i0 = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8; i0 < n; i0 += stride) {
+		uint16_t v[8];
+		if (i0 + 8 <= n) {
+			uint4 q = *(const uint4 *)(sym + i0);
+			memcpy(v, &q, sizeof(q));
+		} else {
+			for (size_t j = 0; j < 8; j++)
+				v[j] = i0 + j < n ? sym[i0 + j] : 0;
+		}
+		uint8_t o[8];
+		for (unsigned j = 0; j < 8; j++) {
+			int c = v[j] < 256 ? v[j] : follow(sym, i0 + j, v[j], piece, win);
+			if (c < 0) { /* for the caller, once the window is known */
+				uint32_t at = atomicAdd(count, 1u);
+				if (at < list_cap)
+					list[at] = (uint64_t)(i0 + j) << 15 | (uint64_t)(-1 - c);
+				c = 0;
+			}
+			o[j] = (uint8_t)c;
+		}
+		if (i0 + 8 <= n && ((uintptr_t)out & 7) == 0) {
+			uint2 q;
+			memcpy(&q, o, sizeof(q));
+			*(uint2 *)(out + i0) = q;
+		} else {
+			for (size_t j = 0; j < 8 && i0 + j < n; j++)
+				out[i0 + j] = o[j];
+		}
+	}
+}
+
+unsigned grid_for(size_t n)
+{
+	size_t g = (n / 8 + 255) / 256;
+	return (unsigned)(g < 1 ? 1 : g > 4096 ? 4096 : g);
+}
+
+} /* namespace */
+
+extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off,
+                                             size_t np, size_t cap, size_t total, int flags,
+                                             void *d_out, gpz_gpu_infl_res *d_res,
+                                             gpz_stream_t stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+	unsigned blocks = (unsigned)((np + WARPS - 1) / WARPS);
+	int first = (flags & GPZ_GPU_INFL_FIRST_WINDOW) != 0, chained = (flags & GPZ_GPU_INFL_CHAINED) != 0;
+	int strict = (flags & GPZ_GPU_INFL_STRICT) != 0;
+
+	if (np == 0)
+		return GPZ_OK;
+	if (!d_in || !d_off || !d_out || !d_res || cap == 0 || cap > ((size_t)1 << 31) ||
+	    total <= (np - 1) * cap)
+		return GPZ_ERR_PARAM;
+	if (flags & GPZ_GPU_INFL_SYMBOLS)
+		inflate_kernel<uint16_t><<<blocks, WARPS * 32, 0, st>>>(
+			d_in, d_off, np, cap, total, (uint16_t *)d_out, first, chained, strict, d_res);
+	else
+		inflate_kernel<uint8_t><<<blocks, WARPS * 32, 0, st>>>(
+			d_in, d_off, np, cap, total, (uint8_t *)d_out, 0, 0, strict, d_res);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_inflate_resolve(const uint16_t *d_sym, size_t n, size_t piece,
+                                              const uint8_t *d_win, uint8_t *d_out,
+                                              uint64_t *d_list, uint32_t list_cap,
+                                              uint32_t *d_count, gpz_stream_t stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+	if (n == 0)
+		return GPZ_OK;
+	if (!d_sym || !d_out || piece == 0 || (!d_win && !d_count))
+		return GPZ_ERR_PARAM;
+	resolve_kernel<<<grid_for(n), 256, 0, st>>>(d_sym, n, piece, d_win, d_out, d_list, list_cap,
+	                                             d_count);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
+}
