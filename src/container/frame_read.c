@@ -344,7 +344,11 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 		return GPZ_ERR_TRUNCATED;
 	if (in.content_bytes > dst_cap)
 		return GPZ_ERR_DST_TOO_SMALL;
-	if (g) {
+	/* LZ-mode frames from host memory: a frame's pieces are too few to fill the GPU (a warp a
+	 * piece decodes at about 10 MB/s), and 16 CPU threads decode them faster (measured:
+	 * bench/results/2026-11-23-h200-gpu-inflate.md), so only a context that asked for the GPU
+	 * takes it */
+	if (g && (in.frame_type != GPZ_FRAME_DEFLATE || ctx->gpu_asked)) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_decompress(g, src, src_size, dst,
 		                                                          dst_cap, written, checksum);

@@ -6,9 +6,9 @@
  * last 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel,
  * and the bytes are written. Memory: each lane holds a batch's input, output and 16-bit symbols
  * (4 pieces a thread, at most GPZ_DFL_CPU_BATCH MiB of output: 3.125 bytes an output byte).
- * On a GPU context (AUTO: for members of 64 MiB or more) a lane decodes its batch of
- * GPZ_DFL_CPU_BATCH pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the
- * batch's window listed where the symbols would be, and filled in at its turn. */
+ * On a GPU context (AUTO: for members of 64 MiB or more) a lane decodes a batch of GPU_BATCH
+ * pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the batch's window
+ * listed after its bytes, and filled in at its turn. */
 #include "common/context.h"
 #include "common/bits.h"
 #include "common/crc_combine.h"
@@ -25,6 +25,10 @@
 #define HEAD_MAX ((size_t)80 << 10) /* header bytes read: FEXTRA (<= 64 KiB), name, comment */
 /* Members from which AUTO contexts inflate on their GPUs (as gpz_inflate does) */
 #define GPU_AUTO_MIN ((uint64_t)64 << 20)
+/* Pieces a GPU lane decodes at once: a warp each, so the more the better, within what a lane
+ * may pin (its output and the list of window bytes: 1.5 bytes an output byte) */
+#define GPU_BATCH 128
+#define BATCH_MAX (GPU_BATCH > GPZ_DFL_CPU_BATCH ? GPU_BATCH : GPZ_DFL_CPU_BATCH)
 
 struct iio {
 	gpz_ctx *ctx;
@@ -39,21 +43,26 @@ struct iio {
 	uint32_t crc;
 };
 
-/* A lane's batch, for the hand-over. The lane's output buffer holds the batch's bytes, then its
- * 16-bit symbols (2 bytes an output byte: the bytes copied from the window are known only in
- * order), then a bit a symbol marking those. */
+/* A lane's batch, for the hand-over. On the CPU, the lane's output buffer holds the batch's
+ * bytes, then its 16-bit symbols (2 bytes an output byte: the bytes copied from the window are
+ * known only in order), then a bit a symbol marking those. On the GPU: the bytes, then the list
+ * of those copied from the window; a batch the CPU redoes gets its symbols and marks in
+ * `scratch`. */
 struct imeta {
-	uint64_t off[GPZ_DFL_CPU_BATCH + 1]; /* the pieces' offsets in the lane's input */
-	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
+	uint64_t off[BATCH_MAX + 1]; /* the pieces' offsets in the lane's input */
+	struct gpz_infl_res res[BATCH_MAX];
 	struct gpz_infl_batch b;
-	int on_gpu;   /* decoded by the GPU: the window's bytes are listed where the symbols were */
-	size_t nlist; /* how many */
+	int on_gpu;    /* decoded by the GPU */
+	size_t nlist;  /* the window bytes it listed */
+	void *scratch; /* freed once the batch is written */
 };
 
 static size_t iio_bound(void *u, size_t n)
 {
 	const struct iio *io = u;
 	(void)n;
+	if (io->gpu)
+		return io->batch * PIECE + gpz_gpu_infl_batch_list(io->batch) * sizeof(uint64_t);
 	return 3 * io->batch * PIECE + io->batch * (PIECE / 8);
 }
 
@@ -66,9 +75,10 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 	size_t k0 = (size_t)index * io->batch;
 	size_t nk = io->np - k0 < io->batch ? io->np - k0 : io->batch;
 
-	(void)g, (void)pre, (void)n, (void)last, (void)cap;
+	(void)pre, (void)n, (void)last, (void)cap;
 	for (size_t j = 0; j <= nk; j++)
 		m->off[j] = io->off[k0 + j] - io->off[k0];
+	m->scratch = NULL;
 	m->b = (struct gpz_infl_batch){ src,
 		                        m->off,
 		                        k0,
@@ -81,20 +91,31 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		                        m->res };
 	m->on_gpu = 0;
 	m->nlist = 0;
-	if (g && io->gpu) {
-		uint64_t *list = (uint64_t *)m->b.sym;
-		gpz_result r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
-		                                          : gpz_gpu_infl_batch(g, &m->b, list,
-		                                                               &m->nlist, len);
+	if (io->gpu) {
+		uint64_t *list = (uint64_t *)(out + io->batch * PIECE);
+		gpz_result r = !g || gpz_ctx_test_gpu_failure()
+		                       ? GPZ_ERR_GPU
+		                       : gpz_gpu_infl_batch(g, &m->b, list, &m->nlist, len);
 		if (r == GPZ_OK && m->nlist <= gpz_gpu_infl_batch_list(nk)) {
 			m->on_gpu = 1;
 			return GPZ_OK;
 		}
 		if (r != GPZ_OK && !gpz_ctx_falls_back(io->ctx, r))
 			return r; /* bad input (the CPU would say the same), or no fallback asked for */
+		/* the CPU redoes it, with symbols and marks of its own */
 		m->nlist = 0;
+		m->scratch = malloc(nk * PIECE * sizeof(uint16_t) + nk * (PIECE / 8));
+		if (!m->scratch)
+			return GPZ_ERR_NOMEM;
+		m->b.sym = m->scratch;
+		m->b.mask = (uint64_t *)((uint8_t *)m->scratch + nk * PIECE * sizeof(uint16_t));
 	}
-	return gpz_infl_batch_decode(io->ctx->nthreads, &m->b, len);
+	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, len);
+	if (r != GPZ_OK) { /* no put follows */
+		free(m->scratch);
+		m->scratch = NULL;
+	}
+	return r;
 }
 
 /* In order: the window's bytes filled in (from the last 32 KiB written), CRC-32, write. */
@@ -107,10 +128,12 @@ static gpz_result iio_put(void *u, const uint8_t *buf, size_t len, const void *m
 
 	(void)in_bytes;
 	if (m->on_gpu)
-		gpz_infl_batch_fill(io->ctx->nthreads, &m->b, (const uint64_t *)m->b.sym, m->nlist,
-		                    io->tail);
+		gpz_infl_batch_fill(io->ctx->nthreads, &m->b, (const uint64_t *)(buf + io->batch * PIECE),
+		                    m->nlist, io->tail);
 	else
 		gpz_infl_batch_resolve(io->ctx->nthreads, &m->b, m->b.k0 ? io->tail : NULL);
+	free(m->scratch);
+	m->scratch = NULL;
 	for (size_t j = 0; j < m->b.nk; j++)
 		io->crc = gpz_crc32_combine(io->crc, m->res[j].crc, m->res[j].n);
 	r = io->write(io->user, buf, len);
@@ -175,7 +198,9 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 		io->gpu = ctx->backend == GPZ_BACKEND_GPU &&
 		          (ctx->gpu_asked || io->off[io->np] >= GPU_AUTO_MIN);
 		io->batch = th > 1 ? 4 * (size_t)th : 1;
-		io->batch = io->batch < GPZ_DFL_CPU_BATCH && !io->gpu ? io->batch : GPZ_DFL_CPU_BATCH;
+		io->batch = io->batch < GPZ_DFL_CPU_BATCH ? io->batch : GPZ_DFL_CPU_BATCH;
+		if (io->gpu)
+			io->batch = GPU_BATCH;
 		io->write = write;
 		io->user = user;
 		r = gpz_engine_open_job(ctx, &job, &e);

@@ -120,7 +120,7 @@ extern "C" gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *
 
 extern "C" size_t gpz_gpu_infl_batch_list(size_t nk)
 {
-	return nk * PIECE / 8; /* a batch whose window bytes are more than this goes to the CPU */
+	return nk * PIECE / 16; /* a batch whose window bytes are more than this goes to the CPU */
 }
 
 extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batch *b,

@@ -290,19 +290,27 @@ struct token {
 	uint32_t pos, len, dist, lit;
 };
 
-/* One lane's copy, whose source bytes are all written: 8 loads in flight at a time (a copy
- * longer than its distance repeats its first dist bytes, so it never reads its own output). */
+/* The symbol at sp of the piece's output: before its start, a window symbol. */
+template <typename T>
+__device__ __forceinline__ T at(const T *out, int sp)
+{
+	return sp >= 0 ? out[sp] : (T)(256 + (int)WIN + sp);
+}
+
+/* One lane's short copy (at most 32), whose source symbols are all written: 8 loads in flight at
+ * a time. A copy longer than its distance repeats its first dist symbols, so it never reads its
+ * own output. */
 template <typename T>
 __device__ __forceinline__ void copy_lane(T *out, const token &t)
 {
-	const long long src = (long long)t.pos - t.dist;
+	const int src = (int)t.pos - (int)t.dist;
+	uint32_t r = 0; /* j % dist, kept as j grows */
 	for (uint32_t j0 = 0; j0 < t.len; j0 += 8) {
 		T v[8];
 #pragma unroll
 		for (uint32_t k = 0; k < 8; k++) {
-			uint32_t j = j0 + k;
-			long long sp = src + (t.dist >= t.len ? j : j % t.dist);
-			v[k] = j >= t.len ? (T)0 : sp >= 0 ? out[sp] : (T)(256 + WIN + sp);
+			v[k] = at(out, src + (int)r);
+			r = r + 1 == t.dist ? 0 : r + 1;
 		}
 #pragma unroll
 		for (uint32_t k = 0; k < 8; k++)
@@ -311,8 +319,24 @@ __device__ __forceinline__ void copy_lane(T *out, const token &t)
 	}
 }
 
+/* A long copy by the whole warp, 32 symbols a step. */
+template <typename T>
+__device__ void copy_warp(T *out, uint32_t pos, uint32_t len, uint32_t dist)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const int src = (int)pos - (int)dist;
+	if (dist >= len) {
+		for (uint32_t j = lane; j < len; j += 32)
+			out[pos + j] = at(out, src + (int)j);
+	} else {
+		for (uint32_t j = lane; j < len; j += 32)
+			out[pos + j] = at(out, src + (int)(j % dist));
+	}
+}
+
 /* Write a batch of tokens, one a lane: literals at once, then copies in rounds, each round
- * every copy whose source lies below the first copy not yet written (that one always can). */
+ * every copy whose source lies below the first copy not yet written (that one always can):
+ * short ones by their lanes at once, long ones by the whole warp in turn. */
 template <typename T>
 __device__ void flush(T *out, const token &t, unsigned nt)
 {
@@ -325,10 +349,16 @@ __device__ void flush(T *out, const token &t, unsigned nt)
 	while (pending) {
 		uint32_t hw = __shfl_sync(FULL, t.pos, __ffs(pending) - 1);
 		bool can = (pending >> lane & 1) &&
-		           (long long)t.pos - t.dist + (t.len < t.dist ? t.len : t.dist) <= (long long)hw;
-		if (can)
+		           (int)t.pos - (int)t.dist + (int)(t.len < t.dist ? t.len : t.dist) <= (int)hw;
+		unsigned ready = __ballot_sync(FULL, can), big = __ballot_sync(FULL, can && t.len > 32);
+		if (can && t.len <= 32)
 			copy_lane(out, t);
-		pending &= ~__ballot_sync(FULL, can);
+		for (unsigned m = big; m; m &= m - 1) {
+			int k = __ffs(m) - 1;
+			copy_warp(out, __shfl_sync(FULL, t.pos, k), __shfl_sync(FULL, t.len, k),
+			          __shfl_sync(FULL, t.dist, k));
+		}
+		pending &= ~ready;
 		__syncwarp();
 	}
 }

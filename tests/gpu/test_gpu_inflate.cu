@@ -10,7 +10,9 @@
  *  - gpz_inflate_member_at on a GPU context: batches decoded on the GPU with their window bytes
  *    filled in on the host, the same output as the input;
  *  - the shared corpora (when present) through gpz_inflate_device.
- *   test_gpu_inflate: 77 without a GPU. */
+ *   test_gpu_inflate [quick | fallback]: 77 without a GPU; quick: pieces and whole streams only
+ *   (for compute-sanitizer); fallback (with GPZ_TEST_GPU_FAIL=2): a GPU
+ *   batch of an AUTO context fails and is redone on the CPU, same output. */
 #include "cuda_test.h"
 
 extern "C" {
@@ -412,10 +414,10 @@ static void stream_tests(void)
 		}
 }
 
-/* Through the engine: 64-piece batches on the GPU, their windows filled on the host. */
+/* Through the engine: batches on the GPU, their windows filled on the host. */
 static void member_tests(void)
 {
-	std::vector<uint8_t> src = text(150 * PIECE + 12345, 21);
+	std::vector<uint8_t> src = text(300 * PIECE + 12345, 21);
 	std::vector<uint8_t> c = gz(src, 1, GPZ_FORMAT_GZIP);
 	struct test_mem m;
 	memset(&m, 0, sizeof(m));
@@ -444,6 +446,31 @@ static void member_tests(void)
 	CHECK(r != GPZ_OK, "a flipped member accepted");
 }
 
+/* GPZ_TEST_GPU_FAIL=2: the second GPU batch of an AUTO context fails and the CPU redoes it. */
+static int fallback_test(void)
+{
+	std::vector<uint8_t> src = text(300 * PIECE + 999, 33);
+	std::vector<uint8_t> c = gz(src, 6, GPZ_FORMAT_GZIP), out(src.size() + 1);
+	gpz_ctx *aut;
+	struct test_mem m;
+	uint64_t used = 0, made = 0;
+	if (gpz_ctx_create(&aut, GPZ_BACKEND_AUTO, 4) != GPZ_OK)
+		return 1;
+	memset(&m, 0, sizeof(m));
+	m.src = c.data();
+	m.size = c.size();
+	m.dst = out.data();
+	m.cap = out.size();
+	gpz_result r = gpz_inflate_member_at(aut, test_mem_read_at, c.size(), 0, test_mem_write, &m,
+	                                     &used, &made);
+	CHECK(r == GPZ_OK && m.len == src.size() && !memcmp(out.data(), src.data(), src.size()),
+	      "fallback: %s, %zu of %zu", gpz_result_string(r), m.len, src.size());
+	CHECK(gpz_ctx_gpu_fallbacks(aut) == 1, "fallbacks: %llu",
+	      (unsigned long long)gpz_ctx_gpu_fallbacks(aut));
+	gpz_ctx_free(aut);
+	return 0;
+}
+
 static void corpus_file(const char *path, void *unused)
 {
 	(void)unused;
@@ -457,8 +484,10 @@ static void corpus_file(const char *path, void *unused)
 	free(d);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int fallback = argc > 1 && !strcmp(argv[1], "fallback");
+	int quick = argc > 1 && !strcmp(argv[1], "quick");
 	if (!gpu_test_start())
 		return TEST_SKIP;
 	if (gpz_ctx_create(&cpu, GPZ_BACKEND_CPU, 4) != GPZ_OK ||
@@ -466,12 +495,17 @@ int main(void)
 		printf("FAIL: contexts\n");
 		return 1;
 	}
-	piece_tests();
-	stream_tests();
-	member_tests();
-	const char *dir = test_corpora_dir();
-	if (dir)
-		printf("corpora: %d files\n", test_for_each_file(dir, corpus_file, NULL));
+	if (fallback) {
+		fallback_test();
+	} else {
+		piece_tests();
+		stream_tests();
+		if (!quick)
+			member_tests();
+		const char *dir = quick ? NULL : test_corpora_dir();
+		if (dir)
+			printf("corpora: %d files\n", test_for_each_file(dir, corpus_file, NULL));
+	}
 	gpz_ctx_free(cpu);
 	gpz_ctx_free(gpu);
 	if (test_failures) {
