@@ -8,7 +8,7 @@
 #     and its gzip decoder on the very .gz streams gpz wrote,
 #  3. the tool file to file: gpz -d of a 4 GB .gz and LZ .gpz (auto, --gpu, --cpu -T 16), cat
 #     (and gzip -dc with GZIP_TOO=1).
-# Usage: sh bench/inflate-run.sh [test|bench|nvcomp|tool|all]   Logs and tables to $OUT.
+# Usage: sh bench/inflate-run.sh [test|sanitize|bench|nvcomp|tool|all]   Logs and tables to $OUT.
 set -u
 what=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,15 +36,16 @@ if [ "$what" = all ] || [ "$what" = test ]; then
   echo "test_gpu_inflate rc=$?"; tail -4 "$out/test_gpu_inflate.log"
   GPZ_TEST_GPU_FAIL=2 timeout 120 "$B/tests/test_gpu_inflate" fallback > "$out/fallback.log" 2>&1
   echo "test_gpu_inflate fallback rc=$?"; tail -2 "$out/fallback.log"
-  for t in memcheck racecheck; do
-    timeout 200 compute-sanitizer --tool $t --error-exitcode 9 "$B/tests/test_gpu_inflate" quick \
+fi
+if [ "$what" = all ] || [ "$what" = test ] || [ "$what" = sanitize ]; then  for t in memcheck racecheck; do
+    timeout ${SAN_LIMIT:-150} compute-sanitizer --tool $t --error-exitcode 9 "$B/tests/test_gpu_inflate" pieces \
       > "$out/sanitizer-$t.log" 2>&1
     echo "compute-sanitizer $t rc=$?"; tail -2 "$out/sanitizer-$t.log"
   done
 fi
 if [ "$what" = all ] || [ "$what" = bench ] || [ "$what" = nvcomp ]; then
   GPZ_BENCH_SAVE=$W timeout 400 "$B/gpz-bench" --gpu --inflate -T 16 -r 5 "$D/debtext100m" \
-    "$D/samba" > "$out/bench-inflate.md" 2>&1
+    ${BENCH_FILES:-"$D/samba"} > "$out/bench-inflate.md" 2>&1
   echo "gpz-bench rc=$?"; cat "$out/bench-inflate.md"
 fi
 if [ "$what" = all ] || [ "$what" = nvcomp ]; then

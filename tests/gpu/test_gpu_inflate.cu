@@ -10,8 +10,8 @@
  *  - gpz_inflate_member_at on a GPU context: batches decoded on the GPU with their window bytes
  *    filled in on the host, the same output as the input;
  *  - the shared corpora (when present) through gpz_inflate_device.
- *   test_gpu_inflate [quick | fallback]: 77 without a GPU; quick: pieces and whole streams only
- *   (for compute-sanitizer); fallback (with GPZ_TEST_GPU_FAIL=2): a GPU
+ *   test_gpu_inflate [pieces | quick | fallback]: 77 without a GPU; pieces: the piece tests only
+ *   (for compute-sanitizer); quick: pieces and whole streams; fallback (with GPZ_TEST_GPU_FAIL=2): a GPU
  *   batch of an AUTO context fails and is redone on the CPU, same output. */
 #include "cuda_test.h"
 
@@ -488,6 +488,7 @@ int main(int argc, char **argv)
 {
 	int fallback = argc > 1 && !strcmp(argv[1], "fallback");
 	int quick = argc > 1 && !strcmp(argv[1], "quick");
+	int pieces = argc > 1 && !strcmp(argv[1], "pieces");
 	if (!gpu_test_start())
 		return TEST_SKIP;
 	if (gpz_ctx_create(&cpu, GPZ_BACKEND_CPU, 4) != GPZ_OK ||
@@ -499,10 +500,11 @@ int main(int argc, char **argv)
 		fallback_test();
 	} else {
 		piece_tests();
-		stream_tests();
-		if (!quick)
+		if (!pieces)
+			stream_tests();
+		if (!quick && !pieces)
 			member_tests();
-		const char *dir = quick ? NULL : test_corpora_dir();
+		const char *dir = quick || pieces ? NULL : test_corpora_dir();
 		if (dir)
 			printf("corpora: %d files\n", test_for_each_file(dir, corpus_file, NULL));
 	}
