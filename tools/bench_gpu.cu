@@ -357,11 +357,6 @@ static double copy_bandwidth(size_t bytes, int runs)
 	return 2.0 * (double)bytes / t;
 }
 
-static double gbs(size_t bytes, double s)
-{
-	return s > 0 ? (double)bytes / s / 1e9 : 0;
-}
-
 extern "C" int gpz_bench_gpu(int argc, char **argv, int w, int chunk_log, int runs)
 {
 	cudaDeviceProp prop;

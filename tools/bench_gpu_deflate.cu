@@ -20,32 +20,6 @@
 #include "lz/lz_gpu.h"
 #include "bench_cuda.h"
 
-namespace {
-
-std::vector<uint8_t> read_tiled(const char *path, size_t target)
-{
-	std::vector<uint8_t> v;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return v;
-	uint8_t buf[1 << 16];
-	size_t k;
-	while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
-		v.insert(v.end(), buf, buf + k);
-	fclose(f);
-	size_t fn = v.size();
-	while (fn && v.size() < target)
-		v.insert(v.end(), v.begin(), v.begin() + (ptrdiff_t)std::min(fn, target - v.size()));
-	return v;
-}
-
-double gbs(size_t bytes, double s)
-{
-	return s > 0 ? (double)bytes / s / 1e9 : 0;
-}
-
-} // namespace
-
 extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int threads, int only)
 {
 	const size_t target = (size_t)1 << 30, piece = GPZ_DEFLATE_PIECE;

@@ -25,23 +25,6 @@
 
 namespace {
 
-std::vector<uint8_t> tiled(const char *path, size_t target)
-{
-	std::vector<uint8_t> v;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return v;
-	uint8_t buf[1 << 16];
-	size_t k;
-	while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
-		v.insert(v.end(), buf, buf + k);
-	fclose(f);
-	size_t fn = v.size();
-	while (fn && v.size() < target)
-		v.insert(v.end(), v.begin(), v.begin() + (ptrdiff_t)std::min(fn, target - v.size()));
-	return v;
-}
-
 double now()
 {
 	struct timespec t;
@@ -59,11 +42,6 @@ template <class F> double wall_median(int runs, F f)
 	}
 	std::sort(t.begin(), t.end());
 	return t[t.size() / 2];
-}
-
-double gbs(size_t bytes, double s)
-{
-	return s > 0 ? (double)bytes / s / 1e9 : 0;
 }
 
 /* zlib, one thread, the whole stream (gzip, so inflateInit2 with 31). */
@@ -119,7 +97,7 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
 	       threads);
 	for (int i = 0; i < argc; i++) {
-		std::vector<uint8_t> h = tiled(argv[i], target);
+		std::vector<uint8_t> h = read_tiled(argv[i], target);
 		size_t n = h.size();
 		if (!n) {
 			fprintf(stderr, "gpz-bench: %s: cannot read\n", argv[i]);

@@ -5,7 +5,9 @@
  * threads by gpz's own decoder (inflate.c) into 16-bit symbols, those that stand for bytes of the
  * unknown 32 KiB before a piece marked as such; then the marked ones get their bytes (each
  * piece's last 32 KiB in order, since it is the next one's window, then the rest in parallel),
- * and the CRC-32 is taken piece by piece in parallel. Other members, and zlib and raw streams,
+ * and the CRC-32 is taken piece by piece in parallel; on a GPU context such a member of 64 MiB or
+ * more (any size when the GPU was asked for) is inflated on the GPU instead (gunzip_gpu.cu), the
+ * CPU redoing it if the GPU fails on an AUTO context. Other members, and zlib and raw streams,
  * go through zlib on one thread. Every length, checksum and size is checked; zero bytes after
  * the last gzip member are accepted (tape padding), anything else after it is an error. */
 #include "deflate/deflate.h"
@@ -306,7 +308,7 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 	for (uint32_t k = 0; k < m.np; k++)
 		data_len += gpz_load_le32(m.lens + 4 * k);
 	if (m.np && data_len <= n - m.data) { /* the index fits the input: pieces in parallel */
-		r = GPZ_ERR_GPU;
+		r = GPZ_ERR_GPU; /* until the GPU has done it */
 		if (g && (ctx->gpu_asked || data_len >= GPU_AUTO_MIN)) {
 			r = gpz_ctx_test_gpu_failure()
 			            ? GPZ_ERR_GPU

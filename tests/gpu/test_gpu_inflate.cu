@@ -22,6 +22,7 @@ extern "C" {
 
 #include <string.h>
 #include <string>
+#include <utility>
 #include <vector>
 #include <zlib.h>
 
@@ -156,10 +157,10 @@ static void put_bits(std::vector<uint8_t> &v, size_t &bit, unsigned val, unsigne
 	}
 }
 
-/* A dynamic block header: nlit, ndist, all 19 code-length code lengths (cl), then the given
- * bytes as raw bits. */
+/* A final dynamic block's header: nlit, ndist, all 19 code-length code lengths (cl), then the
+ * given fields (value, bits), each written lsb first. */
 static std::vector<uint8_t> dyn_header(unsigned nlit, unsigned ndist, const uint8_t *cl,
-                                       const std::vector<unsigned> &syms)
+                                       const std::vector<std::pair<unsigned, unsigned>> &fields)
 {
 	std::vector<uint8_t> v;
 	size_t bit = 0;
@@ -172,8 +173,8 @@ static std::vector<uint8_t> dyn_header(unsigned nlit, unsigned ndist, const uint
 	put_bits(v, bit, 15, 4);
 	for (int k = 0; k < 19; k++)
 		put_bits(v, bit, cl[order[k]], 3);
-	for (unsigned s : syms) /* code-length symbols, as raw bits (lsb first) of 8 bits each */
-		put_bits(v, bit, s, 8);
+	for (auto f : fields)
+		put_bits(v, bit, f.first, f.second);
 	return v;
 }
 
@@ -187,46 +188,20 @@ static void hostile_pieces(std::vector<piece_in> &ps)
 	/* incomplete code-length code: one 2-bit code */
 	memset(cl, 0, sizeof cl);
 	cl[8] = 2;
-	ps.push_back({ dyn_header(257, 1, cl, { 0, 0, 0 }), "incomplete code-length code" });
+	ps.push_back({ dyn_header(257, 1, cl, { { 0, 8 }, { 0, 8 }, { 0, 8 } }),
+	               "incomplete code-length code" });
 	/* a complete code-length code: 18 -> 00, 16 -> 010, 17 -> 011, 0..15 -> 5 bits */
 	memset(cl, 0, sizeof cl);
 	for (int s = 0; s < 16; s++)
 		cl[s] = 5;
 	cl[16] = cl[17] = 3;
 	cl[18] = 2;
-	{
-		std::vector<uint8_t> v;
-		size_t bit = 0;
-		static const uint8_t order[19] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5,
-			                           11, 4,  12, 3, 13, 2, 14, 1, 15 };
-		put_bits(v, bit, 1, 1);
-		put_bits(v, bit, 2, 2);
-		put_bits(v, bit, 0, 5);  /* 257 */
-		put_bits(v, bit, 0, 5);  /* 1 */
-		put_bits(v, bit, 15, 4); /* 19 */
-		for (int k = 0; k < 19; k++)
-			put_bits(v, bit, cl[order[k]], 3);
-		/* a repeat past the end of the lengths: 18 (code 00) with 127 + 11 = 138 zeros,
-		 * twice: 276 > 258 */
-		for (int t = 0; t < 2; t++) {
-			put_bits(v, bit, 0, 2);
-			put_bits(v, bit, 127, 7);
-		}
-		ps.push_back({ v, "a code-length repeat past the end" });
-		/* 16 (repeat the previous) first */
-		std::vector<uint8_t> w;
-		bit = 0;
-		put_bits(w, bit, 1, 1);
-		put_bits(w, bit, 2, 2);
-		put_bits(w, bit, 0, 5);
-		put_bits(w, bit, 0, 5);
-		put_bits(w, bit, 15, 4);
-		for (int k = 0; k < 19; k++)
-			put_bits(w, bit, cl[order[k]], 3);
-		put_bits(w, bit, 2, 3); /* 16: code 010 */
-		put_bits(w, bit, 0, 2);
-		ps.push_back({ w, "a repeat with nothing before it" });
-	}
+	/* a repeat past the end of the lengths: 18 with 127 + 11 = 138 zeros, twice: 276 > 258 */
+	ps.push_back({ dyn_header(257, 1, cl, { { 0, 2 }, { 127, 7 }, { 0, 2 }, { 127, 7 } }),
+	               "a code-length repeat past the end" });
+	/* 16 (repeat the previous length) first */
+	ps.push_back({ dyn_header(257, 1, cl, { { 2, 3 }, { 0, 2 } }),
+	               "a repeat with nothing before it" });
 	/* fixed block: a distance beyond the output (literal 'a', then length 3 distance 2) */
 	{
 		std::vector<uint8_t> v;
