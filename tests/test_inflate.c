@@ -11,6 +11,7 @@
  *   test_inflate [corpora]: corpora runs the shared corpora (77 when absent). */
 #include "testutil.h"
 #include "deflate/deflate.h"
+#include "common/bits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,29 @@ static size_t zlib_make(const uint8_t *src, size_t n, int level, int strategy, i
 	return len;
 }
 
+/* gpz_inflate_piece_bytes (the window before its output) must agree with gpz_inflate_piece (the
+ * window as hist) on anything: result, length, final flag, and the bytes when it succeeds. */
+static void agree(const uint8_t *in, size_t len, const uint8_t *win, size_t wn, size_t cap,
+                  const char *what, int t)
+{
+	uint16_t *sym = malloc((cap + 1) * sizeof(*sym));
+	uint8_t *buf = malloc(wn + cap + 1);
+	size_t n16 = 0, n8 = 0;
+	int f16 = 0, f8 = 0;
+
+	if (wn)
+		memcpy(buf, win, wn);
+	gpz_result r16 = gpz_inflate_piece(in, len, wn ? win : NULL, wn, 0, sym, cap, &n16, &f16);
+	gpz_result r8 = gpz_inflate_piece_bytes(in, len, buf + wn, wn, cap, &n8, &f8);
+	int same = r16 == r8 && n16 == n8 && f16 == f8;
+	for (size_t i = 0; same && r16 == GPZ_OK && i < n16; i++)
+		same = sym[i] == buf[wn + i];
+	CHECK(same, "%s %d: symbols %s %zu final %d, bytes %s %zu final %d", what, t,
+	      gpz_result_string(r16), n16, f16, gpz_result_string(r8), n8, f8);
+	free(buf);
+	free(sym);
+}
+
 static void foreign_streams(void)
 {
 	uint64_t st = 3;
@@ -133,6 +157,8 @@ static void foreign_streams(void)
 			same = o[i] == src[i];
 		CHECK(same, "gpz_inflate_piece of zlib level %d strategy %d: %s, %zu bytes",
 		      lv[k], strat[k], gpz_result_string(r), got);
+		agree(c, len, NULL, 0, n, "zlib stream, exact room", k);
+		agree(c, len, NULL, 0, n - 1, "zlib stream, a byte short", k);
 		round_trip(c, len, src, n, GPZ_FORMAT_DEFLATE, "zlib raw stream");
 		len = zlib_make(src, n, lv[k], strat[k], 15, c, 2 * n + 1000);
 		round_trip(c, len, src, n, GPZ_FORMAT_ZLIB, "zlib zlib stream");
@@ -192,10 +218,25 @@ static void bad_input(void)
 			bad[0] = (uint8_t)((bad[0] & ~6u) | 4u);
 		gpz_result r = gpz_inflate_piece(bad, len, NULL, 0, t % 3 == 0, sym, 4096, &out_n, &final);
 		CHECK(r != GPZ_OK || out_n <= 4096, "random input %d: %zu symbols", t, out_n);
+		agree(bad, len, src, t % 5 == 0 ? 0 : (size_t)(test_rand(&st) % 40000), 4096,
+		      "random input", t);
 		r = gpz_inflate(ctx1, GPZ_FORMAT_DEFLATE, bad, len, d, 4096, &got);
 		CHECK(r != GPZ_OK || got <= 4096, "random input %d through gpz_inflate", t);
 	}
 	free(sym);
+	/* gpz's pieces with their windows, whole and with a byte changed: both decoders agree */
+	struct gpz_gzip_member m;
+	CHECK(gpz_gzip_header(c, clen, &m) == GPZ_OK && m.np == (n - 1) / PIECE + 1, "index");
+	for (size_t k = 0, at = m.data; k < m.np; at += gpz_load_le32(m.lens + 4 * k), k++) {
+		size_t plen = gpz_load_le32(m.lens + 4 * k), wn = k ? 32768 : 0;
+		for (int t = 0; t < 60; t++) {
+			memcpy(bad, c + at, plen);
+			if (t)
+				bad[test_rand(&st) % plen] ^= (uint8_t)(1 + test_rand(&st) % 255);
+			agree(bad, plen, src + k * PIECE - wn, t % 7 == 3 ? wn / 2 : wn,
+			      t % 11 == 5 ? PIECE - 9 : PIECE, "gpz piece", (int)(k * 100 + (size_t)t));
+		}
+	}
 	/* a lying piece index (FORMAT.md: lengths at byte 24 on): never wrong output */
 	size_t np = (n - 1) / PIECE + 1;
 	for (size_t k = 0; k < np; k++) {

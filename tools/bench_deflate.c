@@ -2,7 +2,8 @@
  * bench_deflate.c - `gpz-bench --deflate`: gpz's gzip output against zlib, libdeflate and zstd
  * (when they were found at build time) on the same bytes in one run: compressed size and
  * compress / decompress throughput (input bytes per second, median of the runs). gpz output is
- * decompressed by zlib (the reference decoder) and checked.
+ * decompressed by zlib (the reference decoder) and checked, and again by gpz_inflate (row
+ * "gpz+inflate": the same compressed bytes, decoded on the context's threads).
  */
 #include "gpz.h"
 #include "bench_time.h"
@@ -65,6 +66,16 @@ static size_t zlib_gzip_d(void *p)
 	size_t got = z.total_out;
 	inflateEnd(&z);
 	return r == Z_STREAM_END ? got : 0;
+}
+
+/* gpz's output back through gpz_inflate (on the benchmark's threads) */
+static size_t gpz_d(void *p)
+{
+	struct job *j = p;
+	size_t got = 0;
+	return gpz_inflate(j->ctx, GPZ_FORMAT_GZIP, j->c, j->csize, j->d, j->n, &got) == GPZ_OK
+	               ? got
+	               : 0;
 }
 
 static size_t zlib_c(void *p)
@@ -182,6 +193,7 @@ int gpz_bench_deflate(int argc, char **argv, int threads, int runs)
 		for (int k = 0; k < 3; k++) {
 			j.level = levels[k];
 			failed |= !row(name, "gpz", j.level, &j, runs, gpz_c, zlib_gzip_d);
+			failed |= !row(name, "gpz+inflate", j.level, &j, runs, gpz_c, gpz_d);
 			if (gctx) { /* the GPU backend must write the same bytes */
 				uint8_t *cpu_bytes = malloc(j.csize);
 				size_t cpu_n = j.csize;

@@ -109,7 +109,7 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		m->b.sym = m->scratch;
 		m->b.mask = (uint64_t *)((uint8_t *)m->scratch + nk * PIECE * sizeof(uint16_t));
 	}
-	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, len);
+	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, 0, len);
 	if (r != GPZ_OK) { /* no put follows */
 		free(m->scratch);
 		m->scratch = NULL;

@@ -116,6 +116,10 @@ gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, 
  */
 gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
                              int markers, uint16_t *out, size_t cap, size_t *out_n, int *final);
+/* The same piece decoded to bytes at out, the `before` bytes before out being its window (the
+ * output before the piece, up to 32 KiB of it): the same checks and results, byte for symbol. */
+gpz_result gpz_inflate_piece_bytes(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
+                                   size_t cap, size_t *out_n, int *final);
 
 /* A gzip member's header (gunzip.c): where its DEFLATE data starts, and gpz's piece index
  * (np pieces, their lengths as u32 LE at lens; np 0 when there is none, or not version 2). */
@@ -129,16 +133,21 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 /*
  * A batch of an indexed member's pieces (gunzip.c): pieces k0 .. k0 + nk - 1 of np, their
  * compressed bytes at in + off[j] .. in + off[j + 1]; sym: nk * GPZ_DEFLATE_PIECE symbols and
- * mask: nk * GPZ_DEFLATE_PIECE / 64 words of scratch; dst: their output (room bytes). gpz_infl_batch_decode inflates the pieces in parallel
- * (each but the member's first without its window: the bytes copied from it are left for
- * later), *out_n bytes in all; gpz_infl_batch_resolve then fills those in from `window` (the
- * 32 KiB before the batch; NULL when k0 is 0) and takes each piece's CRC-32 (res[j].crc).
+ * mask: nk * GPZ_DEFLATE_PIECE / 64 words of scratch (touched only for pieces decoded without
+ * their window); dst: their output (room bytes). gpz_infl_batch_decode inflates them on
+ * nthreads threads, each a stretch of pieces in order: a piece whose window is another thread's
+ * (or unknown: the batch's first, unless window_known says the 32 KiB before dst are final) goes
+ * to symbols, the bytes copied from the window left for later; the pieces after it straight to
+ * bytes once one ends clear of such bytes. *out_n bytes in all. gpz_infl_batch_resolve then
+ * fills those in from `window` (the 32 KiB before the batch; NULL when k0 is 0) and takes the
+ * CRC-32 of each piece not yet done (res[j].crc).
  */
 struct gpz_infl_res {
 	gpz_result r;
 	size_t n;      /* output bytes */
 	size_t nmark;  /* bytes still to come from the window */
 	uint32_t crc;
+	int crc_done;  /* crc is taken (pieces without marks, as they are decoded) */
 };
 struct gpz_infl_batch {
 	const uint8_t *in;
@@ -160,7 +169,8 @@ gpz_result gpz_inflate_on(gpz_ctx *ctx, struct gpz_gpu *g, gpz_format format, co
  * whole and not final, the last final and, unless alone, not empty)? r, or the error. */
 gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, size_t np,
                                 size_t room);
-gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, size_t *out_n);
+gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, int window_known,
+                                 size_t *out_n);
 void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window);
 /* The same for a batch the GPU decoded (deflate_gpu.h's gpz_gpu_infl_batch): its window bytes
  * listed as position << 15 | w, nlist of them, filled in from window; then the CRC-32s. */

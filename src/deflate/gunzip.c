@@ -2,10 +2,13 @@
  *
  * A gzip member written by gpz carries the piece index (docs/FORMAT.md): its pieces start on
  * byte boundaries at known offsets, so a batch of them is inflated in parallel on the context's
- * threads by gpz's own decoder (inflate.c) into 16-bit symbols, those that stand for bytes of the
- * unknown 32 KiB before a piece marked as such; then the marked ones get their bytes (each
- * piece's last 32 KiB in order, since it is the next one's window, then the rest in parallel),
- * and the CRC-32 is taken piece by piece in parallel; on a GPU context such a member of 64 MiB or
+ * threads by gpz's own decoder (inflate.c), each thread a stretch of pieces in order: straight to
+ * bytes where the window is known (the batch's first stretch, every piece after the first of a
+ * stretch that ends clear of unknown bytes, and every piece on one thread), else into 16-bit
+ * symbols, those that stand for bytes of the unknown 32 KiB before a piece marked as such; then
+ * the marked ones get their bytes (each piece's last 32 KiB in order, since it is the next one's
+ * window, then the rest in parallel), and the CRC-32 is taken piece by piece (as it is decoded,
+ * where that can be); on a GPU context such a member of 64 MiB or
  * more (any size when the GPU was asked for) is inflated on the GPU instead (gunzip_gpu.cu), the
  * CPU redoing it if the GPU fails on an AUTO context. Other members, and zlib and raw streams,
  * go through zlib on one thread. Every length, checksum and size is checked; zero bytes after
@@ -141,10 +144,17 @@ gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, siz
 	return r;
 }
 
-/* Piece j: its symbols, and the bytes of those that are bytes (all of them, for most pieces). */
-static void decode_task(void *v, size_t j)
+static void crc_of(struct gpz_infl_batch *b, size_t j)
 {
-	struct gpz_infl_batch *b = ((struct batch_task *)v)->b;
+	b->res[j].crc = (uint32_t)crc32(0L, b->dst + j * PIECE, (uInt)b->res[j].n);
+	b->res[j].crc_done = 1;
+}
+
+/* Piece j without its window: as symbols, then the bytes of those that are bytes (all of them,
+ * for most pieces) and a mark for each of the others. Returns whether its last 32 KiB are all
+ * bytes (in text, markers tend to live on: words copied from the window get copied again). */
+static int decode_symbols(struct gpz_infl_batch *b, size_t j)
+{
 	struct gpz_infl_res *pr = &b->res[j];
 	size_t k = b->k0 + j, start = j * PIECE, n = 0;
 	uint16_t *sym = b->sym + start;
@@ -160,6 +170,7 @@ static void decode_task(void *v, size_t j)
 	 * so the compiler vectorises it, and the resolve pass then reads only the marked symbols */
 	uint8_t *d = b->dst + start;
 	uint64_t *mask = b->mask + j * (PIECE / 64);
+	int clean = 1;
 	for (size_t w = 0; w * 64 < pr->n; w++) {
 		size_t i0 = w * 64, cnt = pr->n - i0 < 64 ? pr->n - i0 : 64;
 		uint64_t m = 0;
@@ -169,14 +180,79 @@ static void decode_task(void *v, size_t j)
 		}
 		mask[w] = m;
 		pr->nmark += (size_t)__builtin_popcountll(m);
+		if (m && i0 + 64 + WINDOW > pr->n)
+			clean = 0;
+	}
+	if (r == GPZ_OK && !pr->nmark)
+		crc_of(b, j);
+	return r == GPZ_OK && clean;
+}
+
+/* Piece j straight to bytes, after its window (the 32 KiB before it in dst, final; none for the
+ * member's first piece), with its CRC-32 while the bytes are in cache. */
+static void decode_bytes(struct gpz_infl_batch *b, size_t j)
+{
+	struct gpz_infl_res *pr = &b->res[j];
+	size_t k = b->k0 + j, start = j * PIECE, n = 0;
+	size_t room = b->room > start ? b->room - start : 0, cap = room < PIECE ? room : PIECE;
+	const uint8_t *in = b->in + b->off[j];
+	size_t in_n = (size_t)(b->off[j + 1] - b->off[j]);
+	int final = 0;
+	gpz_result r = gpz_inflate_piece_bytes(in, in_n, b->dst + start, k ? WINDOW : 0, cap, &n,
+	                                       &final);
+
+	if (r == GPZ_ERR_CORRUPT && n == cap && cap < PIECE) {
+		/* full before the piece's end: too small a dst, or bad input? the symbols say */
+		decode_symbols(b, j);
+		return;
+	}
+	r = gpz_infl_piece_check(r, n, final, k, b->np, room);
+	pr->r = r;
+	pr->n = r == GPZ_OK ? n : 0;
+	pr->nmark = 0;
+	pr->crc_done = 0;
+	if (r == GPZ_OK)
+		crc_of(b, j);
+}
+
+struct run_task {
+	struct gpz_infl_batch *b;
+	size_t nruns;
+	int window_known;
+};
+
+/* Run r: a stretch of the batch's pieces on one thread, in order. Its first piece's window is
+ * another thread's (unless it is known), so that piece goes to symbols; so do the next ones
+ * until a piece ends with 32 KiB of bytes alone, the window the rest need to go straight to
+ * bytes (in text that is usually the first piece). */
+static void run_pieces(void *v, size_t r)
+{
+	const struct run_task *t = v;
+	struct gpz_infl_batch *b = t->b;
+	size_t j0 = r * b->nk / t->nruns, j1 = (r + 1) * b->nk / t->nruns;
+	int clean = (r == 0 && t->window_known) || (r == 0 && b->k0 == 0);
+
+	for (size_t j = j0; j < j1; j++) {
+		b->res[j].crc_done = 0;
+		if (clean)
+			decode_bytes(b, j);
+		else
+			clean = decode_symbols(b, j);
+		if (b->res[j].r != GPZ_OK) {
+			for (size_t i = j + 1; i < j1; i++) /* not decoded: behind an error */
+				b->res[i] = (struct gpz_infl_res){ .r = b->res[j].r };
+			return;
+		}
 	}
 }
 
-gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, size_t *out_n)
+gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, int window_known,
+                                 size_t *out_n)
 {
-	struct batch_task t = { b, NULL };
+	struct run_task t = { b, (size_t)(nthreads > 0 ? nthreads : 1), window_known };
 
-	gpz_parallel_for(nthreads, b->nk, decode_task, &t);
+	t.nruns = t.nruns < b->nk ? t.nruns : b->nk;
+	gpz_parallel_for(nthreads, t.nruns, run_pieces, &t);
 	*out_n = 0;
 	for (size_t j = 0; j < b->nk; j++) {
 		if (b->res[j].r != GPZ_OK)
@@ -222,7 +298,8 @@ static void resolve_task(void *v, size_t j)
 static void crc_task(void *v, size_t j)
 {
 	struct gpz_infl_batch *b = ((struct batch_task *)v)->b;
-	b->res[j].crc = (uint32_t)crc32(0L, b->dst + j * PIECE, (uInt)b->res[j].n);
+	if (!b->res[j].crc_done)
+		crc_of(b, j);
 }
 
 /* A piece's window is the last 32 KiB of the piece before it, so those are resolved first, in
@@ -247,6 +324,8 @@ void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t 
 
 	for (size_t i = 0; i < nlist; i++)
 		b->dst[list[i] >> 15] = window[list[i] & (WINDOW - 1)];
+	for (size_t j = 0; j < b->nk; j++)
+		b->res[j].crc_done = 0;
 	gpz_parallel_for(nthreads, b->nk, crc_task, &t);
 }
 
@@ -278,7 +357,7 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 		size_t start = k0 * PIECE, n = 0;
 		struct gpz_infl_batch b = { raw, off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
 			                    mask, dst + start, cap > start ? cap - start : 0, res };
-		r = gpz_infl_batch_decode(ctx->nthreads, &b, &n);
+		r = gpz_infl_batch_decode(ctx->nthreads, &b, 1, &n);
 		if (r != GPZ_OK)
 			break;
 		gpz_infl_batch_resolve(ctx->nthreads, &b, start ? dst + start - WINDOW : NULL);
