@@ -1,6 +1,6 @@
 #!/bin/sh
 # On the GPU machine, from the repository root, with .infdata (debtext100m.xz, samba.xz from
-# the shared corpora) and .nvc (sh ../shared/tools/nvcomp-bench/fetch.sh .nvc) carried:
+# the shared corpora; or gpu-run.sh's .devdata/run) and .nvc (sh ../shared/tools/nvcomp-bench/fetch.sh .nvc) carried:
 # decompression of what gpz writes. Builds, runs test_gpu_inflate, then
 #  1. gpz-bench --gpu --inflate (1 GiB device-resident: gpz_inflate_device, its kernels, LZ
 #     frames; host gpz_inflate on 16 threads and 1, zlib on 1) on debtext100m and samba,
@@ -19,9 +19,11 @@ B=$root/build-gpu
 mkdir -p "$out" "$W" "$D"
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
-python3 - "$root/.infdata" "$D" <<'PY'
+python3 - "$root/.infdata" "$root/.devdata/run" "$D" <<'PY'
 import lzma, os, sys
-src, d = sys.argv[1:3]
+src, alt, d = sys.argv[1:4]
+if not os.path.isdir(src):  # gpu-run.sh's data holds the same two files
+    src = alt
 for f, name in (("debtext100m.xz", "debtext100m"), ("samba.xz", "samba")):
     p = os.path.join(d, name)
     if not os.path.exists(p):
