@@ -163,14 +163,20 @@ typedef enum gpz_format {
  * and gpz_deflate_stream_header gives the filled header at the end, for a caller that can rewrite
  * the start of its output; left unfilled, the reserved field is marked so and readers ignore it.
  * Inputs of more than GPZ_GZIP_INDEX_MAX_PIECES pieces get no index. The one-shot
- * gpz_deflate_compress always writes the index for gzip (its index_size is ignored). */
+ * gpz_deflate_compress always writes the index for gzip (its index_size is ignored).
+ * tail_index: for a stream without index_size (output that cannot be rewritten: a pipe), the
+ * piece index goes after the stream instead, as an empty gzip member of its own (FORMAT.md,
+ * "trailing piece index"; up to GPZ_GZIP_TAIL_INDEX_MAX_PIECES pieces): gzip and zlib readers
+ * decode it to nothing, gpz's readers find it at the end of a file or buffer. */
 typedef struct gpz_gzip_info {
 	const char *name;
 	uint32_t mtime;
 	uint64_t index_size;
+	int tail_index;
 } gpz_gzip_info;
 
 #define GPZ_GZIP_INDEX_MAX_PIECES 16380 /* the subfield must fit the 65535-byte extra field */
+#define GPZ_GZIP_TAIL_INDEX_MAX_PIECES 16377
 
 /* One-shot: the largest output for src_size bytes, and the call. */
 GPZ_API size_t gpz_deflate_bound(size_t src_size);

@@ -116,7 +116,7 @@ static size_t check(const uint8_t *src, size_t n, int level, gpz_format f, const
 	static const int wbits[4] = { 0, 31, 15, -15 };
 	size_t cap = gpz_deflate_bound(n), got = 0, back = 0;
 	uint8_t *c = malloc(cap), *d = malloc(n + 1);
-	gpz_gzip_info gi = { "name.txt", 1700000000u, 0 };
+	gpz_gzip_info gi = { "name.txt", 1700000000u, 0, 0 };
 	gpz_result r = gpz_deflate_compress(ctx, level, f, f == GPZ_FORMAT_GZIP ? &gi : NULL, src, n,
 	                                    c, cap, &got);
 	CHECK(r == GPZ_OK, "%s level %d format %d: %s", what, level, f, gpz_result_string(r));
@@ -204,7 +204,7 @@ static void engine_same(const uint8_t *src, size_t n, int level, gpz_format f, i
 	gpz_deflate_stream *ds;
 	struct test_mem m = { .src = src, .size = n, .dst = malloc(ref_n + 1), .cap = ref_n + 1,
 		              .step = 3 * GPZ_DEFLATE_PIECE / 2, .rng = *st };
-	gpz_gzip_info gi = { NULL, 0, n ? n : 1 };
+	gpz_gzip_info gi = { NULL, 0, n ? n : 1, 0 };
 	uint64_t in = 0, out = 0;
 	gpz_result r;
 
@@ -242,7 +242,7 @@ static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, u
 	CHECK(r == GPZ_OK, "one-shot: %s", gpz_result_string(r));
 	r = gpz_deflate_compress(c3, level, f, NULL, src, n, y, cap, &b);
 	CHECK(r == GPZ_OK && a == b && memcmp(x, y, a) == 0, "n=%zu: 3 threads differ", n);
-	gpz_gzip_info gi = { NULL, 0, n ? n : 1 }; /* the piece index, as one-shot gzip has it */
+	gpz_gzip_info gi = { NULL, 0, n ? n : 1, 0 }; /* the piece index, as one-shot gzip has it */
 	r = gpz_deflate_stream_create(c3, level, f, &gi, &ds);
 	while (r == GPZ_OK) {
 		size_t piece = (size_t)(test_rand(st) % (3 * GPZ_DEFLATE_PIECE / 2));
@@ -279,7 +279,7 @@ static void index_wrong_size(void)
 	size_t n = GPZ_DEFLATE_PIECE + 5, w = 0, hl = 0;
 	uint8_t *src = malloc(n), *out = malloc(gpz_deflate_update_bound(n)), h[64];
 	uint8_t *back = malloc(n + 1);
-	gpz_gzip_info gi = { NULL, 0, 3 * GPZ_DEFLATE_PIECE }; /* 3 pieces promised, 2 given */
+	gpz_gzip_info gi = { NULL, 0, 3 * GPZ_DEFLATE_PIECE, 0 }; /* 3 pieces promised, 2 given */
 	gpz_deflate_stream *ds;
 	for (size_t i = 0; i < n; i++)
 		src[i] = (uint8_t)("abcabd"[i % 6] + i % 7);

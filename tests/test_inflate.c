@@ -337,6 +337,110 @@ static void members_at(void)
 	free(src);
 }
 
+/* ---- the trailing piece index of streams written to a pipe ---- */
+
+/* gzip of src through gpz_deflate_update in uneven steps, with or without the trailing index. */
+static uint8_t *streamed_gzip(const uint8_t *src, size_t n, int tail_index, size_t *len)
+{
+	gpz_gzip_info gi = { "t.txt", 0, 0, tail_index };
+	gpz_deflate_stream *ds;
+	size_t cap = gpz_deflate_bound(n) + 8 * gpz_deflate_update_bound(0), o = 0, w = 0;
+	uint8_t *c = malloc(cap);
+	CHECK(gpz_deflate_stream_create(ctx3, 6, GPZ_FORMAT_GZIP, &gi, &ds) == GPZ_OK, "stream");
+	for (size_t at = 0, step = 12345; at < n || at == 0; at += step, step = step * 3 % 2000001) {
+		size_t k = n - at < step ? n - at : step;
+		CHECK(gpz_deflate_update(ds, src + at, k, at + k == n, c + o, cap - o, &w) == GPZ_OK,
+		      "update");
+		o += w;
+		if (at + k == n)
+			break;
+	}
+	gpz_deflate_stream_free(ds);
+	*len = o;
+	return c;
+}
+
+/* zlib's reading of every member: the concatenated output, or 0 bytes on an error. */
+static size_t zlib_members(const uint8_t *c, size_t len, uint8_t *d, size_t cap)
+{
+	z_stream z;
+	size_t out = 0;
+	int r = Z_STREAM_END;
+	memset(&z, 0, sizeof(z));
+	inflateInit2(&z, 31);
+	z.next_in = (Bytef *)c;
+	z.avail_in = (uInt)len;
+	while (z.avail_in && r == Z_STREAM_END) {
+		z.next_out = d + out;
+		z.avail_out = (uInt)(cap - out);
+		r = inflate(&z, Z_FINISH);
+		out = cap - z.avail_out;
+		if (r == Z_STREAM_END)
+			inflateReset(&z);
+	}
+	inflateEnd(&z);
+	return r == Z_STREAM_END ? out : 0;
+}
+
+static void tail_index(void)
+{
+	uint64_t st = 21, used = 0;
+	size_t n = 5 * PIECE + 777, plain = 0, len = 0, got = 0;
+	uint8_t *src = malloc(n), *d = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		src[i] = i > 40000 && i % 5 == 0 ? src[i - 20000 - i % 331]
+		       : (uint8_t)("a tail of pieces, read from the end "[test_rand(&st) % 36]);
+	uint8_t *p = streamed_gzip(src, n, 0, &plain), *c = streamed_gzip(src, n, 1, &len);
+	size_t np = (n - 1) / PIECE + 1;
+	struct gpz_gzip_tail t;
+
+	/* the stream is the same; the index member follows it; every reader gets the input */
+	CHECK(len == plain + 46 + 4 * np && !memcmp(c, p, plain), "the index member follows");
+	CHECK(gpz_gzip_tail_index(c, len, len, &t) == 1 && t.member == 0 && t.np == np &&
+	      t.back == plain, "tail index found");
+	CHECK(!gpz_gzip_tail_index(p, plain, plain, &t), "no tail index in a plain stream");
+	CHECK(zlib_members(c, len, d, n + 1) == n && !memcmp(d, src, n), "zlib reads both members");
+	round_trip(c, len, src, n, GPZ_FORMAT_GZIP, "streamed gzip, trailing index");
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
+	gpz_result r = member_at(ctx3, c, len, 0, &m, &used);
+	CHECK(r == GPZ_OK && used == plain && m.len == n && !memcmp(m.dst, src, n),
+	      "member_at with the trailing index: %s", gpz_result_string(r));
+	/* after another member: found at its offset */
+	uint8_t *two = malloc(len + 4000);
+	size_t a = zlib_make(src, 1000, 6, 0, 31, two, 4000);
+	memcpy(two + a, c, len);
+	CHECK(gpz_gzip_tail_index(two, a + len, a + len, &t) == 1 && t.member == a, "offset");
+	r = member_at(ctx3, two, a + len, a, &m, &used);
+	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "member_at %zu: %s", a,
+	      gpz_result_string(r));
+	/* the index is used: a boundary moved by a byte (same total) makes the pieces fail */
+	uint8_t *bad = malloc(len);
+	memcpy(bad, c, len);
+	uint8_t *lens = bad + len - (46 + 4 * np) + 32;
+	gpz_store_le32(lens, gpz_load_le32(lens) + 1);
+	gpz_store_le32(lens + 4, gpz_load_le32(lens + 4) - 1);
+	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, len, d, n + 1, &got) != GPZ_OK,
+	      "a shifted piece boundary in the trailing index must fail the pieces");
+	/* every byte of the index member changed: the right output or an error */
+	for (size_t i = plain; i < len; i++) {
+		memcpy(bad, c, len);
+		bad[i] ^= (uint8_t)(1 + test_rand(&st) % 255);
+		r = gpz_inflate(i % 2 ? ctx3 : ctx1, GPZ_FORMAT_GZIP, bad, len, d, n + 1, &got);
+		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
+		      "index member byte %zu changed: accepted with wrong output", i - plain);
+		r = member_at(ctx3, bad, len, 0, &m, &used);
+		CHECK(r != GPZ_OK || (m.len == n && !memcmp(m.dst, src, n)),
+		      "member_at, index byte %zu changed: wrong output", i - plain);
+	}
+	free(bad);
+	free(two);
+	free(m.dst);
+	free(c);
+	free(p);
+	free(d);
+	free(src);
+}
+
 static void corpus_file(const char *path, void *unused)
 {
 	size_t n = 0, clen = 0;
@@ -374,6 +478,7 @@ int main(int argc, char **argv)
 		foreign_streams();
 		bad_input();
 		members_at();
+		tail_index();
 	}
 	gpz_ctx_free(ctx1);
 	gpz_ctx_free(ctx3);

@@ -527,8 +527,31 @@ for k in lens[:-1]:
 PY
 	"$GPZ" -q -c --format=gzip big.keep >big-stdout.gz
 	python3 -c "import sys; b = open('big-stdout.gz','rb').read(); sys.exit(b[3] & 4)" || \
-		fail "no piece index on stdout (the header cannot be rewritten there)"
-	pass "piece index in .gz files written in place (3 pieces), none on stdout"
+		fail "no piece index in the header on stdout (it cannot be rewritten there)"
+	python3 - big-stdout.gz "$(size_of big.keep)" <<'PY' || fail "stdout .gz: trailing piece index"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+n = int(sys.argv[2]); np = (n - 1) // (1 << 20) + 1
+m = len(b) - (46 + 4 * np)  # the index member: the last bytes
+assert b[-10:] == b"\x03\0" + b"\0" * 8 and struct.unpack_from("<I", b, len(b) - 14)[0] == np
+assert b[m:m + 4] == b"\x1f\x8b\x08\x04" and b[m + 12:m + 14] == b"GP" and b[m + 16] == 3
+assert struct.unpack_from("<Q", b, m + 24)[0] == m, "it names the member at 0"
+PY
+	gzip -dc big-stdout.gz | cmp -s - big.keep || fail "gzip -d of a .gz with a trailing index"
+	gzip -t big-stdout.gz 2>/dev/null || fail "gzip -t of a .gz with a trailing index"
+	"$GPZ" -dc big-stdout.gz | cmp -s - big.keep || fail "gpz -d of a .gz with a trailing index"
+	"$GPZ" -l big-stdout.gz >out || fail "-l of a .gz with a trailing index"
+	awk -v n="$(size_of big.keep)" '$NF == "big-stdout.gz" && $2 == n && $4 == 1 { ok = 1 }
+		END { exit !ok }' out || fail "-l: the trailing index is not a member"
+	"$GPZ" -q -c --format=gzip --no-index big.keep >noidx-c.gz
+	np=$((($(size_of big.keep) - 1) / 1048576 + 1))
+	[ "$(size_of noidx-c.gz)" -eq $(($(size_of big-stdout.gz) - 46 - 4 * np)) ] || \
+		fail "--no-index on stdout: the stream alone"
+	cp big.keep noidx && "$GPZ" -q --format=gzip --no-index noidx
+	python3 -c "import sys; b = open('noidx.gz','rb').read(); sys.exit(b[3] & 4)" || \
+		fail "--no-index in place: no FEXTRA"
+	gzip -dc noidx.gz | cmp -s - big.keep || fail "gzip -d of --no-index output"
+	pass "piece index in .gz files written in place, after the stream on stdout, none with --no-index"
 	# indexed members are inflated in parallel, others by zlib, in one file
 	gzip -c "$CORPORA/canterbury/alice29.txt" >plain.gz
 	cat big.gz plain.gz big.gz >mixed.gz

@@ -44,6 +44,7 @@ struct opts {
 	const char *output;
 	int threads;
 	int gpus;          /* GPUs for .gpz frames, 0 = all */
+	int no_index;      /* gzip without gpz's piece index */
 	gpz_backend backend;
 	gpz_params params;
 };
@@ -176,6 +177,10 @@ static void usage(void)
 "                          (.deflate): standard DEFLATE streams any gzip/zlib tool reads\n"
 "                          (decompression detects gzip and zlib; raw deflate by its suffix\n"
 "                          or --format=deflate)\n"
+"      --no-index          gzip without gpz's piece index (by default it is in the header of\n"
+"                          files written in place, and after the stream, as an empty member,\n"
+"                          on standard output; gpz -d uses it to decode in parallel, other\n"
+"                          readers ignore it, though gzip -l then reports 0 bytes)\n"
 "  -1 .. -9                DEFLATE level: -1 (--fast) fastest, -9 (--best) smallest; for\n"
 "                          gzip, zlib and deflate the default is 6. With --format=gpz a level\n"
 "                          selects LZ mode: .gpz frames of independent 1 MiB raw DEFLATE\n"
@@ -214,7 +219,8 @@ static void version(void)
 /* ---- Option parsing ---- */
 
 enum {
-	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT, K_GPUS
+	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT, K_GPUS,
+	K_NO_INDEX
 };
 
 struct longopt {
@@ -232,7 +238,7 @@ static const struct longopt longopts[] = {
 	{ "quiet", 'q', 0 },          { "threads", 'T', 1 },        { "cpu", K_CPU, 0 },
 	{ "gpu", K_GPU, 0 },          { "help", 'h', 0 },           { "version", 'V', 0 },
 	{ "format", K_FORMAT, 1 },    { "fast", '1', 0 },           { "best", '9', 0 },
-	{ "gpus", K_GPUS, 1 },
+	{ "gpus", K_GPUS, 1 },        { "no-index", K_NO_INDEX, 0 },
 };
 
 #define SHORT_FLAGS "cdfhklqtvVz123456789"
@@ -360,6 +366,7 @@ static int apply_flag(struct opts *o, int key)
 		o->level_set = 1;
 		break;
 	case K_CPU: o->backend = GPZ_BACKEND_CPU; break;
+	case K_NO_INDEX: o->no_index = 1; break;
 	case K_GPU: o->backend = GPZ_BACKEND_GPU; break;
 	case 'h': usage(); return 1;
 	case 'V': version(); return 1;
@@ -728,7 +735,7 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 	gpz_ctx *ctx = get_ctx(o);
 	struct engine_io io = { j, NULL, out, 0, 0 };
 	gpz_deflate_stream *ds;
-	gpz_gzip_info gi = { NULL, 0, 0 };
+	gpz_gzip_info gi = { NULL, 0, 0, 0 };
 	uint64_t size = (uint64_t)j->st.st_size, before;
 	unsigned char hdr[4200 + 8 + 4 * GPZ_GZIP_INDEX_MAX_PIECES];
 	size_t n;
@@ -744,8 +751,10 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 	}
 	/* the piece index goes in the header once the stream is done: only where the output can
 	 * be rewritten (a file, not standard output) and the input's size is known */
-	if (!j->use_stdout && !j->is_stdin && S_ISREG(j->st.st_mode))
+	if (!o->no_index && !j->use_stdout && !j->is_stdin && S_ISREG(j->st.st_mode))
 		gi.index_size = size > 0 ? size : 1;
+	else /* else after the stream, as an empty member of its own */
+		gi.tail_index = !o->no_index;
 	r = gpz_deflate_stream_create(ctx, o->level, o->format, &gi, &ds);
 	if (r != GPZ_OK)
 		return lib_error(j->name, r);
@@ -822,6 +831,14 @@ static int zeros_to_end(const struct job *j, fio_in *in, z_stream *z, int *eof)
 	}
 }
 
+/* Is the gzip member starting at b[0 .. n) a trailing piece index (docs/FORMAT.md: empty, its
+ * extra field subfield 'G','P' version 3)? Such a member is not counted as one. */
+static int index_member(const unsigned char *b, size_t n)
+{
+	return n >= 17 && b[0] == 0x1f && b[1] == 0x8b && b[3] == 0x04 && b[12] == 'G' &&
+	       b[13] == 'P' && b[16] == 3;
+}
+
 static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *out,
                           struct counts *c)
 {
@@ -854,7 +871,10 @@ static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *o
 			if (wbits == 31 && z.avail_in >= 2 && z.next_in[0] == 0x1f &&
 			    z.next_in[1] == 0x8b) {
 				inflateReset(&z);
-				c->frames++; /* gzip members after the first */
+				if ((rc = refill(j, in, &z, 17, &eof)) != 0)
+					break;
+				/* gzip members after the first */
+				c->frames += !index_member(z.next_in, z.avail_in);
 				continue;
 			}
 			if (wbits == 31 && (rc = zeros_to_end(j, in, &z, &eof)) <= 0)
@@ -1105,11 +1125,14 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 		return io_error(j->name);
 	if (at > 0)
 		fio_in_init(in, j->fd);
+	unsigned char head[17];
+	int counted = at > 0 && !(pread(j->fd, head, sizeof head, (off_t)at) == (ssize_t)sizeof head &&
+	                          index_member(head, sizeof head));
 	struct counts rest = { 0, 0, 0 };
 	rc = decode_deflate(j, in, 31, out, &rest);
 	c->in += rest.in;
 	c->out += rest.out;
-	c->frames += rest.frames + (at > 0);
+	c->frames += rest.frames + counted;
 	return rc;
 }
 

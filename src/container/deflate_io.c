@@ -113,12 +113,12 @@ static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
 static gpz_result dio_close(struct dio *d, struct gpz_engine *e, gpz_result r, uint64_t *out)
 {
 	gpz_result re = gpz_engine_close(e, NULL);
-	uint8_t t[8];
 
 	r = re != GPZ_OK ? re : r;
 	if (r == GPZ_OK) {
-		size_t tl = gpz_dfl_stream_tail(d->st, t);
-		r = d->write(d->user, t, tl);
+		size_t tl = 0;
+		const uint8_t *t = gpz_dfl_stream_tail(d->st, &tl);
+		r = t ? d->write(d->user, t, tl) : GPZ_ERR_NOMEM;
 		d->out += tl;
 	}
 	if (out)
@@ -268,7 +268,7 @@ gpz_result gpz_deflate_compress(gpz_ctx *ctx, int level, gpz_format format,
 {
 	/* gzip gets the piece index: the whole output is in dst, so its header is rewritten */
 	gpz_gzip_info gi = { gzip ? gzip->name : NULL, gzip ? gzip->mtime : 0,
-		             src_size ? src_size : 1 };
+		             src_size ? src_size : 1, 0 };
 	struct mem_out m = { dst, dst_cap, 0 };
 	gpz_deflate_stream *st;
 	gpz_result r;

@@ -148,11 +148,20 @@ static gpz_result member_index(struct iio *io, gpz_read_at_fn read_at, void *use
 {
 	size_t n = src_size - offset < HEAD_MAX ? (size_t)(src_size - offset) : HEAD_MAX;
 	uint8_t *h = malloc(n ? n : 1);
+	uint8_t *tail = NULL;
 	struct gpz_gzip_member m;
 	gpz_result r = h ? read_at(user, h, n, offset) : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_OK)
 		r = gpz_gzip_header(h, n, &m);
+	if (r == GPZ_OK && m.np == 0) { /* a stream written to a pipe has its index after it */
+		size_t tn = src_size < GPZ_GZIP_TAIL_BYTES ? (size_t)src_size : GPZ_GZIP_TAIL_BYTES;
+		struct gpz_gzip_tail t;
+		tail = malloc(tn ? tn : 1);
+		r = tail ? read_at(user, tail, tn, src_size - tn) : GPZ_ERR_NOMEM;
+		if (r == GPZ_OK && gpz_gzip_tail_index(tail, tn, src_size, &t) && t.member == offset)
+			gpz_gzip_adopt_tail(&m, &t);
+	}
 	if (r == GPZ_OK && (m.np == 0 || m.np > UINT32_MAX / 2))
 		r = GPZ_ERR_FORMAT; /* no index: for zlib */
 	if (r == GPZ_OK && !(io->off = malloc(((size_t)m.np + 1) * sizeof(*io->off))))
@@ -166,6 +175,7 @@ static gpz_result member_index(struct iio *io, gpz_read_at_fn read_at, void *use
 		if (io->off[m.np] > src_size - *data || src_size - *data - io->off[m.np] < 8)
 			r = GPZ_ERR_FORMAT; /* an index that does not fit: for zlib, which will tell */
 	}
+	free(tail);
 	free(h);
 	return r;
 }

@@ -129,6 +129,21 @@ struct gpz_gzip_member {
 	const uint8_t *lens;
 };
 gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m);
+/* A trailing piece index (docs/FORMAT.md: an empty gzip member at the very end of the input,
+ * written after streams whose header could not take the index): tail is the input's last tn
+ * bytes of total. Returns 1 and the indexed member's offset in the input, its header-to-index
+ * length `back` (header, stream and trailer: a reader checks it) and its pieces; 0 if there is
+ * none. GPZ_GZIP_TAIL_BYTES: the most bytes such a member takes. */
+struct gpz_gzip_tail {
+	uint64_t member, back;
+	uint32_t np;
+	const uint8_t *lens;
+};
+#define GPZ_GZIP_TAIL_BYTES (46 + 4 * (size_t)GPZ_GZIP_TAIL_INDEX_MAX_PIECES)
+int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct gpz_gzip_tail *t);
+/* A member m without an index of its own takes t's when t spans exactly m's header, pieces and
+ * trailer (t NULL: nothing). */
+void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *t);
 
 /*
  * A batch of an indexed member's pieces (gunzip.c): pieces k0 .. k0 + nk - 1 of np, their

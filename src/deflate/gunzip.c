@@ -88,6 +88,48 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 	return GPZ_OK;
 }
 
+int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct gpz_gzip_tail *t)
+{
+	static const uint8_t end[10] = { 0x03, 0 }; /* empty block, CRC-32 0, size 0 */
+	const uint8_t *m;
+	size_t np, size;
+
+	memset(t, 0, sizeof(*t));
+	if (tn < 50 || tn > total || memcmp(tail + tn - 10, end, 10) != 0)
+		return 0;
+	np = gpz_load_le32(tail + tn - 14);
+	if (np == 0 || np > GPZ_GZIP_TAIL_INDEX_MAX_PIECES || (size = 46 + 4 * np) > tn)
+		return 0;
+	m = tail + tn - size;
+	if (m[0] != 0x1f || m[1] != 0x8b || m[2] != 8 || m[3] != 0x04 ||
+	    gpz_load_le16(m + 10) != 24 + 4 * np || m[12] != 'G' || m[13] != 'P' ||
+	    gpz_load_le16(m + 14) != 20 + 4 * np || m[16] != 3 || m[17] != 20 || m[18] || m[19] ||
+	    gpz_load_le32(m + 20) != np)
+		return 0;
+	t->back = gpz_load_le64(m + 24);
+	if (t->back > total - size)
+		return 0;
+	t->member = total - size - t->back;
+	t->np = (uint32_t)np;
+	t->lens = m + 32;
+	return 1;
+}
+
+/* The index a member without one of its own gets from a trailing index that names it: header,
+ * pieces and trailer must span exactly what the trailing index says. */
+void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *t)
+{
+	uint64_t data_len = 0;
+	if (m->np || !t || !t->np)
+		return;
+	for (uint32_t k = 0; k < t->np; k++)
+		data_len += gpz_load_le32(t->lens + 4 * k);
+	if (m->data + data_len + 8 == t->back) {
+		m->np = t->np;
+		m->lens = t->lens;
+	}
+}
+
 /* ---- one member through zlib ---- */
 
 /* Raw DEFLATE at in[0 .. n) into out (cap bytes): *used input bytes, *got output bytes. */
@@ -374,7 +416,8 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 
 /* One gzip member at s[0 .. n): *used bytes of it, *got output bytes at dst. */
 static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s, size_t n,
-                              uint8_t *dst, size_t cap, size_t *used, size_t *got)
+                              const struct gpz_gzip_tail *tail, uint8_t *dst, size_t cap,
+                              size_t *used, size_t *got)
 {
 	struct gpz_gzip_member m;
 	uint64_t data_len = 0;
@@ -384,6 +427,7 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 
 	if (r != GPZ_OK)
 		return r;
+	gpz_gzip_adopt_tail(&m, tail);
 	for (uint32_t k = 0; k < m.np; k++)
 		data_len += gpz_load_le32(m.lens + 4 * k);
 	if (m.np && data_len <= n - m.data) { /* the index fits the input: pieces in parallel */
@@ -444,8 +488,13 @@ gpz_result gpz_inflate_on(gpz_ctx *ctx, struct gpz_gpu *g, gpz_format format, co
 		*dst_size = r == GPZ_OK ? got : 0;
 		return r;
 	}
+	/* a stream written to a pipe has its piece index after it */
+	struct gpz_gzip_tail tail;
+	int has_tail = gpz_gzip_tail_index(s, src_size, src_size, &tail);
 	do { /* members, until only zero padding (or nothing) is left */
-		r = gzip_member(ctx, g, s + pos, src_size - pos, d + out, dst_cap - out, &used, &got);
+		r = gzip_member(ctx, g, s + pos, src_size - pos,
+		                has_tail && pos == tail.member ? &tail : NULL, d + out, dst_cap - out,
+		                &used, &got);
 		pos += used;
 		out += got;
 		while (r == GPZ_OK && pos < src_size && s[pos] == 0)

@@ -55,6 +55,7 @@ void gpz_deflate_stream_free(gpz_deflate_stream *st)
 	free(st->obuf);
 	free(st->name);
 	free(st->piece_bytes);
+	free(st->tail);
 	free(st->hdr);
 	free(st);
 }
@@ -80,6 +81,8 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 	st->mtime = gzip ? gzip->mtime : 0;
 	if (gzip && gzip->index_size && format == GPZ_FORMAT_GZIP)
 		st->index_np = index_pieces(gzip->index_size);
+	else if (gzip && gzip->tail_index && format == GPZ_FORMAT_GZIP)
+		st->tail_index = 1;
 	st->piece_bytes = st->index_np ? calloc(st->index_np, sizeof(*st->piece_bytes)) : NULL;
 	st->hdr = malloc(4200 + index_bytes(st->index_np));
 	st->check = st->check_kind == GPZ_DFL_CHECK_ADLER32 ? 1u : 0u;
@@ -172,6 +175,25 @@ const uint8_t *gpz_dfl_stream_head(gpz_deflate_stream *st, size_t *len)
 	return st->hdr;
 }
 
+/* Piece k's length for the trailing index: the array grows as pieces come; the index is
+ * dropped (the stream stays valid) past what it may hold, or when memory runs out. */
+static void tail_index_add(gpz_deflate_stream *st, size_t k, uint32_t bytes)
+{
+	if (k >= GPZ_GZIP_TAIL_INDEX_MAX_PIECES) {
+		st->tail_index = 0;
+		return;
+	}
+	if ((k & (k - 1)) == 0) { /* 0, 1, 2, 4, ...: double */
+		uint32_t *p = realloc(st->piece_bytes, (k ? 2 * k : 1) * sizeof(*p));
+		if (!p) {
+			st->tail_index = 0;
+			return;
+		}
+		st->piece_bytes = p;
+	}
+	st->piece_bytes[k] = bytes;
+}
+
 void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, size_t in_bytes)
 {
 	if (st->check_kind == GPZ_DFL_CHECK_CRC32)
@@ -179,25 +201,71 @@ void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, s
 	else if (st->check_kind == GPZ_DFL_CHECK_ADLER32)
 		st->check = gpz_adler32_combine(st->check, b->check, in_bytes);
 	st->total += in_bytes;
-	for (uint32_t i = 0; i < b->npieces; i++, st->pieces++)
+	for (uint32_t i = 0; i < b->npieces; i++, st->pieces++) {
+		st->data_bytes += b->piece_bytes[i];
 		if (st->pieces < st->index_np)
 			st->piece_bytes[st->pieces] = b->piece_bytes[i];
+		else if (st->tail_index)
+			tail_index_add(st, st->pieces, b->piece_bytes[i]);
+	}
 }
 
-size_t gpz_dfl_stream_tail(gpz_deflate_stream *st, uint8_t t[8])
+/* The trailing piece index (docs/FORMAT.md) at d: an empty gzip member whose extra field holds
+ * subfield 'G','P' version 3: the pieces' lengths, how far back the member they belong to begins,
+ * and the count again at the end, where a reader coming from the end of the file finds it. */
+static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 {
+	size_t np = st->pieces, sub = 20 + 4 * np, o = 0;
+	/* from the indexed member's first byte to this member's: header, stream, trailer */
+	uint64_t back = st->hl + st->data_bytes + 8;
+
+	d[0] = 0x1f;
+	d[1] = 0x8b;
+	d[2] = 8;
+	d[3] = 0x04; /* FEXTRA */
+	memset(d + 4, 0, 5); /* MTIME, XFL */
+	d[9] = 255;          /* OS: unknown */
+	gpz_store_le16(d + 10, (uint16_t)(4 + sub));
+	d[12] = 'G';
+	d[13] = 'P';
+	gpz_store_le16(d + 14, (uint16_t)sub);
+	o = 16;
+	d[o] = 3;
+	d[o + 1] = 20;
+	d[o + 2] = d[o + 3] = 0;
+	gpz_store_le32(d + o + 4, (uint32_t)np);
+	gpz_store_le64(d + o + 8, back);
+	o += 16;
+	for (size_t i = 0; i < np; i++, o += 4)
+		gpz_store_le32(d + o, st->piece_bytes[i]);
+	gpz_store_le32(d + o, (uint32_t)np);
+	o += 4;
+	d[o++] = 0x03; /* an empty final block (fixed codes: end of block) */
+	d[o++] = 0x00;
+	memset(d + o, 0, 8); /* CRC-32 and size of nothing */
+	return o + 8;
+}
+
+const uint8_t *gpz_dfl_stream_tail(gpz_deflate_stream *st, size_t *len)
+{
+	int tail = st->tail_index && st->pieces > 0;
+
 	st->finished = 1;
+	*len = 0;
+	free(st->tail);
+	st->tail = malloc(8 + (tail ? 46 + 4 * st->pieces : 0));
+	if (!st->tail)
+		return NULL;
 	if (st->format == GPZ_FORMAT_GZIP) {
-		gpz_store_le32(t, st->check);
-		gpz_store_le32(t + 4, (uint32_t)st->total);
-		return 8;
-	}
-	if (st->format == GPZ_FORMAT_ZLIB) {
+		gpz_store_le32(st->tail, st->check);
+		gpz_store_le32(st->tail + 4, (uint32_t)st->total);
+		*len = 8 + (tail ? write_tail_index(st, st->tail + 8) : 0);
+	} else if (st->format == GPZ_FORMAT_ZLIB) {
 		for (int i = 0; i < 4; i++)
-			t[i] = (uint8_t)(st->check >> (24 - 8 * i));
-		return 4;
+			st->tail[i] = (uint8_t)(st->check >> (24 - 8 * i));
+		*len = 4;
 	}
-	return 0;
+	return st->tail;
 }
 
 /* ---- gpz_deflate_update: batches on the CPU ---- */
@@ -299,8 +367,12 @@ gpz_result gpz_deflate_update(gpz_deflate_stream *st, const void *src, size_t sr
 	if (r == GPZ_OK)
 		r = run_batch(st, &k, last);
 	if (r == GPZ_OK && last) {
-		uint8_t t[8];
-		sink_bytes(&k, t, gpz_dfl_stream_tail(st, t));
+		size_t tl;
+		const uint8_t *t = gpz_dfl_stream_tail(st, &tl);
+		if (t)
+			sink_bytes(&k, t, tl);
+		else
+			r = GPZ_ERR_NOMEM;
 	}
 	if (r == GPZ_OK && k.overflow)
 		r = GPZ_ERR_DST_TOO_SMALL;

@@ -22,8 +22,11 @@ struct gpz_deflate_stream {
 	uint64_t total;        /* input bytes coded */
 	int started, finished;
 	uint32_t index_np;     /* pieces the gzip piece index has room for (0: no index) */
+	int tail_index;        /* or: the index goes after the stream (while it fits) */
 	uint32_t *piece_bytes; /* their lengths as they are appended */
 	size_t pieces;         /* pieces appended */
+	uint64_t data_bytes;   /* the deflate stream's bytes so far */
+	uint8_t *tail;         /* the trailer, and the trailing index */
 	uint8_t *hdr;          /* the header as first written */
 	size_t hl;
 };
@@ -32,7 +35,8 @@ struct gpz_deflate_stream {
 const uint8_t *gpz_dfl_stream_head(gpz_deflate_stream *st, size_t *len);
 /* A batch of in_bytes input bytes was appended: checksum, size and piece index follow it. */
 void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, size_t in_bytes);
-/* The trailer (0, 4 or 8 bytes) into t; the stream is finished. */
-size_t gpz_dfl_stream_tail(gpz_deflate_stream *st, uint8_t t[8]);
+/* The trailer (0, 4 or 8 bytes), and the trailing piece index (a gzip member) when the stream
+ * has one: *len bytes, held by the stream. The stream is finished. NULL: out of memory. */
+const uint8_t *gpz_dfl_stream_tail(gpz_deflate_stream *st, size_t *len);
 
 #endif

@@ -110,7 +110,7 @@ double check_one(const Input &in, int level, gpz_format f)
 {
 	size_t n = in.data.size(), cap = gpz_deflate_bound(n), a = 0, b = 0;
 	std::vector<uint8_t> want(cap), got(cap);
-	gpz_gzip_info gi = { "name.txt", 1700000000u, 0 };
+	gpz_gzip_info gi = { "name.txt", 1700000000u, 0, 0 };
 	const gpz_gzip_info *g = f == GPZ_FORMAT_GZIP && level % 2 ? &gi : NULL;
 
 	gpz_result rc = gpz_deflate_compress(g_cpu, level, f, g, in.data.data(), n, want.data(), cap,
@@ -321,7 +321,7 @@ void check_engine(gpz_ctx *ctx, const Input &in, int level, gpz_format f)
 {
 	size_t n = in.data.size(), cap = gpz_deflate_bound(n), a = 0;
 	std::vector<uint8_t> want(cap);
-	gpz_gzip_info gi = { "name.txt", 1700000000u, n ? n : 1 };
+	gpz_gzip_info gi = { "name.txt", 1700000000u, n ? n : 1, 0 };
 	gpz_result r = gpz_deflate_compress(g_cpu, level, f, &gi, in.data.data(), n, want.data(),
 	                                    cap, &a);
 	CHECK(r == GPZ_OK, "engine %s: CPU %s", in.name.c_str(), gpz_result_string(r));
