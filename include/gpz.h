@@ -376,6 +376,17 @@ GPZ_API gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_a
                                               uint64_t src_size, gpz_write_fn write, void *user,
                                               uint64_t *in_bytes, uint64_t *out_bytes);
 
+/* Decompression of a gzip (every member; zero padding after the last accepted), zlib or raw
+ * DEFLATE stream read in order through read (a pipe will do), output through write in order,
+ * with bounded memory; sizes and checksums checked as gpz_inflate checks them. gzip members with
+ * gpz's piece index in their header are inflated in batches of pieces on the context's threads
+ * (memory: a batch's input and output, 4 pieces a thread up to 64, and 2 bytes an output byte
+ * of scratch); others, and zlib and raw streams, through zlib. *in_bytes / *out_bytes: bytes
+ * read and written. */
+GPZ_API gpz_result gpz_inflate_stream(gpz_ctx *ctx, gpz_format format, gpz_read_fn read,
+                                      gpz_write_fn write, void *user, uint64_t *in_bytes,
+                                      uint64_t *out_bytes);
+
 /* A gzip member that gpz wrote with the piece index, at `offset` of src_size bytes of
  * positional input (read_at as above): its pieces inflated in parallel on the context's threads
  * through the engine (memory: a batch of 4 pieces a thread per lane), output through write in

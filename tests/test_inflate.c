@@ -32,16 +32,36 @@ static uint8_t *gpz_gzip(const uint8_t *src, size_t n, int level, gpz_format f, 
 	return c;
 }
 
-/* gpz_inflate of c must give src back, on both contexts. */
+/* gpz_inflate_stream of c[0 .. clen) read in steps of 1 .. step bytes (0: as asked) into d
+ * (cap bytes): the result, *got bytes written, *in bytes read. */
+static gpz_result stream_inflate(gpz_ctx *ctx, gpz_format f, const uint8_t *c, size_t clen,
+                                 size_t step, uint8_t *d, size_t cap, size_t *got, uint64_t *in)
+{
+	struct test_mem m = { .src = c, .size = clen, .dst = d, .cap = cap, .step = step,
+		              .rng = clen + step };
+	uint64_t out = 0;
+	gpz_result r = gpz_inflate_stream(ctx, f, test_mem_read, test_mem_write, &m, in, &out);
+	*got = m.len;
+	CHECK(out == m.len, "gpz_inflate_stream counts what it wrote");
+	return r;
+}
+
+/* gpz_inflate of c must give src back, on both contexts, and gpz_inflate_stream too. */
 static void round_trip(const uint8_t *c, size_t clen, const uint8_t *src, size_t n, gpz_format f,
                        const char *what)
 {
 	uint8_t *d = malloc(n + 1);
 	for (int k = 0; k < 2; k++) {
 		size_t got = 0;
+		uint64_t in = 0;
 		gpz_result r = gpz_inflate(k ? ctx3 : ctx1, f, c, clen, d, n + 1, &got);
 		CHECK(r == GPZ_OK && got == n && !memcmp(d, src, n), "%s (%d threads): %s, %zu of %zu",
 		      what, k ? 3 : 1, gpz_result_string(r), got, n);
+		memset(d, 0, n + 1);
+		r = stream_inflate(k ? ctx3 : ctx1, f, c, clen, k ? 70001 : 0, d, n + 1, &got, &in);
+		CHECK(r == GPZ_OK && got == n && in == clen && !memcmp(d, src, n),
+		      "%s streamed (%d threads): %s, %zu of %zu", what, k ? 3 : 1,
+		      gpz_result_string(r), got, n);
 	}
 	free(d);
 }
@@ -177,6 +197,10 @@ static void foreign_streams(void)
 	size_t got = 0;
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, two, a + 3 + b + 5, both, 2 * n, &got) != GPZ_OK,
 	      "trailing garbage must be an error");
+	uint64_t in = 0;
+	CHECK(stream_inflate(ctx3, GPZ_FORMAT_GZIP, two, a + 3 + b + 5, 0, both, 2 * n, &got,
+	                     &in) != GPZ_OK,
+	      "trailing garbage must be an error, streamed");
 	free(g);
 	free(both);
 	free(src);
@@ -194,9 +218,15 @@ static void bad_input(void)
 	for (size_t i = 0; i < n; i++)
 		src[i] = (uint8_t)("some words repeat, others do not "[test_rand(&st) % 33]);
 	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen), *bad = malloc(clen);
+	uint64_t in = 0;
 	for (size_t cut = 0; cut < clen; cut += 1 + cut / 16) {
 		gpz_result r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, cut, d, n + 1, &got);
 		CHECK(r != GPZ_OK, "cut at %zu of %zu: %s", cut, clen, gpz_result_string(r));
+		if (cut % 3)
+			continue;
+		r = stream_inflate(cut % 2 ? ctx3 : ctx1, GPZ_FORMAT_GZIP, c, cut, cut % 4 ? 9999 : 0,
+		                   d, n + 1, &got, &in);
+		CHECK(r != GPZ_OK, "streamed, cut at %zu of %zu: %s", cut, clen, gpz_result_string(r));
 	}
 	for (int t = 0; t < 400; t++) {
 		memcpy(bad, c, clen);
@@ -206,6 +236,12 @@ static void bad_input(void)
 		                           &got);
 		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
 		      "byte %zu changed: accepted with wrong output", at);
+		if (t % 4)
+			continue;
+		r = stream_inflate(t % 8 ? ctx1 : ctx3, GPZ_FORMAT_GZIP, bad, clen, 33333, d, n + 1,
+		                   &got, &in);
+		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
+		      "byte %zu changed: streamed, accepted with wrong output", at);
 	}
 	/* random bytes as DEFLATE: rejected (or, rarely, a short valid stream), never a crash */
 	uint16_t *sym = malloc(4096 * sizeof(*sym));

@@ -1136,20 +1136,39 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	return rc;
 }
 
+/* gzip from a pipe: members gpz wrote with the piece index in their header are inflated in
+ * batches of pieces on the CPU threads as they arrive (gpz_inflate_stream), others by zlib. */
+static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
+                            struct counts *c)
+{
+	struct engine_io io = { j, in, out, 0, 0 };
+	gpz_result r = GPZ_OK;
+
+	if (g_cpu_ctx == NULL && (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK)
+		return lib_error(j->name, r);
+	r = gpz_inflate_stream(g_cpu_ctx, GPZ_FORMAT_GZIP, engine_read, engine_write, &io, &c->in,
+	                       &c->out);
+	if (r == GPZ_OK)
+		return 0;
+	if (r == GPZ_ERR_FORMAT && c->in > 0) { /* after the members: neither zeros nor a member */
+		report_error(j->name, "trailing garbage after the compressed data");
+		return -1;
+	}
+	return engine_error(&io, r);
+}
+
 /* Decode every block of the input; out == NULL only tests. */
 static int decode_stream(const struct opts *o, const struct job *j, fio_out *out,
                          struct counts *c)
 {
 	struct engine_io io = { j, NULL, NULL, 0, 0 };
-	gpz_ctx *ctx = get_ctx(o);
+	gpz_ctx *ctx;
 	fio_in in;
 	size_t got;
 	int more;
 
-	if (ctx == NULL)
-		return -1;
 	fio_in_init(&in, j->fd);
-	{ /* gzip, zlib and raw deflate go through zlib */
+	{ /* gzip, zlib and raw deflate: the library's inflate (gzip), or zlib */
 		unsigned char b[2];
 		int wbits;
 		if (fio_in_read(&in, b, sizeof b, &got) != 0 || fio_in_unread(&in, b, got) != 0)
@@ -1157,9 +1176,13 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 		wbits = deflate_kind(o, j, b, got);
 		if (wbits == 31 && S_ISREG(j->st.st_mode))
 			return decode_gzip_file(o, j, &in, out, c);
+		if (wbits == 31)
+			return decode_gzip_pipe(o, j, &in, out, c);
 		if (wbits != 0)
 			return decode_deflate(j, &in, wbits, out, c);
 	}
+	if ((ctx = get_ctx(o)) == NULL)
+		return -1;
 	io.in = &in;
 	io.out = out;
 	more = read_stream_header(j, &in, 1, 1);

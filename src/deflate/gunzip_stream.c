@@ -1,0 +1,234 @@
+/* gunzip_stream.c - gpz_inflate_stream: gzip (every member), zlib or raw DEFLATE read in order
+ * through a callback (a pipe will do), output written in order, memory bounded.
+ *
+ * A gzip member whose header carries gpz's piece index goes in batches of pieces: a batch's
+ * compressed bytes are read whole, inflated on the context's threads (gunzip.c's batches; the
+ * window of its first piece is the last 32 KiB written, so that stretch goes straight to bytes),
+ * the window symbols of the others filled in, the CRC-32 combined, and the bytes written before
+ * the next batch is read. Other members, and zlib and raw streams, go through zlib as the bytes
+ * come. Sizes and checksums are checked as gpz_inflate checks them; zero bytes after the last
+ * gzip member are padding, anything else there is an error. Memory: the batch's input (its
+ * pieces, as the index gives their lengths) and output (4 pieces a thread, up to 64). */
+#include "deflate/deflate.h"
+#include "common/bits.h"
+#include "common/context.h"
+#include "common/crc_combine.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PIECE GPZ_DEFLATE_PIECE
+#define WINDOW 32768
+#define HEAD_MAX ((size_t)80 << 10) /* header bytes looked at: FEXTRA (<= 64 KiB), name, comment */
+#define ZCHUNK ((size_t)1 << 20)    /* zlib's steps */
+
+/* Sequential input: buf[pos .. len) read but not used; `in` bytes used in all. */
+struct rd {
+	gpz_read_fn read;
+	void *user;
+	uint8_t *buf;
+	size_t pos, len, cap;
+	int eof;
+	uint64_t in;
+};
+
+/* At least k bytes unused in the buffer, fewer only at the end of the input. */
+static gpz_result need(struct rd *r, size_t k)
+{
+	if (r->len - r->pos >= k || r->eof)
+		return GPZ_OK;
+	if (r->pos) {
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	if (k > r->cap) {
+		uint8_t *b = realloc(r->buf, k);
+		if (!b)
+			return GPZ_ERR_NOMEM;
+		r->buf = b;
+		r->cap = k;
+	}
+	while (r->len < k && !r->eof) {
+		size_t got = 0;
+		gpz_result e = r->read(r->user, r->buf + r->len, r->cap - r->len, &got);
+		if (e != GPZ_OK)
+			return e;
+		r->eof = got == 0;
+		r->len += got;
+	}
+	return GPZ_OK;
+}
+
+static void use(struct rd *r, size_t k)
+{
+	r->pos += k;
+	r->in += k;
+}
+
+struct wr {
+	gpz_write_fn write;
+	void *user;
+	uint64_t out;
+};
+
+/* One zlib stream (wbits as inflateInit2 takes them: a gzip member, a zlib or raw stream) from
+ * the reader's position to its end. */
+static gpz_result zlib_stream(struct rd *r, struct wr *w, int wbits)
+{
+	z_stream z;
+	uint8_t *o = malloc(ZCHUNK);
+	int zr = Z_OK;
+	gpz_result e = o ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	memset(&z, 0, sizeof(z));
+	if (e == GPZ_OK && inflateInit2(&z, wbits) != Z_OK)
+		e = GPZ_ERR_NOMEM;
+	while (e == GPZ_OK && zr != Z_STREAM_END) {
+		if ((e = need(r, 1)) != GPZ_OK)
+			break;
+		size_t avail = r->len - r->pos;
+		z.next_in = r->buf + r->pos;
+		z.avail_in = (uInt)(avail < ((size_t)1 << 30) ? avail : ((size_t)1 << 30));
+		z.next_out = o;
+		z.avail_out = (uInt)ZCHUNK;
+		zr = inflate(&z, Z_NO_FLUSH);
+		use(r, (size_t)(z.next_in - (r->buf + r->pos)));
+		size_t made = ZCHUNK - z.avail_out;
+		if (made && (e = w->write(w->user, o, made)) == GPZ_OK)
+			w->out += made;
+		if (e != GPZ_OK)
+			break;
+		if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT)
+			e = GPZ_ERR_CORRUPT;
+		else if (zr == Z_MEM_ERROR)
+			e = GPZ_ERR_NOMEM;
+		else if (zr == Z_BUF_ERROR && r->eof && r->len == r->pos)
+			e = GPZ_ERR_TRUNCATED; /* zlib wants more and there is none */
+	}
+	inflateEnd(&z);
+	free(o);
+	return e;
+}
+
+/* An indexed member's pieces (np of them, lengths at lens), from the reader's position: batches
+ * of nb pieces into out (the 32 KiB window, then nb pieces). *crc and *size of its output. */
+static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np,
+                         const uint32_t *lens, uint32_t *crc, uint64_t *size)
+{
+	size_t nb = ctx->nthreads > 1 ? 4 * (size_t)ctx->nthreads : 1;
+	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
+	nb = nb < np ? nb : np;
+	uint8_t *out = malloc(WINDOW + nb * PIECE);
+	uint16_t *sym = malloc(nb * PIECE * sizeof(*sym));
+	uint64_t *mask = malloc(nb * (PIECE / 8));
+	uint64_t off[GPZ_DFL_CPU_BATCH + 1];
+	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
+	gpz_result e = out && sym && mask ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	*crc = 0;
+	*size = 0;
+	for (size_t k0 = 0; e == GPZ_OK && k0 < np; k0 += nb) {
+		size_t nk = np - k0 < nb ? np - k0 : nb, got = 0;
+		off[0] = 0;
+		for (size_t j = 0; j < nk; j++)
+			off[j + 1] = off[j] + lens[k0 + j];
+		if ((e = need(r, (size_t)off[nk])) != GPZ_OK)
+			break;
+		if (r->len - r->pos < off[nk]) {
+			e = GPZ_ERR_TRUNCATED;
+			break;
+		}
+		struct gpz_infl_batch b = { r->buf + r->pos, off, k0,  nk,          np,
+			                    sym,               mask, out + WINDOW, nk * PIECE, res };
+		e = gpz_infl_batch_decode(ctx->nthreads, &b, 1, &got);
+		if (e != GPZ_OK)
+			break;
+		gpz_infl_batch_resolve(ctx->nthreads, &b, k0 ? out : NULL);
+		for (size_t j = 0; j < nk; j++)
+			*crc = gpz_crc32_combine(*crc, res[j].crc, res[j].n);
+		use(r, (size_t)off[nk]);
+		if ((e = w->write(w->user, out + WINDOW, got)) != GPZ_OK)
+			break;
+		w->out += got;
+		*size += got;
+		if (got >= WINDOW) /* only the last batch may be shorter */
+			memcpy(out, out + WINDOW + got - WINDOW, WINDOW);
+	}
+	free(mask);
+	free(sym);
+	free(out);
+	return e;
+}
+
+/* One gzip member at the reader's position. */
+static gpz_result member(gpz_ctx *ctx, struct rd *r, struct wr *w)
+{
+	struct gpz_gzip_member m;
+	gpz_result e = need(r, HEAD_MAX);
+	uint32_t *lens = NULL, crc = 0;
+	uint64_t size = 0;
+
+	if (e != GPZ_OK)
+		return e;
+	e = gpz_gzip_header(r->buf + r->pos, r->len - r->pos, &m);
+	if (e == GPZ_ERR_TRUNCATED && !r->eof)
+		m.np = 0; /* a header longer than we look at (a long name): zlib reads it */
+	else if (e != GPZ_OK)
+		return e;
+	if (m.np == 0)
+		return zlib_stream(r, w, 31);
+	/* the index lives in the header, which the batches' reads move: keep it */
+	if (!(lens = malloc(m.np * sizeof(*lens))))
+		return GPZ_ERR_NOMEM;
+	for (uint32_t k = 0; k < m.np; k++)
+		lens[k] = gpz_load_le32(m.lens + 4 * k);
+	use(r, m.data);
+	e = pieces(ctx, r, w, m.np, lens, &crc, &size);
+	free(lens);
+	if (e == GPZ_OK)
+		e = need(r, 8);
+	if (e == GPZ_OK && r->len - r->pos < 8)
+		e = GPZ_ERR_TRUNCATED;
+	if (e == GPZ_OK && (gpz_load_le32(r->buf + r->pos) != crc ||
+	                    gpz_load_le32(r->buf + r->pos + 4) != (uint32_t)size))
+		e = GPZ_ERR_CORRUPT;
+	if (e == GPZ_OK)
+		use(r, 8);
+	return e;
+}
+
+gpz_result gpz_inflate_stream(gpz_ctx *ctx, gpz_format format, gpz_read_fn read,
+                              gpz_write_fn write, void *user, uint64_t *in_bytes,
+                              uint64_t *out_bytes)
+{
+	struct rd r = { read, user, NULL, 0, 0, 0, 0, 0 };
+	struct wr w = { write, user, 0 };
+	gpz_result e = GPZ_OK;
+
+	if (in_bytes)
+		*in_bytes = 0;
+	if (out_bytes)
+		*out_bytes = 0;
+	if (!ctx || !read || !write || format < GPZ_FORMAT_GZIP || format > GPZ_FORMAT_DEFLATE)
+		return GPZ_ERR_PARAM;
+	if (format != GPZ_FORMAT_GZIP) {
+		e = zlib_stream(&r, &w, format == GPZ_FORMAT_ZLIB ? 15 : -15);
+		if (e == GPZ_OK && (e = need(&r, 1)) == GPZ_OK && r.len > r.pos)
+			e = GPZ_ERR_CORRUPT; /* bytes after the stream */
+	} else {
+		do { /* members, until only zero padding (or nothing) is left */
+			e = member(ctx, &r, &w);
+			while (e == GPZ_OK && (e = need(&r, 1)) == GPZ_OK && r.len > r.pos &&
+			       r.buf[r.pos] == 0)
+				use(&r, 1); /* a member starts with 0x1f: zeros are padding */
+		} while (e == GPZ_OK && r.len > r.pos);
+	}
+	free(r.buf);
+	if (in_bytes)
+		*in_bytes = r.in;
+	if (out_bytes)
+		*out_bytes = w.out;
+	return e;
+}
