@@ -106,7 +106,20 @@ typedef struct gpz_params {
 	 * as constant, one that DEFLATE does not shrink as stored. LZ mode codes bytes: symbol_bytes
 	 * must be 1 (chunk_log is checked but unused). Type-4 frames are decoded on the CPU. */
 	int lz_level;
+	/* Huffman-only mode (lz_level 0): 1 writes LZ-symbol frames (type 5, docs/FORMAT.md):
+	 * literals, runs of the most frequent symbol and matches, measured in symbols of any
+	 * width, coded by one large-alphabet Huffman code (literals and lengths) and one for
+	 * distances, in independent chunks of 2^chunk_log symbols; for quantization codes with
+	 * long runs of the zero-error code, far smaller than Huffman-only (each symbol of which
+	 * takes a bit at least). A frame with one symbol value is constant, one that does not
+	 * shrink below stored is written as Huffman-only would be. For now coded and decoded on
+	 * the CPU on every backend (the same bytes; device buffers are staged through the host).
+	 * GPZ_LZS_AUTO (2): each frame the smaller of the two (both sizes are known exactly before
+	 * either is coded). 0: Huffman-only frames. */
+	int lz_symbols;
 } gpz_params;
+
+#define GPZ_LZS_AUTO 2
 
 /* Fill *p with the defaults: Huffman-only, 1-byte symbols, chunk_log 14, 64 MiB frames,
  * lz_level 0 (Huffman-only). */
@@ -246,7 +259,8 @@ typedef enum gpz_frame_type {
 	GPZ_FRAME_HUFFMAN = 1,  /* canonical Huffman codes, chunked */
 	GPZ_FRAME_STORED = 2,   /* raw symbols (Huffman would not shrink them) */
 	GPZ_FRAME_CONSTANT = 3, /* every symbol has the same value */
-	GPZ_FRAME_DEFLATE = 4   /* LZ mode: bytes in independent raw DEFLATE pieces */
+	GPZ_FRAME_DEFLATE = 4,  /* LZ mode: bytes in independent raw DEFLATE pieces */
+	GPZ_FRAME_LZSYM = 5     /* LZ over symbols: literals, runs and matches, chunked */
 } gpz_frame_type;
 
 typedef struct gpz_block_info {

@@ -186,6 +186,11 @@ static void usage(void)
 "                          selects LZ mode: .gpz frames of independent 1 MiB raw DEFLATE\n"
 "                          pieces, compressed and decoded in parallel (bytes only, -b 1);\n"
 "                          without a level .gpz frames are Huffman-only\n"
+"      --lz-symbols        LZ over symbols of any width (-b): literals, runs of the most\n"
+"                          frequent symbol and matches in one large-alphabet Huffman code;\n"
+"                          for quantization codes with long runs of the zero-error code (a\n"
+"                          .gpz frame of its own type; coded on the CPU for now)\n"
+"      --lz-auto           each frame Huffman-only or LZ over symbols, whichever is smaller\n"
 "      --huff              Huffman-only coding of fixed-width symbols (--format=gpz; the\n"
 "                          default for .gpz, and cancels an earlier -1 .. -9)\n"
 "  -b, --symbol-bytes=N    symbol width in bytes: 1, 2 or 4 (default 1); the input size\n"
@@ -220,7 +225,7 @@ static void version(void)
 
 enum {
 	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT, K_GPUS,
-	K_NO_INDEX
+	K_NO_INDEX, K_LZ_SYMBOLS, K_LZ_AUTO
 };
 
 struct longopt {
@@ -239,6 +244,7 @@ static const struct longopt longopts[] = {
 	{ "gpu", K_GPU, 0 },          { "help", 'h', 0 },           { "version", 'V', 0 },
 	{ "format", K_FORMAT, 1 },    { "fast", '1', 0 },           { "best", '9', 0 },
 	{ "gpus", K_GPUS, 1 },        { "no-index", K_NO_INDEX, 0 },
+	{ "lz-symbols", K_LZ_SYMBOLS, 0 }, { "lz-auto", K_LZ_AUTO, 0 },
 };
 
 #define SHORT_FLAGS "cdfhklqtvVz123456789"
@@ -360,6 +366,7 @@ static int apply_flag(struct opts *o, int key)
 	case K_HUFF:
 		o->format = GPZ_FORMAT_GPZ;
 		o->level_set = 0;
+		o->params.lz_symbols = 0;
 		break;
 	case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
 		o->level = key - '0';
@@ -367,6 +374,12 @@ static int apply_flag(struct opts *o, int key)
 		break;
 	case K_CPU: o->backend = GPZ_BACKEND_CPU; break;
 	case K_NO_INDEX: o->no_index = 1; break;
+	case K_LZ_SYMBOLS:
+	case K_LZ_AUTO:
+		o->format = GPZ_FORMAT_GPZ;
+		o->level_set = 0;
+		o->params.lz_symbols = key == K_LZ_AUTO ? GPZ_LZS_AUTO : 1;
+		break;
 	case K_GPU: o->backend = GPZ_BACKEND_GPU; break;
 	case 'h': usage(); return 1;
 	case 'V': version(); return 1;
@@ -479,6 +492,11 @@ static int check_opts(const struct opts *o, int nfiles)
 	}
 	if (o->output != NULL && nfiles > 1 && (o->op == OP_COMPRESS || o->op == OP_DECOMPRESS)) {
 		report_error(NULL, "-o needs a single input file");
+		return -1;
+	}
+	if (o->params.lz_symbols && o->params.lz_level > 0) {
+		report_error(NULL, "--lz-symbols / --lz-auto are kinds of Huffman-only .gpz frames: "
+		             "drop the level -1 .. -9");
 		return -1;
 	}
 	if (o->params.lz_level > 0 && o->params.symbol_bytes != 1) {
@@ -1326,14 +1344,15 @@ static const char *frame_type_name(gpz_frame_type t)
 	case GPZ_FRAME_STORED: return "stored";
 	case GPZ_FRAME_CONSTANT: return "constant";
 	case GPZ_FRAME_DEFLATE: return "deflate";
+	case GPZ_FRAME_LZSYM: return "lzsym";
 	}
 	return "unknown";
 }
 
 static void types_string(unsigned types, char *buf, size_t cap)
 {
-	static const gpz_frame_type all[] = { GPZ_FRAME_HUFFMAN, GPZ_FRAME_DEFLATE, GPZ_FRAME_STORED,
-	                                      GPZ_FRAME_CONSTANT };
+	static const gpz_frame_type all[] = { GPZ_FRAME_HUFFMAN, GPZ_FRAME_LZSYM, GPZ_FRAME_DEFLATE,
+	                                      GPZ_FRAME_STORED, GPZ_FRAME_CONSTANT };
 	size_t i, len = 0;
 
 	buf[0] = '\0';

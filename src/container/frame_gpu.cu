@@ -462,6 +462,36 @@ extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size
 
 /* LZ mode: one frame from device memory through host buffers and frame_write.c (which codes
  * its pieces on the context's GPU), back to the device. */
+/* An LZ-symbol frame on the device: decoded on the host's CPU threads for now (no GPU decoder
+ * yet), the frame copied there and its output back. */
+static gpz_result lzsym_decompress_via_host(gpz_ctx *ctx, const uint8_t *d_src, size_t avail,
+                                            const gpz_block_info *in, uint8_t *d_dst, size_t cap,
+                                            size_t *written, cudaStream_t s)
+{
+	size_t fb = (size_t)in->block_bytes, cb = (size_t)in->content_bytes, got = 0;
+	uint8_t *f = NULL, *out = NULL;
+	gpz_result r = fb > avail ? GPZ_ERR_TRUNCATED : cb > cap ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
+
+	if (r == GPZ_OK) {
+		f = (uint8_t *)malloc(fb);
+		out = (uint8_t *)malloc(cb);
+		r = f && out ? GPZ_OK : GPZ_ERR_NOMEM;
+	}
+	if (r == GPZ_OK)
+		r = d2h(f, d_src, fb, s);
+	if (r == GPZ_OK)
+		r = gpz_frame_decompress_on(ctx, NULL, f, fb, out, cb, &got, NULL);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(d_dst, out, got, cudaMemcpyHostToDevice, s));
+	if (r == GPZ_OK) /* the host buffer must outlive the copy */
+		r = gpz_cuda_result(cudaStreamSynchronize(s));
+	if (r == GPZ_OK)
+		*written = got;
+	free(f);
+	free(out);
+	return r;
+}
+
 static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const uint8_t *d_src,
                                        size_t size, uint8_t *d_dst, size_t cap, size_t *written,
                                        cudaStream_t s)
@@ -513,7 +543,7 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 	pos = w;
 	while (r == GPZ_OK && done < src_size) {
 		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
-		if (p->lz_level > 0)
+		if (p->lz_level > 0 || p->lz_symbols) /* coded on the host (LZ-symbol: the CPU) */
 			r = lz_compress_via_host(ctx, p, s + done, piece, d + pos, dst_cap - pos, &w, st);
 		else
 			r = compress_frame_dev(ctx->gpu, p, s + done, piece, d + pos,
@@ -572,7 +602,10 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 				pos += GPZ_TRAILER_SIZE;
 				break;
 			}
-			if (r == GPZ_OK)
+			if (r == GPZ_OK && in.frame_type == GPZ_FRAME_LZSYM)
+				r = lzsym_decompress_via_host(ctx, s + pos, src_size - pos, &in, d + total,
+				                              dst_cap - (size_t)total, &got, st);
+			else if (r == GPZ_OK)
 				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos, NULL,
 				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
 			pos += (size_t)in.block_bytes;

@@ -7,6 +7,7 @@
 #include "common/checksum.h"
 #include "common/parallel.h"
 #include "huffman/huffman.h"
+#include "lzsym/lzsym.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,19 @@ static gpz_result check_frame_fields(const gpz_block_info *in, uint32_t cb_bytes
 		return payload < pieces || payload > n + n / 256 + 64 * pieces ? GPZ_ERR_CORRUPT
 		                                                                 : GPZ_OK;
 	}
+	case GPZ_FRAME_LZSYM: {
+		/* the codebook: z, k1, then the two codes (read_codes checks them exactly) */
+		uint64_t chunks = gpz_frame_chunks(n, in->chunk_log);
+		if (in->chunk_log < GPZ_MIN_CHUNK_LOG || in->chunk_log > GPZ_MAX_CHUNK_LOG ||
+		    in->max_code_len < 1 || in->max_code_len > GPZ_MAX_CODE_LEN || in->alphabet < 1 ||
+		    in->alphabet > gpz_alphabet_limit(in->symbol_bytes) ||
+		    in->alphabet + GPZ_LZS_EXTRA > GPZ_MAX_ALPHABET || cb_bytes < 9 ||
+		    cb_bytes > 8 + gpz_lengths_bound(in->alphabet + GPZ_LZS_EXTRA) +
+		                   gpz_lengths_bound(GPZ_LZS_BUCKETS) ||
+		    payload < (chunks + 7) / 8 || payload > (n * GPZ_LZS_TOKEN_BITS + 7) / 8)
+			return GPZ_ERR_CORRUPT;
+		return GPZ_OK;
+	}
 	}
 	return GPZ_ERR_CORRUPT;
 }
@@ -86,7 +100,8 @@ static gpz_result parse_frame(const uint8_t *s, size_t size, gpz_block_info *inf
 	r = check_frame_fields(info, cb_bytes, n, payload);
 	if (r != GPZ_OK)
 		return r;
-	if (info->frame_type == GPZ_FRAME_HUFFMAN || info->frame_type == GPZ_FRAME_DEFLATE)
+	if (info->frame_type == GPZ_FRAME_HUFFMAN || info->frame_type == GPZ_FRAME_DEFLATE ||
+	    info->frame_type == GPZ_FRAME_LZSYM)
 		index = 4 * gpz_frame_chunks(n, info->chunk_log);
 	info->content_bytes = n * (uint64_t)info->symbol_bytes;
 	info->block_bytes = GPZ_FRAME_HEADER_SIZE + cb_bytes + index + GPZ_CHECK_SIZE + payload +
@@ -348,7 +363,8 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 	 * piece decodes at about 10 MB/s), and 16 CPU threads decode them faster (measured:
 	 * bench/results/2026-11-23-h200-gpu-inflate.md), so only a context that asked for the GPU
 	 * takes it */
-	if (g && (in.frame_type != GPZ_FRAME_DEFLATE || ctx->gpu_asked)) {
+	if (g && in.frame_type != GPZ_FRAME_LZSYM && /* LZ-symbol frames: the CPU for now */
+	    (in.frame_type != GPZ_FRAME_DEFLATE || ctx->gpu_asked)) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_decompress(g, src, src_size, dst,
 		                                                          dst_cap, written, checksum);
@@ -363,6 +379,8 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 		r = decode_huffman(ctx, s, &in, dst);
 	else if (in.frame_type == GPZ_FRAME_DEFLATE)
 		r = decode_deflate(ctx, s, &in, dst);
+	else if (in.frame_type == GPZ_FRAME_LZSYM)
+		r = gpz_lzs_frame_decode(ctx, s, &in, dst);
 	else if (in.frame_type == GPZ_FRAME_STORED)
 		memcpy(dst, s + head + GPZ_CHECK_SIZE, (size_t)in.content_bytes);
 	else

@@ -10,6 +10,7 @@
 #include "common/parallel.h"
 #include "common/xxh64.h"
 #include "deflate/deflate.h"
+#include "lzsym/lzsym.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ void gpz_params_default(gpz_params *p)
 	p->chunk_log = GPZ_DEFAULT_CHUNK_LOG;
 	p->frame_bytes = GPZ_DEFAULT_FRAME_BYTES;
 	p->lz_level = 0;
+	p->lz_symbols = 0;
 }
 
 gpz_result gpz_params_check(const gpz_params *p)
@@ -39,6 +41,8 @@ gpz_result gpz_params_check(const gpz_params *p)
 	    p->frame_bytes % (size_t)p->symbol_bytes)
 		return GPZ_ERR_PARAM;
 	if (p->lz_level < 0 || p->lz_level > 9 || (p->lz_level > 0 && p->symbol_bytes != 1))
+		return GPZ_ERR_PARAM;
+	if (p->lz_symbols < 0 || p->lz_symbols > GPZ_LZS_AUTO || (p->lz_symbols && p->lz_level))
 		return GPZ_ERR_PARAM;
 	return GPZ_OK;
 }
@@ -112,6 +116,20 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 		r = gpz_histogram(src, n, p->symbol_bytes, ctx->nthreads, counts, &alphabet);
 	if (r == GPZ_OK)
 		r = gpz_frame_plan_make(&pl, p, counts, alphabet, n, NULL);
+	/* LZ-symbol frames where asked for (not for one symbol value, nor when the main alphabet
+	 * would pass the format's largest) when smaller than stored (forced) or than the plan's
+	 * frame (automatic) */
+	if (r == GPZ_OK && p->lz_symbols && pl.type != GPZ_FRAME_CONSTANT &&
+	    alphabet + GPZ_LZS_EXTRA <= GPZ_MAX_ALPHABET) {
+		size_t beat = p->lz_symbols == GPZ_LZS_AUTO ? pl.total
+		                                            : GPZ_FRAME_FIXED + n * (size_t)p->symbol_bytes;
+		r = gpz_lzs_frame_write(ctx, p, src, n, counts, alphabet, beat, dst, cap, written);
+		if (r != GPZ_OK || *written) {
+			gpz_frame_plan_free(&pl);
+			free(counts);
+			return r;
+		}
+	}
 	if (r == GPZ_OK && pl.total > cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
@@ -291,7 +309,7 @@ gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_para
 		return GPZ_OK; /* an empty frame is not written */
 	if (p->lz_level > 0)
 		return compress_lz(ctx, g, p, src, src_size, dst, dst_cap, written);
-	if (g) {
+	if (g && !p->lz_symbols) { /* LZ-symbol frames are coded on the CPU for now */
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_compress(g, p, src, src_size, dst,
 		                                                        dst_cap, written);

@@ -1,0 +1,391 @@
+/* frame_lzsym.c - LZ-symbol frames (type 5, docs/FORMAT.md) on the CPU: the frame's tokens
+ * counted, its two codes built, the chunks coded (lzsym/), and back. Tokens are made twice (to
+ * count them, then to code them) rather than kept: a frame's tokens can take 12 bytes a symbol.
+ * Threads take contiguous runs of chunks; their bits are joined in order. */
+#include "common/context.h"
+#include "container/frame.h"
+#include "common/bits.h"
+#include "common/checksum.h"
+#include "common/parallel.h"
+#include "lzsym/lzsym.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NB GPZ_LZS_BUCKETS
+#define CB_FIXED 8 /* run symbol z and the main codebook's bytes, u32 each */
+
+struct lzs_job {
+	const uint8_t *src;
+	int w, chunk_log;
+	size_t n, nchunks, ntasks;
+	uint32_t alphabet, z;
+	/* counting: per task, main counts [alphabet + 96] then distance counts [48] */
+	uint32_t *counts;
+	/* coding */
+	const struct gpz_lzs_code *code;
+	uint8_t **bufs;
+	uint64_t *task_bits;
+	uint32_t *chunk_bits;
+	gpz_result *res;
+};
+
+static void task_chunks(const struct lzs_job *j, size_t t, size_t *c0, size_t *c1)
+{
+	*c0 = t * j->nchunks / j->ntasks;
+	*c1 = (t + 1) * j->nchunks / j->ntasks;
+}
+
+static size_t chunk_end(const struct lzs_job *j, size_t c)
+{
+	size_t e = (c + 1) << j->chunk_log;
+	return e < j->n ? e : j->n;
+}
+
+static void count_task(void *v, size_t t)
+{
+	struct lzs_job *j = v;
+	size_t c0, c1, m = (size_t)1 << j->chunk_log;
+	uint32_t *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(*head));
+	struct gpz_lzs_token *tok = malloc(m * sizeof(*tok));
+	uint32_t *mc = j->counts + t * ((size_t)j->alphabet + GPZ_LZS_EXTRA + NB);
+	uint32_t *dc = mc + j->alphabet + GPZ_LZS_EXTRA;
+
+	j->res[t] = head && tok ? GPZ_OK : GPZ_ERR_NOMEM;
+	task_chunks(j, t, &c0, &c1);
+	for (size_t c = c0; j->res[t] == GPZ_OK && c < c1; c++) {
+		size_t nt = gpz_lzs_tokens(j->src, j->w, c << j->chunk_log, chunk_end(j, c), j->z, head,
+		                           tok);
+		for (size_t i = 0; i < nt; i++) {
+			if (tok[i].len == 0)
+				mc[tok[i].sym]++;
+			else if (tok[i].dist == 0)
+				mc[j->alphabet + gpz_lzs_bucket(tok[i].len - 1)]++;
+			else {
+				mc[j->alphabet + NB + gpz_lzs_bucket(tok[i].len - GPZ_LZS_MIN_MATCH)]++;
+				dc[gpz_lzs_bucket(tok[i].dist - 1)]++;
+			}
+		}
+	}
+	free(tok);
+	free(head);
+}
+
+static void code_task(void *v, size_t t)
+{
+	struct lzs_job *j = v;
+	size_t c0, c1, m = (size_t)1 << j->chunk_log, cap = 0;
+	uint32_t *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(*head));
+	struct gpz_lzs_token *tok = malloc(m * sizeof(*tok));
+	uint64_t bits = 0;
+	uint8_t *buf = NULL;
+
+	j->res[t] = head && tok ? GPZ_OK : GPZ_ERR_NOMEM;
+	task_chunks(j, t, &c0, &c1);
+	for (size_t c = c0; j->res[t] == GPZ_OK && c < c1; c++) {
+		/* room for the worst chunk after what is written, zeroed (the writer ORs bits in) */
+		size_t need = (size_t)(bits / 8) + m * GPZ_LZS_TOKEN_BITS / 8 + 16;
+		if (need > cap) {
+			size_t ncap = need > 2 * cap ? need : 2 * cap;
+			uint8_t *nb = realloc(buf, ncap);
+			if (!nb) {
+				j->res[t] = GPZ_ERR_NOMEM;
+				break;
+			}
+			memset(nb + cap, 0, ncap - cap);
+			buf = nb;
+			cap = ncap;
+		}
+		size_t nt = gpz_lzs_tokens(j->src, j->w, c << j->chunk_log, chunk_end(j, c), j->z, head,
+		                           tok);
+		uint64_t end = gpz_lzs_put(j->code, tok, nt, buf, bits);
+		if (end - bits > UINT32_MAX)
+			j->res[t] = GPZ_ERR_PARAM; /* cannot happen: the frame would not be chosen */
+		j->chunk_bits[c] = (uint32_t)(end - bits);
+		bits = end;
+	}
+	j->bufs[t] = buf;
+	j->task_bits[t] = bits;
+	free(tok);
+	free(head);
+}
+
+/* nbits bits of src at bit `at` of dst (zero from there on). */
+static void append_bits(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t nbits)
+{
+	size_t nbytes = (size_t)((nbits + 7) / 8);
+	unsigned s = (unsigned)(at % 8);
+	uint8_t *d = dst + at / 8;
+	if (!s) {
+		memcpy(d, src, nbytes);
+		return;
+	}
+	for (size_t k = 0; k < nbytes; k++) {
+		d[k] |= (uint8_t)(src[k] >> s);
+		if ((uint64_t)k * 8 + (8 - s) < nbits)
+			d[k + 1] |= (uint8_t)(src[k] << (8 - s));
+	}
+}
+
+/* Code lengths of one code into len (at most GPZ_MAX_CODE_LEN bits); a code of one used
+ * symbol gets a second one (the format wants complete codes of two symbols at least).
+ * Returns the longest length, 0 when no symbol is used, -1 when out of memory. */
+static int lengths(const uint32_t *counts, uint32_t n, uint8_t *len)
+{
+	uint32_t used = 0, first = 0;
+	for (uint32_t s = 0; s < n; s++)
+		if (counts[s] && !used++)
+			first = s;
+	if (used == 0) {
+		memset(len, 0, n);
+		return 0;
+	}
+	if (used == 1) {
+		memset(len, 0, n);
+		len[first] = 1;
+		len[first ? 0 : 1] = 1;
+		return 1;
+	}
+	return gpz_code_lengths(counts, n, GPZ_MAX_CODE_LEN, len);
+}
+
+static uint64_t extra_bits(const uint32_t *counts)
+{
+	uint64_t b = 0;
+	for (unsigned k = 0; k < NB; k++)
+		b += (uint64_t)counts[k] * gpz_lzs_extra_bits(k);
+	return b;
+}
+
+gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t *src, size_t n,
+                               const uint32_t *hist, uint32_t alphabet, size_t beat, uint8_t *dst,
+                               size_t cap, size_t *written)
+{
+	const uint32_t nm = alphabet + GPZ_LZS_EXTRA, per = nm + NB;
+	struct lzs_job j = { src, p->symbol_bytes, p->chunk_log, n, gpz_frame_chunks(n, p->chunk_log),
+		             0, alphabet, 0, NULL, NULL, NULL, NULL, NULL, NULL };
+	uint8_t *mlen = malloc(nm), dlen[NB];
+	uint32_t *mcode = malloc(nm * sizeof(uint32_t)), *mtab = malloc(nm * sizeof(uint32_t));
+	uint32_t dcode[NB], dtab[NB];
+	gpz_result r = mlen && mcode && mtab ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	*written = 0;
+	j.ntasks = ctx->nthreads > 1 ? (size_t)ctx->nthreads * 4 : 1;
+	j.ntasks = j.ntasks < j.nchunks ? j.ntasks : j.nchunks;
+	for (uint32_t s = 1; s < alphabet; s++) /* the run symbol: the most frequent */
+		j.z = hist[s] > hist[j.z] ? s : j.z;
+	j.counts = calloc(j.ntasks * per, sizeof(uint32_t));
+	j.res = calloc(j.ntasks, sizeof(*j.res));
+	if (r == GPZ_OK && (!j.counts || !j.res))
+		r = GPZ_ERR_NOMEM;
+	if (r == GPZ_OK)
+		gpz_parallel_for(ctx->nthreads, j.ntasks, count_task, &j);
+	for (size_t t = 0; r == GPZ_OK && t < j.ntasks; t++)
+		r = j.res[t];
+	for (size_t t = 1; r == GPZ_OK && t < j.ntasks; t++)
+		for (uint32_t s = 0; s < per; s++)
+			j.counts[s] += j.counts[t * per + s];
+	const uint32_t *mc = j.counts, *dc = j.counts + nm;
+	int ml = r == GPZ_OK ? lengths(mc, nm, mlen) : -1, dl = r == GPZ_OK ? lengths(dc, NB, dlen) : -1;
+	if (r == GPZ_OK && (ml < 0 || dl < 0))
+		r = GPZ_ERR_NOMEM;
+	if (r != GPZ_OK || ml < 1) /* one symbol value: a constant frame, written elsewhere */
+		goto done;
+	/* the frame's size, from the counts: is it worth writing? */
+	uint64_t bits = gpz_coded_bits(mc, mlen, nm) + extra_bits(mc + alphabet) +
+	                extra_bits(mc + alphabet + NB) + gpz_coded_bits(dc, dlen, NB) + extra_bits(dc);
+	uint8_t *cbuf = malloc(CB_FIXED + gpz_lengths_bound(nm) + gpz_lengths_bound(NB));
+	if (!cbuf) {
+		r = GPZ_ERR_NOMEM;
+		goto done;
+	}
+	size_t k1 = gpz_lengths_write(mlen, nm, cbuf + CB_FIXED);
+	size_t k2 = dl ? gpz_lengths_write(dlen, NB, cbuf + CB_FIXED + k1) : 0;
+	size_t cb = CB_FIXED + k1 + k2, index_at = GPZ_FRAME_HEADER_SIZE + cb;
+	size_t check_at = index_at + 4 * j.nchunks, pay_at = check_at + GPZ_CHECK_SIZE;
+	size_t payload = (size_t)((bits + 7) / 8), total = pay_at + payload + GPZ_CONTENT_SIZE;
+	int maxlen = ml > dl ? ml : dl;
+	gpz_store_le32(cbuf, j.z);
+	gpz_store_le32(cbuf + 4, (uint32_t)k1);
+	if (total >= beat) {
+		free(cbuf);
+		goto done; /* not smaller: the caller writes its own plan */
+	}
+	if (total > cap) {
+		free(cbuf);
+		r = GPZ_ERR_DST_TOO_SMALL;
+		goto done;
+	}
+	/* the codes, then the chunks */
+	gpz_canonical_codes(mlen, nm, mcode);
+	gpz_encoder_table(mlen, mcode, nm, mtab);
+	if (dl) {
+		gpz_canonical_codes(dlen, NB, dcode);
+		gpz_encoder_table(dlen, dcode, NB, dtab);
+	}
+	struct gpz_lzs_code code = { alphabet, j.z, mtab, dtab };
+	j.code = &code;
+	j.bufs = calloc(j.ntasks, sizeof(*j.bufs));
+	j.task_bits = calloc(j.ntasks, sizeof(*j.task_bits));
+	j.chunk_bits = malloc(j.nchunks * sizeof(*j.chunk_bits));
+	if (!j.bufs || !j.task_bits || !j.chunk_bits)
+		r = GPZ_ERR_NOMEM;
+	if (r == GPZ_OK)
+		gpz_parallel_for(ctx->nthreads, j.ntasks, code_task, &j);
+	uint64_t at = 0;
+	memset(dst + pay_at, 0, payload);
+	for (size_t t = 0; r == GPZ_OK && t < j.ntasks; t++) {
+		r = j.res[t];
+		if (r == GPZ_OK && at + j.task_bits[t] > bits)
+			r = GPZ_ERR_PARAM; /* cannot happen: the counts and the coder disagree */
+		if (r == GPZ_OK)
+			append_bits(dst + pay_at, at, j.bufs[t], j.task_bits[t]);
+		at += j.task_bits[t];
+	}
+	if (r == GPZ_OK && at != bits)
+		r = GPZ_ERR_PARAM;
+	if (r == GPZ_OK) {
+		uint8_t *h = dst;
+		memset(h, 0, GPZ_FRAME_HEADER_SIZE);
+		h[0] = GPZ_FRAME_LZSYM;
+		h[1] = (uint8_t)p->symbol_bytes;
+		h[2] = (uint8_t)p->chunk_log;
+		h[3] = (uint8_t)maxlen;
+		gpz_store_le32(h + 4, alphabet);
+		gpz_store_le64(h + 8, n);
+		gpz_store_le32(h + 16, (uint32_t)cb);
+		gpz_store_le64(h + 24, payload);
+		memcpy(dst + GPZ_FRAME_HEADER_SIZE, cbuf, cb);
+		for (size_t c = 0; c < j.nchunks; c++)
+			gpz_store_le32(dst + index_at + 4 * c, j.chunk_bits[c]);
+		gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));
+		gpz_store_le64(dst + pay_at + payload,
+		               gpz_checksum_threads(src, n * (size_t)p->symbol_bytes, ctx->nthreads));
+		*written = total;
+	}
+	for (size_t t = 0; j.bufs && t < j.ntasks; t++)
+		free(j.bufs[t]);
+	free(j.bufs);
+	free(j.task_bits);
+	free(j.chunk_bits);
+	free(cbuf);
+done:
+	free(j.counts);
+	free(j.res);
+	free(mlen);
+	free(mcode);
+	free(mtab);
+	return r;
+}
+
+/* ---- reading ---- */
+
+struct lzs_read {
+	const struct gpz_lzs_decoders *dec;
+	const uint8_t *payload;
+	size_t payload_bytes, n;
+	const uint64_t *starts;
+	int w, chunk_log;
+	uint8_t *dst;
+	gpz_result *res;
+};
+
+static void decode_task(void *v, size_t c)
+{
+	const struct lzs_read *rd = v;
+	size_t c0 = c << rd->chunk_log, m = ((size_t)1 << rd->chunk_log);
+	m = rd->n - c0 < m ? rd->n - c0 : m;
+	rd->res[c] = gpz_lzs_decode_chunk(rd->dec, rd->payload, rd->payload_bytes, rd->starts[c],
+	                                  rd->starts[c + 1], m, rd->w,
+	                                  rd->dst + c0 * (size_t)rd->w);
+}
+
+/* The codebook section: z, the main code (alphabet + 96 lengths in exactly k1 bytes) and the
+ * distance code (48 lengths in the rest, or none), each complete; the longest length must be
+ * max_len; without a distance code no match length may have a code. */
+static gpz_result read_codes(const uint8_t *cb, size_t cb_bytes, const gpz_block_info *in,
+                             uint8_t *mlen, uint8_t *dlen, uint32_t *z, int *has_dist)
+{
+	uint32_t nm = in->alphabet + GPZ_LZS_EXTRA, k1;
+	size_t used = 0;
+	int longest = 0;
+
+	if (cb_bytes < CB_FIXED + 1)
+		return GPZ_ERR_CORRUPT;
+	*z = gpz_load_le32(cb);
+	k1 = gpz_load_le32(cb + 4);
+	if (*z >= in->alphabet || k1 == 0 || k1 > cb_bytes - CB_FIXED)
+		return GPZ_ERR_CORRUPT;
+	if (gpz_lengths_read(cb + CB_FIXED, k1, nm, mlen, &used) != GPZ_OK || used != k1 ||
+	    gpz_lengths_check(mlen, nm) != GPZ_OK)
+		return GPZ_ERR_CORRUPT;
+	*has_dist = cb_bytes > CB_FIXED + k1;
+	memset(dlen, 0, NB);
+	if (*has_dist) {
+		size_t k2 = cb_bytes - CB_FIXED - k1;
+		if (gpz_lengths_read(cb + CB_FIXED + k1, k2, NB, dlen, &used) != GPZ_OK ||
+		    used != k2 || gpz_lengths_check(dlen, NB) != GPZ_OK)
+			return GPZ_ERR_CORRUPT;
+	} else {
+		for (uint32_t s = in->alphabet + NB; s < nm; s++)
+			if (mlen[s])
+				return GPZ_ERR_CORRUPT;
+	}
+	for (uint32_t s = 0; s < nm; s++)
+		longest = mlen[s] > longest ? mlen[s] : longest;
+	for (unsigned s = 0; s < NB; s++)
+		longest = dlen[s] > longest ? dlen[s] : longest;
+	return longest == in->max_code_len ? GPZ_OK : GPZ_ERR_CORRUPT;
+}
+
+gpz_result gpz_lzs_frame_decode(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
+                                uint8_t *dst)
+{
+	size_t cb_bytes = gpz_load_le32(s + 16), payload = (size_t)gpz_load_le64(s + 24);
+	size_t n = (size_t)(in->content_bytes / (uint64_t)in->symbol_bytes);
+	size_t nchunks = (size_t)gpz_frame_chunks(n, in->chunk_log), m = (size_t)1 << in->chunk_log;
+	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE + cb_bytes;
+	const uint8_t *pay = index + 4 * nchunks + GPZ_CHECK_SIZE;
+	uint8_t *mlen = malloc(in->alphabet + GPZ_LZS_EXTRA), dlen[NB];
+	uint64_t *starts = malloc((nchunks + 1) * sizeof(*starts));
+	gpz_result *res = malloc(nchunks * sizeof(*res));
+	gpz_decoder dm, dd;
+	uint32_t z = 0;
+	int has_dist = 0, have_dm = 0, have_dd = 0;
+	gpz_result r = mlen && starts && res ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	if (r == GPZ_OK)
+		r = read_codes(s + GPZ_FRAME_HEADER_SIZE, cb_bytes, in, mlen, dlen, &z, &has_dist);
+	/* chunk starts: each chunk at least a bit, at most its symbols' worst tokens */
+	for (size_t c = 0; r == GPZ_OK && c < nchunks; c++) {
+		uint64_t mc = n - c * m < m ? n - c * m : m, bits = gpz_load_le32(index + 4 * c);
+		if (c == 0)
+			starts[0] = 0;
+		if (bits < 1 || bits > mc * GPZ_LZS_TOKEN_BITS)
+			r = GPZ_ERR_CORRUPT;
+		starts[c + 1] = starts[c] + bits;
+	}
+	if (r == GPZ_OK && ((starts[nchunks] + 7) / 8 != payload ||
+	                    !gpz_frame_padding_ok(pay[payload - 1], payload, starts[nchunks])))
+		r = GPZ_ERR_CORRUPT;
+	if (r == GPZ_OK && (r = gpz_decoder_init(&dm, mlen, in->alphabet + GPZ_LZS_EXTRA, 4)) == GPZ_OK)
+		have_dm = 1;
+	if (r == GPZ_OK && has_dist && (r = gpz_decoder_init(&dd, dlen, NB, 4)) == GPZ_OK)
+		have_dd = 1;
+	if (r == GPZ_OK) {
+		struct gpz_lzs_decoders dec = { in->alphabet, z, &dm, has_dist ? &dd : NULL };
+		struct lzs_read rd = { &dec, pay, payload, n, starts, in->symbol_bytes, in->chunk_log,
+			               dst, res };
+		gpz_parallel_for(ctx->nthreads, nchunks, decode_task, &rd);
+		for (size_t c = 0; r == GPZ_OK && c < nchunks; c++)
+			r = res[c];
+	}
+	if (have_dm)
+		gpz_decoder_free(&dm);
+	if (have_dd)
+		gpz_decoder_free(&dd);
+	free(mlen);
+	free(starts);
+	free(res);
+	return r;
+}

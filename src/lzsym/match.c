@@ -1,0 +1,82 @@
+/* match.c - the tokenizer of LZ-symbol frames (lzsym.h), CPU reference: greedy, one candidate a
+ * position (the last with the same hash of the next 4 symbols), runs of the run symbol first.
+ * Deterministic, chunk by chunk, so any thread count (and, later, the GPU) gives the same tokens. */
+#include "lzsym/lzsym.h"
+#include "common/bits.h"
+
+#include <string.h>
+
+static inline uint32_t hash4(const uint8_t *src, size_t i, int w)
+{
+	uint64_t v;
+	if (w == 1)
+		v = gpz_load_le32(src + i);
+	else if (w == 2)
+		v = gpz_load_le64(src + 2 * i);
+	else
+		v = gpz_load_le64(src + 4 * i) * 0x9e3779b97f4a7c15ull ^ gpz_load_le64(src + 4 * i + 8);
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - GPZ_LZS_HASH_LOG));
+}
+
+/* Symbols equal at a and b (a < b), at most max, compared 8 bytes at a time. */
+static size_t match_len(const uint8_t *src, size_t a, size_t b, size_t max, int w)
+{
+	const uint8_t *p = src + a * (size_t)w, *q = src + b * (size_t)w;
+	size_t bytes = max * (size_t)w, k = 0;
+	while (k + 8 <= bytes) {
+		uint64_t x = gpz_load_le64(p + k) ^ gpz_load_le64(q + k);
+		if (x)
+			return (k + (size_t)(__builtin_ctzll(x) >> 3)) / (size_t)w;
+		k += 8;
+	}
+	while (k < bytes && p[k] == q[k])
+		k++;
+	return k / (size_t)w;
+}
+
+/* The literals and runs that symbols [i, i + len) would take without the match: a match pays
+ * for itself only when it replaces several (in runs of z, one long run is one token). */
+static size_t alt_tokens(const uint8_t *src, size_t i, size_t len, uint32_t z, int w)
+{
+	size_t t = 0;
+	uint32_t prev = ~z;
+	for (size_t k = 0; k < len; k++) {
+		uint32_t v = gpz_load_symbol(src, i + k, w);
+		t += v != z || prev != z;
+		prev = v;
+	}
+	return t;
+}
+
+size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, uint32_t z, uint32_t *head,
+                      struct gpz_lzs_token *tok)
+{
+	size_t n = 0, i = c0;
+
+	while (i < c1) {
+		uint32_t v = gpz_load_symbol(src, i, w);
+		if (v == z) {
+			size_t r = 1;
+			while (i + r < c1 && gpz_load_symbol(src, i + r, w) == z)
+				r++;
+			tok[n++] = (struct gpz_lzs_token){ z, (uint32_t)r, 0 };
+			i += r;
+			continue;
+		}
+		if (c1 - i >= GPZ_LZS_MATCH_MIN) {
+			uint32_t h = hash4(src, i, w), cand = head[h];
+			head[h] = (uint32_t)(i + 1);
+			if (cand > c0 && cand - 1 < i) {
+				size_t p = cand - 1, len = match_len(src, p, i, c1 - i, w);
+				if (len >= GPZ_LZS_MATCH_MIN && alt_tokens(src, i, len, z, w) >= GPZ_LZS_MATCH_TOKENS) {
+					tok[n++] = (struct gpz_lzs_token){ 0, (uint32_t)len, (uint32_t)(i - p) };
+					i += len;
+					continue;
+				}
+			}
+		}
+		tok[n++] = (struct gpz_lzs_token){ v, 0, 0 };
+		i++;
+	}
+	return n;
+}

@@ -1,0 +1,230 @@
+/* test_lzsym.c - LZ-symbol frames (type 5, src/lzsym/ and container/frame_lzsym.c):
+ *  - edge: round trips (the same bytes on 1 and 3 threads) of 1-, 2- and 4-byte symbols: one
+ *    value (a constant frame), long runs across chunks, runs of other values (matches), the
+ *    largest alphabet (and one past it, which goes Huffman-only), sizes that are not a multiple
+ *    of the chunk, noise; the frame type each gets; the bucket code of run and match lengths;
+ *    hostile frames (every truncation, changed bytes, lying fields): an error or the right
+ *    output, never a crash.
+ *  - corpora: every quantization file in the prepared data (corpora/data/quant, nyx), with the
+ *    ratio against Huffman-only printed. */
+#include "testutil.h"
+#include "container/frame.h"
+#include "lzsym/lzsym.h"
+#include "common/bits.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gpz_params params(int w, int chunk_log, int lz)
+{
+	gpz_params p;
+	gpz_params_default(&p);
+	p.symbol_bytes = w;
+	p.chunk_log = chunk_log;
+	p.lz_symbols = lz;
+	return p;
+}
+
+static void put_sym(uint8_t *d, size_t i, int w, uint32_t v)
+{
+	if (w == 1)
+		d[i] = (uint8_t)v;
+	else if (w == 2)
+		gpz_store_le16(d + 2 * i, (uint16_t)v);
+	else
+		gpz_store_le32(d + 4 * i, v);
+}
+
+/* The type of the stream's first frame. */
+static int first_type(const uint8_t *c, size_t n)
+{
+	gpz_block_info in;
+	return n > 8 && gpz_parse_block(c + 8, n - 8, &in) == GPZ_OK ? (int)in.frame_type : -1;
+}
+
+/* Quantization-like codes: mostly z, sometimes a spread of others, in runs. */
+static void quant_like(uint8_t *d, size_t n, int w, uint32_t z, uint32_t spread, uint64_t *st)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = test_rand(st);
+		uint32_t v = r % 1000 < 990 ? z : (uint32_t)(z - spread / 2 + (r >> 20) % spread);
+		put_sym(d, i, w, v);
+	}
+}
+
+static size_t trip(const uint8_t *src, size_t n, int w, int chunk_log, const char *what,
+                   uint8_t **out)
+{
+	gpz_params p = params(w, chunk_log, 1);
+	char name[160];
+	snprintf(name, sizeof name, "%s (w=%d, chunk 2^%d)", what, w, chunk_log);
+	return test_roundtrip(src, n * (size_t)w, &p, name, out);
+}
+
+static void buckets(void)
+{
+	uint32_t vs[] = { 0, 1, 3, 4, 5, 6, 7, 8, 11, 12, 1000, 65535, (1u << 24) - 1 };
+	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+		unsigned b = gpz_lzs_bucket(vs[i]);
+		uint32_t base = gpz_lzs_base(b), span = 1u << gpz_lzs_extra_bits(b);
+		CHECK(b < GPZ_LZS_BUCKETS && base <= vs[i] && vs[i] - base < span,
+		      "value %u: bucket %u base %u extra %u", vs[i], b, base, gpz_lzs_extra_bits(b));
+		CHECK(b == 0 || gpz_lzs_base(b - 1) + (1u << gpz_lzs_extra_bits(b - 1)) == base,
+		      "bucket %u follows bucket %u", b, b - 1);
+	}
+}
+
+static void edge(void)
+{
+	uint64_t st = 11;
+	const int ws[] = { 1, 2, 4 };
+	for (int k = 0; k < 3; k++) {
+		int w = ws[k];
+		size_t n = 3 * 4096 + 17;
+		uint8_t *d = calloc(n, (size_t)w), *c = NULL;
+		/* one value: constant */
+		trip(d, n, w, 12, "all zero", &c);
+		CHECK(c && first_type(c, 1000) == GPZ_FRAME_CONSTANT, "one value: constant (w=%d)", w);
+		free(c);
+		/* quantization-like codes: LZ-symbol frames, smaller than Huffman-only */
+		quant_like(d, n, w, w == 1 ? 128 : 32768, 64, &st);
+		size_t lz = trip(d, n, w, 12, "quantization-like", &c);
+		CHECK(c && first_type(c, lz) == GPZ_FRAME_LZSYM, "quantization-like: type 5 (w=%d)", w);
+		free(c);
+		gpz_params ph = params(w, 12, 0);
+		size_t hf = test_roundtrip(d, n * (size_t)w, &ph, "the same, Huffman-only", NULL);
+		CHECK(lz < hf, "runs: LZ-symbol %zu bytes, Huffman-only %zu (w=%d)", lz, hf, w);
+		/* runs longer than a chunk, a run at every chunk start, a short last chunk */
+		for (size_t i = 0; i < n; i++)
+			put_sym(d, i, w, i % 9000 < 8500 ? 7 : (uint32_t)(i % 5));
+		trip(d, n, w, 8, "long runs", NULL);
+		/* a pattern repeated (matches), runs of a value that is not the run symbol */
+		for (size_t i = 0; i < n; i++)
+			put_sym(d, i, w, i < 64 || i % 1000 > 900 ? (uint32_t)(test_rand(&st) % 200)
+			                 : i % 1000 > 700 ? 3 : (uint32_t)(i % 64 * 3 % 200));
+		trip(d, n, w, 12, "repeats and runs", NULL);
+		/* noise: stored or Huffman-only, whatever is smaller; automatic: not type 5 */
+		for (size_t i = 0; i < n; i++)
+			put_sym(d, i, w, (uint32_t)(test_rand(&st) % (w == 1 ? 256 : 50000)));
+		trip(d, n, w, 10, "noise", NULL);
+		gpz_params pa = params(w, 12, GPZ_LZS_AUTO);
+		size_t al = test_roundtrip(d, n * (size_t)w, &pa, "noise, automatic", &c);
+		CHECK(c && first_type(c, al) != GPZ_FRAME_LZSYM, "noise, automatic: not type 5");
+		free(c);
+		quant_like(d, n, w, 100, 40, &st);
+		al = test_roundtrip(d, n * (size_t)w, &pa, "quantization-like, automatic", &c);
+		CHECK(c && first_type(c, al) == GPZ_FRAME_LZSYM, "runs, automatic: type 5 (w=%d)", w);
+		free(c);
+		/* one symbol, two symbols, a chunk and one */
+		trip(d, 1, w, 8, "one symbol", NULL);
+		trip(d, 2, w, 8, "two symbols", NULL);
+		trip(d, 257, w, 8, "a chunk and one", NULL);
+		free(d);
+	}
+	/* the largest alphabet: 2^20 - 96 literals fit, one more goes Huffman-only */
+	size_t n = 50000;
+	uint8_t *d = malloc(4 * n), *c = NULL;
+	for (int over = 0; over < 2; over++) {
+		uint32_t top = GPZ_MAX_ALPHABET - GPZ_LZS_EXTRA - 1 + (uint32_t)over;
+		for (size_t i = 0; i < n; i++)
+			gpz_store_le32(d + 4 * i, i % 3 ? 5 : i % 7 == 0 ? top : (uint32_t)(i % 1000));
+		size_t len = trip(d, n, 4, 14, over ? "alphabet past the largest" : "largest alphabet",
+		                  &c);
+		CHECK(c && first_type(c, len) == (over ? GPZ_FRAME_HUFFMAN : GPZ_FRAME_LZSYM),
+		      "alphabet %u: frame type %d", top + 1, c ? first_type(c, len) : -1);
+		free(c);
+	}
+	free(d);
+}
+
+/* Every truncation and many changed bytes of a type-5 stream: an error or the input, exactly. */
+static void hostile(void)
+{
+	uint64_t st = 5;
+	size_t n = 20000, clen = 0, got = 0;
+	uint8_t *d = malloc(2 * n), *back = malloc(2 * n), *c = NULL;
+	gpz_ctx *ctx;
+	gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 2);
+	quant_like(d, n, 2, 100, 300, &st);
+	for (size_t i = 5000; i < 5600; i++) /* and a repeat, for matches */
+		gpz_store_le16(d + 2 * i, gpz_load_le16(d + 2 * (i - 300)));
+	clen = trip(d, n, 2, 10, "hostile base", &c);
+	CHECK(c && first_type(c, clen) == GPZ_FRAME_LZSYM, "hostile base is type 5");
+	uint8_t *bad = malloc(clen);
+	for (size_t cut = 0; c && cut < clen; cut += 1 + cut / 50) {
+		gpz_result r = gpz_decompress(ctx, c, cut, back, 2 * n, &got);
+		CHECK(r != GPZ_OK, "cut at %zu of %zu: %s", cut, clen, gpz_result_string(r));
+	}
+	for (int t = 0; c && t < 3000; t++) {
+		memcpy(bad, c, clen);
+		size_t at = t < 200 ? 8 + (size_t)t : (size_t)(test_rand(&st) % clen);
+		bad[at] ^= (uint8_t)(1 + test_rand(&st) % 255);
+		if (t % 2 && at >= 8 + 32 && at < clen - 28) { /* keep the header check right */
+			gpz_block_info in;
+			if (gpz_parse_block(bad + 8, clen - 8, &in) == GPZ_OK && in.block_bytes < clen) {
+				size_t head = (size_t)in.block_bytes - 8 - (size_t)gpz_load_le64(bad + 8 + 24) - 4;
+				gpz_store_le32(bad + 8 + head, gpz_header_check(bad + 8, head));
+			}
+		}
+		gpz_result r = gpz_decompress(ctx, bad, clen, back, 2 * n, &got);
+		CHECK(r != GPZ_OK || (got == 2 * n && !memcmp(back, d, 2 * n)),
+		      "byte %zu changed: accepted with wrong output", at);
+	}
+	gpz_ctx_free(ctx);
+	free(bad);
+	free(c);
+	free(back);
+	free(d);
+}
+
+static void corpus_file(const char *path, void *unused)
+{
+	size_t n = 0;
+	(void)unused;
+	size_t pl_ = strlen(path);
+	if (pl_ < 4 || (strcmp(path + pl_ - 4, ".u16") && strcmp(path + pl_ - 4, ".b16")))
+		return;
+	uint8_t *src = test_read_file(path, &n);
+	if (!src)
+		return;
+	gpz_params pl = params(2, 14, 1), ph = params(2, 14, 0), pa = params(2, 14, GPZ_LZS_AUTO);
+	size_t lz = test_roundtrip(src, n, &pl, path, NULL);
+	size_t hf = test_roundtrip(src, n, &ph, path, NULL);
+	size_t au = test_roundtrip(src, n, &pa, path, NULL);
+	/* each frame the smaller of the two: never larger than either */
+	CHECK(au <= (lz < hf ? lz : hf), "%s: automatic %zu, LZ-symbol %zu, Huffman-only %zu", path,
+	      au, lz, hf);
+	printf("%-48s LZ-symbol %8.2f  Huffman-only %8.2f  automatic %8.2f\n",
+	       strrchr(path, '/') + 1, lz ? (double)n / (double)lz : 0,
+	       hf ? (double)n / (double)hf : 0, au ? (double)n / (double)au : 0);
+	free(src);
+}
+
+int main(int argc, char **argv)
+{
+	const char *which = argc > 1 ? argv[1] : "edge";
+
+	if (!strcmp(which, "corpora")) {
+		const char *data = test_data_dir();
+		char path[4096];
+		if (!data) {
+			printf("SKIP: prepared data absent\n");
+			return TEST_SKIP;
+		}
+		snprintf(path, sizeof path, "%s/quant", data);
+		test_for_each_file(path, corpus_file, NULL);
+		snprintf(path, sizeof path, "%s/nyx", data);
+		test_for_each_file(path, corpus_file, NULL);
+	} else {
+		buckets();
+		edge();
+		hostile();
+	}
+	if (test_failures) {
+		printf("lzsym %s: %d check(s) failed\n", which, test_failures);
+		return 1;
+	}
+	printf("lzsym %s: all checks passed\n", which);
+	return 0;
+}
