@@ -61,9 +61,11 @@ static gpz_result check_frame_fields(const gpz_block_info *in, uint32_t cb_bytes
 	}
 	case GPZ_FRAME_LZSYM: {
 		/* the codebook: z, k1, then the two codes (read_codes checks them exactly) */
-		uint64_t chunks = gpz_frame_chunks(n, in->chunk_log);
-		if (in->chunk_log < GPZ_MIN_CHUNK_LOG || in->chunk_log > GPZ_MAX_CHUNK_LOG ||
-		    in->max_code_len < 1 || in->max_code_len > GPZ_MAX_CODE_LEN || in->alphabet < 1 ||
+		uint64_t chunks;
+		if (in->chunk_log < GPZ_MIN_CHUNK_LOG || in->chunk_log > GPZ_MAX_CHUNK_LOG)
+			return GPZ_ERR_CORRUPT;
+		chunks = gpz_frame_chunks(n, in->chunk_log);
+		if (in->max_code_len < 1 || in->max_code_len > GPZ_MAX_CODE_LEN || in->alphabet < 1 ||
 		    in->alphabet > gpz_alphabet_limit(in->symbol_bytes) ||
 		    in->alphabet + GPZ_LZS_EXTRA > GPZ_MAX_ALPHABET || cb_bytes < 9 ||
 		    cb_bytes > 8 + gpz_lengths_bound(in->alphabet + GPZ_LZS_EXTRA) +
