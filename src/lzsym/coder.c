@@ -83,6 +83,12 @@ struct br {
 
 static inline void refill(struct br *r)
 {
+	if (r->end - r->p >= 8) { /* a word; the bytes past the bits kept are read again later */
+		r->buf |= gpz_load_be64(r->p) >> r->nb;
+		r->p += (63 - r->nb) >> 3;
+		r->nb |= 56;
+		return;
+	}
 	while (r->nb <= 56) {
 		uint64_t byte = r->p < r->end ? *r->p : 0;
 		r->buf |= byte << (56 - r->nb);
@@ -133,6 +139,22 @@ static inline void store(uint8_t *dst, size_t i, int w, uint32_t v)
 		gpz_store_le32(dst + 4 * i, v);
 }
 
+/* len copies of v from symbol i on: runs are most of the output of quantization codes */
+static void fill(uint8_t *dst, size_t i, size_t len, int w, uint32_t v)
+{
+	uint8_t *o = dst + i * (size_t)w;
+	if (w == 1 || (w == 2 && v == (v & 0xff) * 0x0101u) ||
+	    (w == 4 && v == (v & 0xff) * 0x01010101u)) { /* the same byte throughout */
+		memset(o, (int)(v & 0xff), len * (size_t)w);
+	} else if (w == 2) {
+		for (size_t k = 0; k < len; k++)
+			gpz_store_le16(o + 2 * k, (uint16_t)v);
+	} else {
+		for (size_t k = 0; k < len; k++)
+			gpz_store_le32(o + 4 * k, v);
+	}
+}
+
 gpz_result gpz_lzs_decode_chunk(const struct gpz_lzs_decoders *d, const uint8_t *payload,
                                 size_t size, uint64_t from, uint64_t to, size_t m, int w,
                                 uint8_t *dst)
@@ -154,8 +176,7 @@ gpz_result gpz_lzs_decode_chunk(const struct gpz_lzs_decoders *d, const uint8_t 
 			size_t len = 1 + gpz_lzs_base(s) + take(&r, gpz_lzs_extra_bits(s));
 			if (len > m - i)
 				return GPZ_ERR_CORRUPT;
-			for (size_t k = 0; k < len; k++)
-				store(dst, i + k, w, d->z);
+			fill(dst, i, len, w, d->z);
 			i += len;
 			continue;
 		}
