@@ -6,6 +6,7 @@ need=""
 command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v cc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config" # the install test
 [ -f /usr/include/xxhash.h ] || need="$need libxxhash-dev"
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
 command -v bzip2 >/dev/null 2>&1 || need="$need bzip2"
