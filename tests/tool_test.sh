@@ -131,7 +131,9 @@ same out t.orig "-c round trip"
 
 run 0 "compress -o" "$GPZ" -o named.gpz t.txt
 exists named.gpz "-o writes the named file"
-absent t.txt "-o without -k removes the input"
+same t.txt t.orig "-o keeps the input (as zstd does)"
+run 0 "compress -o --rm" "$GPZ" -f --rm -o named.gpz t.txt
+absent t.txt "-o --rm removes the input"
 cp t.orig t.txt
 run 0 "decompress -o" "$GPZ" -dk -o named.out named.gpz
 same named.out t.orig "-o round trip"
@@ -218,16 +220,22 @@ for lv in -1 -6 -9 --fast --best; do
 	pass "-l shows deflate frames with 1 MiB pieces ($lv)"
 done
 run 0 "compress -6 (default format gpz) to a file" "$GPZ" -k -6 -o lz6.gpz t.orig
-[ "$(size_of lz6.gpz)" -lt "$(size_of t.txt.gpz)" ] || fail "LZ -6 smaller than Huffman-only"
+"$GPZ" -c --huff t.orig >huff.gpz
+[ "$(size_of lz6.gpz)" -lt "$(size_of huff.gpz)" ] || fail "LZ -6 smaller than Huffman-only"
 pass "LZ -6 smaller than Huffman-only on text"
+# the default for bytes is LZ mode at level 6 (what a gzip user expects); a symbol width or
+# --huff asks for Huffman-only
+"$GPZ" -c t.orig | cmp -s - lz6.gpz || fail "gpz FILE: LZ mode -6 by default"
+"$GPZ" -c -b 1 t.orig | cmp -s - huff.gpz || fail "-b 1: Huffman-only"
+pass "default mode: LZ -6 for bytes; -b / --huff: Huffman-only"
 run 0 "decompress the -6 file (-d -o)" "$GPZ" -dk -o lz6.out lz6.gpz
 same lz6.out t.orig "-6 file round trip"
 run 0 "--format=gpz without a level" "$GPZ" -c --format=gpz t.orig
 mv out hz.gpz
 run 0 "list it" "$GPZ" -l hz.gpz
-awk 'NR == 2 && $7 == "huffman" { ok = 1 } END { exit !ok }' out ||
-	fail "--format=gpz without a level writes Huffman frames"
-pass "--format=gpz without a level writes Huffman frames"
+awk 'NR == 2 && $7 == "deflate" { ok = 1 } END { exit !ok }' out ||
+	fail "--format=gpz without a level writes LZ (deflate) frames"
+pass "--format=gpz without a level writes LZ (deflate) frames"
 run 0 "--huff after -6 goes back to Huffman-only" "$GPZ" -c -6 --huff t.orig
 mv out h.gpz
 run 0 "list the --huff file" "$GPZ" -l h.gpz
@@ -390,6 +398,51 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 		script -qec "'$GPZ' -d; exit \$?" /dev/null
 else
 	skip "terminal checks: script(1) unavailable"
+fi
+
+# ---- gzip / zstd habits ----
+cp t.orig s.txt
+run 0 "-S .z: the suffix given" "$GPZ" -S .z s.txt
+exists s.txt.z "-S .z writes s.txt.z"
+absent s.txt "-S: the input removed, as without it"
+run 0 "-d -S .z" "$GPZ" -d --suffix=.z s.txt.z
+same s.txt t.orig "-S round trip"
+run 2 "-S: a file that has the suffix is left alone" "$GPZ" -S .txt s.txt
+contains err "already has .txt suffix" "-S: says why"
+run 1 "-S with a slash is refused" "$GPZ" -S a/b s.txt
+cp t.orig arch.tar
+"$GPZ" -c --format=gzip arch.tar >arch.tgz && rm arch.tar
+run 0 "-d x.tgz gives x.tar" "$GPZ" -d arch.tgz
+same arch.tar t.orig ".tgz round trip"
+run 0 "-n: gzip without the name" "$GPZ" -c -n --format=gzip s.txt
+python3 -c "import sys; b = open('out','rb').read(); sys.exit(b[3] & 8 or b[4:8] != bytes(4))" ||
+	fail "-n: no FNAME, no MTIME"
+pass "-n: no FNAME, no MTIME"
+run 0 "-N: gzip with the name (the default)" "$GPZ" -c -N --format=gzip s.txt
+python3 -c "import sys; b = open('out','rb').read(); sys.exit(not b[3] & 8)" || fail "-N: FNAME"
+pass "-N: FNAME"
+run 1 "-d -N is refused (not supported)" "$GPZ" -d -N -c arch.tgz
+run 1 "--rm with -c is refused" "$GPZ" --rm -c s.txt
+run 1 "--format=gzip --huff is refused" "$GPZ" -c --huff --format=gzip s.txt
+run 1 "--format=gzip -b 2 is refused" "$GPZ" -c --format=gzip -b 2 s.txt
+contains err "are for .gpz output" "options that do not apply: says why"
+printf 'not compressed\n' >plain.txt
+run 0 "-dcf passes plain data through (zcat -f)" "$GPZ" -dcf plain.txt
+same out plain.txt "-dcf output is the input"
+run 1 "-dc of plain data without -f is an error" "$GPZ" -dc plain.txt
+"$GPZ" -c s.txt >s.gpz
+run 0 "-dcf still decodes .gpz" "$GPZ" -dcf s.gpz
+same out t.orig "-dcf of .gpz"
+rm -f fifo && mkfifo fifo
+run 2 "a fifo without -c is skipped, not waited on" timeout 10 "$GPZ" fifo
+(cat t.orig >fifo &)
+run 0 "-c reads a fifo" timeout 10 "$GPZ" -c fifo
+"$GPZ" -dc out | cmp -s - t.orig || fail "fifo round trip"
+pass "fifo round trip"
+if [ -e /dev/fd/0 ]; then
+	run 0 "-c of a /dev/fd link (process substitution)" sh -c "\"$GPZ\" -c /dev/fd/3 3<t.orig"
+	"$GPZ" -dc out | cmp -s - t.orig || fail "/dev/fd round trip"
+	pass "/dev/fd round trip"
 fi
 
 # ---- backends: identical output (only where a GPU is usable) ----

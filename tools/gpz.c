@@ -45,6 +45,11 @@ struct opts {
 	int threads;
 	int gpus;          /* GPUs for .gpz frames, 0 = all */
 	int no_index;      /* gzip without gpz's piece index */
+	int huff_set;      /* an option of Huffman-only .gpz frames was given (--huff, -b, ...) */
+	const char *suffix;/* -S: the compressed file suffix */
+	int no_name;       /* -n: gzip without the name and time */
+	int name_flag;     /* -N given */
+	int rm;            /* --rm: remove the input after success, -o too */
 	gpz_backend backend;
 	gpz_params params;
 };
@@ -167,16 +172,24 @@ static void usage(void)
 "                          gzip members; frames = members)\n"
 "Output:\n"
 "  -c, --stdout            write to standard output; keep the input files\n"
-"  -o, --output=FILE       write to FILE (a single input only)\n"
+"  -o, --output=FILE       write to FILE (a single input only); the input is kept (as zstd)\n"
+"                          unless --rm is given\n"
+"      --rm                remove the input once the output is complete, -o too\n"
+"  -S, --suffix=SUF        use suffix SUF for compressed files (decompressing: strip it)\n"
 "  -k, --keep              keep (don't delete) the input files\n"
 "  -f, --force             replace existing output files, write compressed data to a\n"
 "                          terminal, follow symbolic links, compress hard-linked files and\n"
-"                          read non-regular files with -c, -t or -l\n"
+"                          read non-regular files with -l, and on decompression copy what\n"
+"                          is not compressed to standard output unchanged (-dcf, as zcat -f)\n"
+"  (fifos, /dev/fd links and other non-regular inputs are read with -c or -t; decompressing,\n"
+"   .tgz gives .tar)\n"
 "Compression:\n"
 "      --format=FMT        gpz (the default: .gpz), or gzip (.gz), zlib (.zz) or deflate\n"
 "                          (.deflate): standard DEFLATE streams any gzip/zlib tool reads\n"
 "                          (decompression detects gzip and zlib; raw deflate by its suffix\n"
 "                          or --format=deflate)\n"
+"  -n, --no-name           gzip without the original name and time in the header\n"
+"  -N, --name              gzip with them (the default when compressing a named file)\n"
 "      --no-index          gzip without gpz's piece index (by default it is in the header of\n"
 "                          files written in place, and after the stream, as an empty member,\n"
 "                          on standard output; gpz -d uses it to decode in parallel, other\n"
@@ -184,17 +197,19 @@ static void usage(void)
 "  -1 .. -9                DEFLATE level: -1 (--fast) fastest, -9 (--best) smallest; for\n"
 "                          gzip, zlib and deflate the default is 6. With --format=gpz a level\n"
 "                          selects LZ mode: .gpz frames of independent 1 MiB raw DEFLATE\n"
-"                          pieces, compressed and decoded in parallel (bytes only, -b 1);\n"
-"                          without a level .gpz frames are Huffman-only\n"
+"                          pieces, compressed and decoded in parallel (bytes only); LZ mode\n"
+"                          at -6 is also the default for .gpz unless --huff, -b, --chunk-log\n"
+"                          or --lz-symbols/--lz-auto ask for Huffman-only frames\n"
 "      --lz-symbols        LZ over symbols of any width (-b): literals, runs of the most\n"
 "                          frequent symbol and matches in one large-alphabet Huffman code;\n"
 "                          for quantization codes with long runs of the zero-error code (a\n"
 "                          .gpz frame of its own type; coded on the CPU for now)\n"
 "      --lz-auto           each frame Huffman-only or LZ over symbols, whichever is smaller\n"
-"      --huff              Huffman-only coding of fixed-width symbols (--format=gpz; the\n"
-"                          default for .gpz, and cancels an earlier -1 .. -9)\n"
-"  -b, --symbol-bytes=N    symbol width in bytes: 1, 2 or 4 (default 1); the input size\n"
-"                          must be a multiple of N\n"
+"      --huff              Huffman-only coding of fixed-width symbols (--format=gpz; cancels\n"
+"                          an earlier -1 .. -9)\n"
+"  -b, --symbol-bytes=N    symbol width in bytes: 1, 2 or 4 (default 1) of Huffman-only and\n"
+"                          LZ-symbol frames; the input size must be a multiple of N. (-b is\n"
+"                          not zstd's benchmark: gpz-bench is the benchmark program)\n"
 "      --chunk-log=M       independently decodable chunks of 2^M symbols (8..24, default 14)\n"
 "      --frame-size=SIZE   input bytes per frame, optional K, M or G suffix (default 64M,\n"
 "                          at most 1G); memory use is about 2 frames per frame\n"
@@ -225,7 +240,7 @@ static void version(void)
 
 enum {
 	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT, K_GPUS,
-	K_NO_INDEX, K_LZ_SYMBOLS, K_LZ_AUTO
+	K_NO_INDEX, K_LZ_SYMBOLS, K_LZ_AUTO, K_RM
 };
 
 struct longopt {
@@ -245,10 +260,12 @@ static const struct longopt longopts[] = {
 	{ "format", K_FORMAT, 1 },    { "fast", '1', 0 },           { "best", '9', 0 },
 	{ "gpus", K_GPUS, 1 },        { "no-index", K_NO_INDEX, 0 },
 	{ "lz-symbols", K_LZ_SYMBOLS, 0 }, { "lz-auto", K_LZ_AUTO, 0 },
+	{ "suffix", 'S', 1 },         { "no-name", 'n', 0 },        { "name", 'N', 0 },
+	{ "rm", K_RM, 0 },
 };
 
-#define SHORT_FLAGS "cdfhklqtvVz123456789"
-#define SHORT_WITH_ARG "boT"
+#define SHORT_FLAGS "cdfhklnNqtvVz123456789"
+#define SHORT_WITH_ARG "boST"
 
 /* Parse a decimal number no larger than max. */
 static int parse_uint(const char *s, uint64_t max, uint64_t *v)
@@ -315,11 +332,13 @@ static int apply_value(struct opts *o, int key, const char *arg)
 		if (parse_uint(arg, 4, &v) != 0 || (v != 1 && v != 2 && v != 4))
 			return bad_value("symbol width", arg, "use 1, 2 or 4");
 		o->params.symbol_bytes = (int)v;
+		o->huff_set = 1;
 		return 0;
 	case K_CHUNK_LOG:
 		if (parse_uint(arg, GPZ_MAX_CHUNK_LOG, &v) != 0 || v < GPZ_MIN_CHUNK_LOG)
 			return bad_value("chunk log", arg, "use 8 to 24");
 		o->params.chunk_log = (int)v;
+		o->huff_set = 1;
 		return 0;
 	case K_FRAME_SIZE:
 		if (parse_size(arg, &v) != 0 || v == 0 || v > GPZ_MAX_FRAME_BYTES)
@@ -338,6 +357,11 @@ static int apply_value(struct opts *o, int key, const char *arg)
 		return 0;
 	case 'o':
 		o->output = arg;
+		return 0;
+	case 'S':
+		if (*arg == '\0' || strchr(arg, '/') != NULL)
+			return bad_value("suffix", arg, "a non-empty name part, e.g. .gz");
+		o->suffix = arg;
 		return 0;
 	case K_FORMAT:
 		for (int f = GPZ_FORMAT_GPZ; f <= GPZ_FORMAT_DEFLATE; f++)
@@ -367,7 +391,11 @@ static int apply_flag(struct opts *o, int key)
 		o->format = GPZ_FORMAT_GPZ;
 		o->level_set = 0;
 		o->params.lz_symbols = 0;
+		o->huff_set = 1;
 		break;
+	case 'n': o->no_name = 1; break;
+	case 'N': o->name_flag = 1; o->no_name = 0; break;
+	case K_RM: o->rm = 1; break;
 	case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
 		o->level = key - '0';
 		o->level_set = 1;
@@ -379,6 +407,7 @@ static int apply_flag(struct opts *o, int key)
 		o->format = GPZ_FORMAT_GPZ;
 		o->level_set = 0;
 		o->params.lz_symbols = key == K_LZ_AUTO ? GPZ_LZS_AUTO : 1;
+		o->huff_set = 1;
 		break;
 	case K_GPU: o->backend = GPZ_BACKEND_GPU; break;
 	case 'h': usage(); return 1;
@@ -492,6 +521,20 @@ static int check_opts(const struct opts *o, int nfiles)
 	}
 	if (o->output != NULL && nfiles > 1 && (o->op == OP_COMPRESS || o->op == OP_DECOMPRESS)) {
 		report_error(NULL, "-o needs a single input file");
+		return -1;
+	}
+	if (o->op == OP_COMPRESS && o->format != GPZ_FORMAT_GPZ && o->huff_set) {
+		report_error(NULL, "--huff, --symbol-bytes, --chunk-log, --lz-symbols and --lz-auto "
+		             "are for .gpz output, not --format=%s", format_names[o->format]);
+		return -1;
+	}
+	if (o->name_flag && o->op != OP_COMPRESS) {
+		report_error(NULL, "-N (restoring the name a gzip header records) is not supported; "
+		             "name the output with -o");
+		return -1;
+	}
+	if (o->rm && o->to_stdout) {
+		report_error(NULL, "--rm and -c can't be combined (the input is kept with -c)");
 		return -1;
 	}
 	if (o->params.lz_symbols && o->params.lz_level > 0) {
@@ -762,7 +805,7 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 
 	if (ctx == NULL)
 		return -1;
-	if (!j->is_stdin) { /* gzip records the original name and mtime */
+	if (!j->is_stdin && !o->no_name) { /* gzip records the original name and mtime */
 		const char *base = strrchr(j->path, '/');
 		gi.name = base != NULL ? base + 1 : j->path;
 		gi.mtime = j->st.st_mtime > 0 ? (uint32_t)j->st.st_mtime : 0;
@@ -1175,6 +1218,24 @@ static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *i
 	return engine_error(&io, r);
 }
 
+/* The input copied to the output as it is. */
+static int pass_through(const struct job *j, fio_in *in, fio_out *out, struct counts *c)
+{
+	size_t got = 0;
+
+	if (reserve(&g_in, &g_in_cap, DEFLATE_IO) != 0)
+		return io_error(j->name);
+	do {
+		if (fio_in_read(in, g_in, DEFLATE_IO, &got) != 0)
+			return io_error(j->name);
+		if (got && write_out(out, j, g_in, got) != 0)
+			return -1;
+		c->in += got;
+		c->out += got;
+	} while (got == DEFLATE_IO);
+	return 0;
+}
+
 /* Decode every block of the input; out == NULL only tests. */
 static int decode_stream(const struct opts *o, const struct job *j, fio_out *out,
                          struct counts *c)
@@ -1187,11 +1248,15 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 
 	fio_in_init(&in, j->fd);
 	{ /* gzip, zlib and raw deflate: the library's inflate (gzip), or zlib */
-		unsigned char b[2];
+		unsigned char b[4];
 		int wbits;
 		if (fio_in_read(&in, b, sizeof b, &got) != 0 || fio_in_unread(&in, b, got) != 0)
 			return io_error(j->name);
 		wbits = deflate_kind(o, j, b, got);
+		/* -dcf: what is not compressed goes through unchanged, as zcat -f does */
+		if (wbits == 0 && o->force && j->use_stdout && o->op == OP_DECOMPRESS &&
+		    (got < 4 || memcmp(b, "\x89GPZ", 4) != 0))
+			return pass_through(j, &in, out, c);
 		if (wbits == 31 && S_ISREG(j->st.st_mode))
 			return decode_gzip_file(o, j, &in, out, c);
 		if (wbits == 31)
@@ -1490,23 +1555,37 @@ static void run_list(const struct opts *o, const struct job *j)
 
 static int open_named_input(const struct opts *o, struct job *j)
 {
-	int lenient = o->force && (j->use_stdout || o->op == OP_TEST || o->op == OP_LIST);
+	/* where the input is only read (to standard output, -t, -l), links and pipes are followed
+	 * as zstd does: `gpz -c <(cmd)`, a fifo; a file that would be replaced must be a regular
+	 * one (as gzip wants), links followed only with -f */
+	int lenient = o->force || j->use_stdout || o->op == OP_TEST;
 
 	if (lstat(j->path, &j->st) != 0)
 		return io_error(j->name);
-	if (S_ISLNK(j->st.st_mode) && !o->force) {
+	if (S_ISLNK(j->st.st_mode) && !lenient) {
 		report_warning(o, j->name, "is a symbolic link -- ignored (use -f to follow it)");
 		return -1;
 	}
-	j->fd = open(j->path, O_RDONLY);
+	/* not blocking in open() on a fifo nobody writes to: its type is checked first */
+	j->fd = open(j->path, O_RDONLY | O_NONBLOCK);
 	if (j->fd < 0)
 		return io_error(j->name);
 	if (fstat(j->fd, &j->st) != 0)
 		return io_error(j->name);
+	if (S_ISFIFO(j->st.st_mode) && lenient) { /* now wait for a writer, as a reader does */
+		close(j->fd);
+		j->fd = open(j->path, O_RDONLY);
+		if (j->fd < 0 || fstat(j->fd, &j->st) != 0)
+			return io_error(j->name);
+	} else if (!S_ISDIR(j->st.st_mode) && (S_ISREG(j->st.st_mode) || lenient)) {
+		int fl = fcntl(j->fd, F_GETFL);
+		if (fl < 0 || fcntl(j->fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+			return io_error(j->name);
+	}
 	if (S_ISDIR(j->st.st_mode))
 		report_warning(o, j->name, "is a directory -- ignored");
 	else if (!S_ISREG(j->st.st_mode) && !lenient)
-		report_warning(o, j->name, "is not a regular file -- ignored");
+		report_warning(o, j->name, "is not a regular file -- ignored (use -c to read it)");
 	else if (j->remove_input && j->st.st_nlink > 1 && !o->force)
 		report_warning(o, j->name, "has %lu other links -- unchanged (use -f to force)",
 		               (unsigned long)j->st.st_nlink - 1);
@@ -1550,25 +1629,35 @@ static char *output_name(const struct opts *o, const struct job *j)
 	if (o->output != NULL)
 		return no_null(strdup(o->output), j);
 	base = base != NULL ? base + 1 : j->path;
+	/* the suffix: -S's, else the format's; decompressing, any known one (.tgz: .tar) */
+	const char *suffix = o->suffix != NULL ? o->suffix : format_suffix[o->format], *cut = NULL;
+	size_t sl = strlen(suffix);
 	int sf = suffix_format(j->path);
-	const char *suffix = format_suffix[o->format];
-	if (o->op == OP_COMPRESS && sf >= 0) {
-		report_warning(o, j->name, "already has %s suffix -- unchanged", format_suffix[sf]);
+	if (n > sl && strcmp(j->path + n - sl, suffix) == 0)
+		cut = suffix;
+	else if (o->suffix == NULL && sf >= 0)
+		cut = format_suffix[sf];
+	else if (o->suffix == NULL && n > 4 && strcmp(j->path + n - 4, ".tgz") == 0)
+		cut = ".tgz";
+	if (o->op == OP_COMPRESS && cut != NULL) {
+		report_warning(o, j->name, "already has %s suffix -- unchanged", cut);
 		return NULL;
 	}
-	if (o->op == OP_DECOMPRESS && (sf < 0 || strlen(base) == strlen(format_suffix[sf]))) {
-		report_error(j->name, "unknown suffix -- ignored (expected .gpz, .gz, .zz or .deflate; "
-		             "use -c or -o)");
+	if (o->op == OP_DECOMPRESS && (cut == NULL || strlen(base) == strlen(cut))) {
+		report_error(j->name, "unknown suffix -- ignored (expected %s; use -c or -o)",
+		             o->suffix != NULL ? o->suffix : ".gpz, .gz, .tgz, .zz or .deflate");
 		return NULL;
 	}
-	name = no_null(malloc(n + strlen(suffix) + 1), j);
+	name = no_null(malloc(n + sl + 1), j);
 	if (name == NULL)
 		return NULL;
 	memcpy(name, j->path, n + 1);
 	if (o->op == OP_COMPRESS)
-		memcpy(name + n, suffix, strlen(suffix) + 1);
+		memcpy(name + n, suffix, sl + 1);
+	else if (strcmp(cut, ".tgz") == 0)
+		memcpy(name + n - 4, ".tar", 5);
 	else
-		name[n - strlen(format_suffix[sf])] = '\0';
+		name[n - strlen(cut)] = '\0';
 	return name;
 }
 
@@ -1636,7 +1725,15 @@ static void report_done(const struct opts *o, const struct job *j, const struct 
 		fprintf(stderr, "%.1f%%", saved_percent(packed, raw));
 	if (j->oname != NULL)
 		fprintf(stderr, " -- %s %s", j->remove_input ? "replaced with" : "created", j->oname);
-	fprintf(stderr, " (%.1f MB/s)\n", mbs);
+	if (o->op == OP_COMPRESS && o->format != GPZ_FORMAT_GPZ)
+		fprintf(stderr, " (%s -%d", format_names[o->format], o->level);
+	else if (o->op == OP_COMPRESS && o->params.lz_level)
+		fprintf(stderr, " (LZ mode -%d", o->params.lz_level);
+	else if (o->op == OP_COMPRESS)
+		fprintf(stderr, " (%s, %d-byte symbols",
+		        o->params.lz_symbols == GPZ_LZS_AUTO ? "Huffman-only or LZ-symbol"
+		        : o->params.lz_symbols ? "LZ-symbol" : "Huffman-only", o->params.symbol_bytes);
+	fprintf(stderr, "%s%.1f MB/s)\n", o->op == OP_COMPRESS ? ", " : " (", mbs);
 }
 
 /* Compress, decompress or test one opened input. */
@@ -1673,8 +1770,11 @@ static void process(const struct opts *o, const char *path)
 	j.name = j.is_stdin ? "stdin" : path;
 	j.fd = -1;
 	j.use_stdout = o->to_stdout || (j.is_stdin && o->output == NULL);
+	/* as gzip, the input goes once the output is complete; with -o it stays (as zstd keeps
+	 * it) unless --rm */
 	j.remove_input = !o->keep && !j.use_stdout && !j.is_stdin &&
-	                 (o->op == OP_COMPRESS || o->op == OP_DECOMPRESS);
+	                 (o->op == OP_COMPRESS || o->op == OP_DECOMPRESS) &&
+	                 (o->output == NULL || o->rm);
 	if (open_input(o, &j) == 0) {
 		if (o->op == OP_LIST)
 			run_list(o, &j);
@@ -1708,8 +1808,11 @@ int main(int argc, char **argv)
 	}
 	init_opts(&o);
 	rc = parse_args(&o, argc, argv, files, &nfiles);
-	if (rc == 0 && o.op == OP_COMPRESS && o.format == GPZ_FORMAT_GPZ && o.level_set)
-		o.params.lz_level = o.level; /* LZ mode */
+	/* .gpz: LZ mode for a level, and by default (bytes, as gzip users expect); Huffman-only
+	 * when asked for or when a symbol width or chunk size says so */
+	if (rc == 0 && o.op == OP_COMPRESS && o.format == GPZ_FORMAT_GPZ &&
+	    (o.level_set || !o.huff_set))
+		o.params.lz_level = o.level;
 	if (rc == 0)
 		rc = check_opts(&o, nfiles);
 	if (rc != 0) {
