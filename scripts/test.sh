@@ -3,12 +3,19 @@
 # and its tests, then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+# what the tests skipped, and why (their SKIP lines), so that "all tests passed" hides nothing
+skipped() {
+  grep -hE "^SKIP" "$1/Testing/Temporary/LastTest.log" 2>/dev/null | sort -u |
+    sed "s|^|test.sh: $(basename "$1"): |" || true
+}
 sh "$root/scripts/deps.sh"
 sh "$root/corpora/prepare.sh"
 sh "$root/scripts/build.sh" "$root/build"
 ctest --test-dir "$root/build" -j2 --output-on-failure
+skipped "$root/build"
 sh "$root/scripts/build.sh" "$root/build-asan" -DGPZ_SANITIZE=ON -DGPZ_CUDA=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$root/build-asan" -j2 --output-on-failure
+skipped "$root/build-asan"
 echo "test.sh: all tests passed (release and ASan/UBSan builds)"

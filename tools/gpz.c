@@ -1566,22 +1566,18 @@ static int open_named_input(const struct opts *o, struct job *j)
 		report_warning(o, j->name, "is a symbolic link -- ignored (use -f to follow it)");
 		return -1;
 	}
-	/* not blocking in open() on a fifo nobody writes to: its type is checked first */
-	j->fd = open(j->path, O_RDONLY | O_NONBLOCK);
+	/* a fifo is opened (which waits for a writer, as cat does) only where it may be read:
+	 * its type is looked at first, so that `gpz FIFO` says so instead of hanging */
+	struct stat target;
+	if (!lenient && stat(j->path, &target) == 0 && S_ISFIFO(target.st_mode)) {
+		report_warning(o, j->name, "is not a regular file -- ignored (use -c to read it)");
+		return -1;
+	}
+	j->fd = open(j->path, O_RDONLY);
 	if (j->fd < 0)
 		return io_error(j->name);
 	if (fstat(j->fd, &j->st) != 0)
 		return io_error(j->name);
-	if (S_ISFIFO(j->st.st_mode) && lenient) { /* now wait for a writer, as a reader does */
-		close(j->fd);
-		j->fd = open(j->path, O_RDONLY);
-		if (j->fd < 0 || fstat(j->fd, &j->st) != 0)
-			return io_error(j->name);
-	} else if (!S_ISDIR(j->st.st_mode) && (S_ISREG(j->st.st_mode) || lenient)) {
-		int fl = fcntl(j->fd, F_GETFL);
-		if (fl < 0 || fcntl(j->fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
-			return io_error(j->name);
-	}
 	if (S_ISDIR(j->st.st_mode))
 		report_warning(o, j->name, "is a directory -- ignored");
 	else if (!S_ISREG(j->st.st_mode) && !lenient)
