@@ -1,45 +1,88 @@
 #!/bin/sh
 # Set up everything and run the main job: compress and decompress samples of the corpora with
-# the gpz tool (Huffman-only .gpz, and gzip output checked by the system's gzip), printing ratio
-# and throughput.
+# the gpz tool next to gzip and zstd on the same files, and print one table: mode, backend,
+# ratio (original / compressed), compress and decompress MB/s (median of 3 runs, tool start
+# included), round trip checked. Without a usable GPU it builds the CPU backend alone (no CUDA
+# compile: about a minute on 2 cores); with one, the CUDA build (several minutes) and GPU rows.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+say() { printf 'demo: %s\n' "$*"; }
+start=$(date +%s)
 sh "$root/scripts/deps.sh"
-sh "$root/corpora/prepare.sh"
-sh "$root/scripts/build.sh" "$root/build"
-gpz="$root/build/gpz"
+say "preparing the corpora (corpora/prepare.sh; checked, then skipped once done)"
+sh "$root/corpora/prepare.sh" >/dev/null
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  build="$root/build" gpu=1
+  say "a GPU is here: building with CUDA into build/ (several minutes on few cores)"
+  sh "$root/scripts/build.sh" "$build" >/dev/null
+else
+  build="$root/build-cpu" gpu=0
+  say "no usable GPU: building the CPU backend alone into build-cpu/ (no CUDA compile)"
+  sh "$root/scripts/build.sh" "$build" -DGPZ_CUDA=OFF >/dev/null
+fi
+say "built in $(($(date +%s) - start)) s; measuring"
+gpz="$build/gpz"
 data="$root/corpora/data"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-run() { # run FILE SYMBOL_BYTES
-  [ -f "$1" ] || { echo "demo: $1 missing (skipped)"; return 0; }
-  cp "$1" "$tmp/sample"
-  bytes=$(wc -c < "$tmp/sample")
-  t0=$(date +%s.%N); "$gpz" -q -b "$2" -k "$tmp/sample"; t1=$(date +%s.%N)
-  "$gpz" -q -d -c "$tmp/sample.gpz" > "$tmp/back"; t2=$(date +%s.%N)
-  cmp "$tmp/sample" "$tmp/back"
-  cbytes=$(wc -c < "$tmp/sample.gpz")
-  awk -v n="$(basename "$1")" -v w="$2" -v b="$bytes" -v c="$cbytes" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
-    'BEGIN { printf "%-28s %d-byte symbols %11d -> %10d bytes  ratio %.4f  %.3f bits/symbol  compress %7.1f MB/s  decompress %7.1f MB/s  (round trip OK)\n",
-             n, w, b, c, c / b, 8 * c / (b / w), b / (t1 - t0) / 1e6, b / (t2 - t1) / 1e6 }'
-  rm -f "$tmp/sample.gpz"
+# median3 CMD...: the median wall time of three runs of CMD (output to $tmp/o), in seconds
+median3() {
+  for k in 1 2 3; do
+    s=$(date +%s.%N); "$@" >"$tmp/o"; e=$(date +%s.%N)
+    awk "BEGIN { print $e - $s }"
+  done | sort -n | sed -n 2p
 }
 
-run_gz() { # FILE LEVEL: gzip output, checked with the system's gzip
-  [ -f "$1" ] || { echo "demo: $1 missing (skipped)"; return 0; }
-  bytes=$(wc -c < "$1")
-  t0=$(date +%s.%N); "$gpz" -q -c --format=gzip -"$2" < "$1" > "$tmp/s.gz"; t1=$(date +%s.%N)
-  gzip -dc "$tmp/s.gz" | cmp - "$1"
-  gz=$(gzip -"$2" -c < "$1" | wc -c)
-  awk -v n="$(basename "$1")" -v l="$2" -v b="$bytes" -v c="$(wc -c < "$tmp/s.gz")" -v g="$gz" -v t0="$t0" -v t1="$t1" \
-    'BEGIN { printf "%-28s gzip -%d  %11d -> %10d bytes (gzip -%d: %d)  compress %7.1f MB/s  (gzip -d OK)\n",
-             n, l, b, c, l, g, b / (t1 - t0) / 1e6 }'
+# row FILE NAME MODE BACKEND COMPRESS... -- DECOMPRESS...: time both (input on stdin), check
+row() {
+  f=$1 name=$2 mode=$3 backend=$4
+  shift 4
+  c="" d=""
+  while [ "$1" != "--" ]; do c="$c '$1'"; shift; done
+  shift
+  for a in "$@"; do d="$d '$a'"; done
+  n=$(wc -c <"$f")
+  tc=$(median3 sh -c "$c <'$f'")
+  cp "$tmp/o" "$tmp/packed"
+  td=$(median3 sh -c "$d <'$tmp/packed'")
+  cmp -s "$tmp/o" "$f" || { echo "demo: $name $mode: round trip FAILED"; exit 1; }
+  awk -v name="$name" -v mode="$mode" -v be="$backend" -v n="$n" -v c="$(wc -c <"$tmp/packed")" \
+      -v tc="$tc" -v td="$td" 'BEGIN {
+        printf "| %-28s | %-26s | %-7s | %9.2f | %9.1f | %9.1f |\n", name, mode, be, n / c,
+               n / tc / 1e6, n / td / 1e6 }'
 }
 
-run "$data/nyx/baryon_density.dat.b16" 2
-run "$data/quant/TREFHT-8members.eb1e-4.u16" 2
-run "$data/silesia/dickens" 1
-run "$data/silesia/x-ray" 1
-run_gz "$data/silesia/dickens" 6
-run_gz "$data/silesia/xml" 9
+printf '\n| %-28s | %-26s | %-7s | %9s | %9s | %9s |\n' file mode backend ratio \
+  "comp MB/s" "dec MB/s"
+echo "|------------------------------|----------------------------|---------|-----------|-----------|-----------|"
+backends="cpu"
+[ "$gpu" = 1 ] && backends="cpu gpu"
+sample() { # FILE NAME WIDTH: gpz's modes for this kind of data, then gzip and zstd
+  f=$1 name=$2 w=$3
+  [ -f "$f" ] || { echo "| $name: missing (corpora/prepare.sh) |"; return 0; }
+  for be in $backends; do
+    if [ "$w" = 1 ]; then
+      row "$f" "$name" "gpz LZ -6 (.gpz default)" "$be" "$gpz" --"$be" -c -- "$gpz" --"$be" -dc
+      row "$f" "$name" "gpz --format=gzip -6" "$be" "$gpz" --"$be" -c --format=gzip -- \
+        "$gpz" --"$be" -dc
+    else
+      row "$f" "$name" "gpz --huff -b $w" "$be" "$gpz" --"$be" -c --huff -b "$w" -- \
+        "$gpz" --"$be" -dc
+      row "$f" "$name" "gpz --lz-auto -b $w" "$be" "$gpz" --"$be" -c --lz-auto -b "$w" -- \
+        "$gpz" --"$be" -dc
+    fi
+  done
+  row "$f" "$name" "gzip -6" "-" gzip -6 -c -- gzip -dc
+  if command -v zstd >/dev/null 2>&1; then
+    row "$f" "$name" "zstd -3" "-" zstd -q -3 -c -- zstd -q -dc
+    [ "$w" = 1 ] || row "$f" "$name" "zstd -19" "-" zstd -q -19 -c -- zstd -q -dc
+  fi
+}
+sample "$data/quant/TREFHT-8members.eb1e-3.u16" "TREFHT eb1e-3 (u16 codes)" 2
+sample "$data/silesia/dickens" "dickens (English text)" 1
+sample "$data/silesia/xml" "xml (Silesia)" 1
+echo
+say "ratio = original / compressed bytes; MB/s of original bytes, median of 3 runs, the"
+say "tool's start-up and a file through a pipe included; every round trip checked."
+say "done in $(($(date +%s) - start)) s. More: bench/ (GPU benchmarks, nvCOMP side by side)."
