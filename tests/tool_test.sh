@@ -445,6 +445,23 @@ if [ -e /dev/fd/0 ]; then
 	pass "/dev/fd round trip"
 fi
 
+mkdir -p tree/sub/deeper
+cp t.orig tree/a.txt && cp t.orig tree/sub/b.txt && cp t.orig tree/sub/deeper/c.txt
+"$GPZ" -c t.orig >tree/sub/done.gpz
+run 0 "-r compresses every file under a directory" "$GPZ" -r tree
+exists tree/a.txt.gpz "-r: top level"
+exists tree/sub/deeper/c.txt.gpz "-r: nested"
+absent tree/sub/b.txt "-r: inputs removed"
+exists tree/sub/done.gpz "-r: an already compressed file left alone"
+absent tree/sub/done.gpz.gpz "-r: not compressed twice"
+[ ! -s err ] || fail "-r: quiet about files of the other kind: $(cat err)"
+run 0 "-r -t tests the compressed files alone" "$GPZ" -r -t tree
+run 0 "-dr decompresses them back" "$GPZ" -dr tree
+same tree/sub/deeper/c.txt t.orig "-dr round trip"
+exists tree/sub/done "-dr: the one compressed before, decompressed too"
+run 2 "a directory without -r is skipped" "$GPZ" tree
+run 1 "-r with -o is refused" "$GPZ" -r -o x.gpz tree
+
 # ---- backends: identical output (only where a GPU is usable) ----
 if "$GPZ" --gpu -c t.orig >gpu.gpz 2>err; then
 	run 0 "compress with --cpu" "$GPZ" --cpu -c t.orig

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -50,6 +51,7 @@ struct opts {
 	int no_name;       /* -n: gzip without the name and time */
 	int name_flag;     /* -N given */
 	int rm;            /* --rm: remove the input after success, -o too */
+	int recursive;     /* -r: into directories */
 	gpz_backend backend;
 	gpz_params params;
 };
@@ -63,6 +65,7 @@ struct job {
 	struct stat st;
 	int use_stdout;    /* output to standard output */
 	int remove_input;  /* delete the input after success */
+	int in_walk;       /* found by -r: files that would be skipped are skipped quietly */
 	char *oname;       /* output file name, NULL for standard output */
 };
 
@@ -176,6 +179,8 @@ static void usage(void)
 "                          unless --rm is given\n"
 "      --rm                remove the input once the output is complete, -o too\n"
 "  -S, --suffix=SUF        use suffix SUF for compressed files (decompressing: strip it)\n"
+"  -r, --recursive         operate on every file under the directories named (files of the\n"
+"                          other kind, compressed or not, are passed over quietly)\n"
 "  -k, --keep              keep (don't delete) the input files\n"
 "  -f, --force             replace existing output files, write compressed data to a\n"
 "                          terminal, follow symbolic links, compress hard-linked files and\n"
@@ -261,10 +266,10 @@ static const struct longopt longopts[] = {
 	{ "gpus", K_GPUS, 1 },        { "no-index", K_NO_INDEX, 0 },
 	{ "lz-symbols", K_LZ_SYMBOLS, 0 }, { "lz-auto", K_LZ_AUTO, 0 },
 	{ "suffix", 'S', 1 },         { "no-name", 'n', 0 },        { "name", 'N', 0 },
-	{ "rm", K_RM, 0 },
+	{ "rm", K_RM, 0 },            { "recursive", 'r', 0 },
 };
 
-#define SHORT_FLAGS "cdfhklnNqtvVz123456789"
+#define SHORT_FLAGS "cdfhklnNqrtvVz123456789"
 #define SHORT_WITH_ARG "boST"
 
 /* Parse a decimal number no larger than max. */
@@ -396,6 +401,7 @@ static int apply_flag(struct opts *o, int key)
 	case 'n': o->no_name = 1; break;
 	case 'N': o->name_flag = 1; o->no_name = 0; break;
 	case K_RM: o->rm = 1; break;
+	case 'r': o->recursive = 1; break;
 	case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
 		o->level = key - '0';
 		o->level_set = 1;
@@ -526,6 +532,10 @@ static int check_opts(const struct opts *o, int nfiles)
 	if (o->op == OP_COMPRESS && o->format != GPZ_FORMAT_GPZ && o->huff_set) {
 		report_error(NULL, "--huff, --symbol-bytes, --chunk-log, --lz-symbols and --lz-auto "
 		             "are for .gpz output, not --format=%s", format_names[o->format]);
+		return -1;
+	}
+	if (o->recursive && o->output != NULL) {
+		report_error(NULL, "-o and -r can't be combined");
 		return -1;
 	}
 	if (o->name_flag && o->op != OP_COMPRESS) {
@@ -1635,6 +1645,10 @@ static char *output_name(const struct opts *o, const struct job *j)
 		cut = format_suffix[sf];
 	else if (o->suffix == NULL && n > 4 && strcmp(j->path + n - 4, ".tgz") == 0)
 		cut = ".tgz";
+	/* under -r, as gzip: files of the other kind are passed over without a word */
+	if (j->in_walk && ((o->op == OP_COMPRESS) == (cut != NULL) ||
+	                   (cut != NULL && strlen(base) == strlen(cut))))
+		return NULL;
 	if (o->op == OP_COMPRESS && cut != NULL) {
 		report_warning(o, j->name, "already has %s suffix -- unchanged", cut);
 		return NULL;
@@ -1756,12 +1770,27 @@ static void run_transform(const struct opts *o, struct job *j)
 		report_done(o, j, &c, now_seconds() - t0);
 }
 
-static void process(const struct opts *o, const char *path)
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int known_suffix(const struct opts *o, const char *path)
+{
+	return o->suffix != NULL ? ends_with(path, o->suffix)
+	                         : suffix_format(path) >= 0 || ends_with(path, ".tgz");
+}
+
+static void process(const struct opts *o, const char *path, int in_walk)
 {
 	struct job j;
 
+	if (in_walk && (o->op == OP_TEST || o->op == OP_LIST) && !known_suffix(o, path))
+		return; /* -r -t / -r -l: the compressed files alone */
 	memset(&j, 0, sizeof j);
 	j.path = path;
+	j.in_walk = in_walk;
 	j.is_stdin = strcmp(path, "-") == 0;
 	j.name = j.is_stdin ? "stdin" : path;
 	j.fd = -1;
@@ -1780,6 +1809,50 @@ static void process(const struct opts *o, const char *path)
 	if (!j.is_stdin && j.fd >= 0)
 		close(j.fd);
 	free(j.oname);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* -r: every file under dir, in name order; directories (not symbolic links to them) descended. */
+static void walk(const struct opts *o, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	if (d == NULL) {
+		io_error(dir);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+			if (nn == NULL)
+				break;
+			names = nn;
+		}
+		if ((names[n] = malloc(strlen(dir) + strlen(e->d_name) + 2)) == NULL)
+			break;
+		sprintf(names[n++], "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (lstat(names[i], &st) == 0 && S_ISDIR(st.st_mode))
+			walk(o, names[i]);
+		else
+			process(o, names[i], 1);
+		free(names[i]);
+	}
+	free(names);
 }
 
 static void init_opts(struct opts *o)
@@ -1820,8 +1893,14 @@ int main(int argc, char **argv)
 	fio_install_signal_cleanup();
 	if (nfiles == 0)
 		files[nfiles++] = "-";
-	for (i = 0; i < nfiles; i++)
-		process(&o, files[i]);
+	for (i = 0; i < nfiles; i++) {
+		struct stat st;
+		if (o.recursive && strcmp(files[i], "-") != 0 && stat(files[i], &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			walk(&o, files[i]);
+		else
+			process(&o, files[i], 0);
+	}
 	if (o.op == OP_LIST && g_list_files > 1)
 		list_row(&g_list_total, NULL);
 	if (fflush(stdout) != 0)
