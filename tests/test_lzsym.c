@@ -75,6 +75,33 @@ static void buckets(void)
 	}
 }
 
+/* Tokens made in batches of any size are the tokens made at once. */
+static void batches(void)
+{
+	uint64_t st = 3;
+	size_t n = 30000;
+	uint8_t *d = malloc(2 * n);
+	uint32_t *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(uint32_t));
+	struct gpz_lzs_token *all = malloc(n * sizeof(*all)), *part = malloc(n * sizeof(*part));
+	quant_like(d, n, 2, 500, 20, &st);
+	for (size_t i = 9000; i < 12000; i++) /* repeats, for matches */
+		gpz_store_le16(d + 2 * i, gpz_load_le16(d + 2 * (i - 2500)));
+	size_t pos = 0, na = gpz_lzs_tokens(d, 2, 0, n, &pos, 500, head, all, n), np = 0;
+	CHECK(pos == n, "tokens at once cover the chunk");
+	memset(head, 0, ((size_t)1 << GPZ_LZS_HASH_LOG) * sizeof(uint32_t));
+	for (pos = 0; pos < n;)
+		np += gpz_lzs_tokens(d, 2, 0, n, &pos, 500, head, part + np, 7);
+	int same = na == np;
+	for (size_t i = 0; same && i < na; i++)
+		same = all[i].sym == part[i].sym && all[i].len == part[i].len &&
+		       all[i].dist == part[i].dist;
+	CHECK(same, "tokens in batches of 7: %zu, at once: %zu", np, na);
+	free(all);
+	free(part);
+	free(head);
+	free(d);
+}
+
 static void edge(void)
 {
 	uint64_t st = 11;
@@ -120,6 +147,9 @@ static void edge(void)
 		trip(d, 1, w, 8, "one symbol", NULL);
 		trip(d, 2, w, 8, "two symbols", NULL);
 		trip(d, 257, w, 8, "a chunk and one", NULL);
+		/* the largest chunks: tokens in batches, memory independent of the chunk size */
+		quant_like(d, n, w, 100, 40, &st);
+		trip(d, n, w, 24, "chunks of 2^24", NULL);
 		free(d);
 	}
 	/* the largest alphabet: 2^20 - 96 literals fit, one more goes Huffman-only */
@@ -218,6 +248,7 @@ int main(int argc, char **argv)
 		test_for_each_file(path, corpus_file, NULL);
 	} else {
 		buckets();
+		batches();
 		edge();
 		hostile();
 	}

@@ -42,67 +42,80 @@ static size_t chunk_end(const struct lzs_job *j, size_t c)
 	return e < j->n ? e : j->n;
 }
 
+static void count_tokens(const struct lzs_job *j, const struct gpz_lzs_token *tok, size_t nt,
+                         uint32_t *mc, uint32_t *dc)
+{
+	for (size_t i = 0; i < nt; i++) {
+		if (tok[i].len == 0)
+			mc[tok[i].sym]++;
+		else if (tok[i].dist == 0)
+			mc[j->alphabet + gpz_lzs_bucket(tok[i].len - 1)]++;
+		else {
+			mc[j->alphabet + NB + gpz_lzs_bucket(tok[i].len - GPZ_LZS_MIN_MATCH)]++;
+			dc[gpz_lzs_bucket(tok[i].dist - 1)]++;
+		}
+	}
+}
+
+/* Task t's chunks, counted: tokens a batch at a time (memory independent of the chunk size). */
 static void count_task(void *v, size_t t)
 {
 	struct lzs_job *j = v;
-	size_t c0, c1, m = (size_t)1 << j->chunk_log;
+	size_t c0, c1;
 	uint32_t *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(*head));
-	struct gpz_lzs_token *tok = malloc(m * sizeof(*tok));
+	struct gpz_lzs_token *tok = malloc(GPZ_LZS_BATCH * sizeof(*tok));
 	uint32_t *mc = j->counts + t * ((size_t)j->alphabet + GPZ_LZS_EXTRA + NB);
 	uint32_t *dc = mc + j->alphabet + GPZ_LZS_EXTRA;
 
 	j->res[t] = head && tok ? GPZ_OK : GPZ_ERR_NOMEM;
 	task_chunks(j, t, &c0, &c1);
 	for (size_t c = c0; j->res[t] == GPZ_OK && c < c1; c++) {
-		size_t nt = gpz_lzs_tokens(j->src, j->w, c << j->chunk_log, chunk_end(j, c), j->z, head,
-		                           tok);
-		for (size_t i = 0; i < nt; i++) {
-			if (tok[i].len == 0)
-				mc[tok[i].sym]++;
-			else if (tok[i].dist == 0)
-				mc[j->alphabet + gpz_lzs_bucket(tok[i].len - 1)]++;
-			else {
-				mc[j->alphabet + NB + gpz_lzs_bucket(tok[i].len - GPZ_LZS_MIN_MATCH)]++;
-				dc[gpz_lzs_bucket(tok[i].dist - 1)]++;
-			}
+		size_t start = c << j->chunk_log, end = chunk_end(j, c), pos = start;
+		while (pos < end) {
+			size_t nt = gpz_lzs_tokens(j->src, j->w, start, end, &pos, j->z, head, tok,
+			                           GPZ_LZS_BATCH);
+			count_tokens(j, tok, nt, mc, dc);
 		}
 	}
 	free(tok);
 	free(head);
 }
 
+/* Task t's chunks, coded into a buffer of its own (grown as it fills, zeroed: the writer ORs). */
 static void code_task(void *v, size_t t)
 {
 	struct lzs_job *j = v;
-	size_t c0, c1, m = (size_t)1 << j->chunk_log, cap = 0;
+	size_t c0, c1, cap = 0;
 	uint32_t *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(*head));
-	struct gpz_lzs_token *tok = malloc(m * sizeof(*tok));
+	struct gpz_lzs_token *tok = malloc(GPZ_LZS_BATCH * sizeof(*tok));
 	uint64_t bits = 0;
 	uint8_t *buf = NULL;
 
 	j->res[t] = head && tok ? GPZ_OK : GPZ_ERR_NOMEM;
 	task_chunks(j, t, &c0, &c1);
 	for (size_t c = c0; j->res[t] == GPZ_OK && c < c1; c++) {
-		/* room for the worst chunk after what is written, zeroed (the writer ORs bits in) */
-		size_t need = (size_t)(bits / 8) + m * GPZ_LZS_TOKEN_BITS / 8 + 16;
-		if (need > cap) {
-			size_t ncap = need > 2 * cap ? need : 2 * cap;
-			uint8_t *nb = realloc(buf, ncap);
-			if (!nb) {
-				j->res[t] = GPZ_ERR_NOMEM;
-				break;
+		size_t start = c << j->chunk_log, end = chunk_end(j, c), pos = start;
+		uint64_t first = bits;
+		while (j->res[t] == GPZ_OK && pos < end) {
+			size_t nt = gpz_lzs_tokens(j->src, j->w, start, end, &pos, j->z, head, tok,
+			                           GPZ_LZS_BATCH);
+			size_t need = (size_t)(bits / 8) + nt * GPZ_LZS_TOKEN_BITS / 8 + 16;
+			if (need > cap) {
+				size_t ncap = need > 2 * cap ? need : 2 * cap;
+				uint8_t *nb = realloc(buf, ncap);
+				if (!nb) {
+					j->res[t] = GPZ_ERR_NOMEM;
+					break;
+				}
+				memset(nb + cap, 0, ncap - cap);
+				buf = nb;
+				cap = ncap;
 			}
-			memset(nb + cap, 0, ncap - cap);
-			buf = nb;
-			cap = ncap;
+			bits = gpz_lzs_put(j->code, tok, nt, buf, bits);
 		}
-		size_t nt = gpz_lzs_tokens(j->src, j->w, c << j->chunk_log, chunk_end(j, c), j->z, head,
-		                           tok);
-		uint64_t end = gpz_lzs_put(j->code, tok, nt, buf, bits);
-		if (end - bits > UINT32_MAX)
+		if (bits - first > UINT32_MAX)
 			j->res[t] = GPZ_ERR_PARAM; /* cannot happen: the frame would not be chosen */
-		j->chunk_bits[c] = (uint32_t)(end - bits);
-		bits = end;
+		j->chunk_bits[c] = (uint32_t)(bits - first);
 	}
 	j->bufs[t] = buf;
 	j->task_bits[t] = bits;

@@ -61,14 +61,18 @@ struct gpz_lzs_token {
 };
 
 /*
- * The tokens of symbols [c0, c1) of src (width w), greedy and deterministic: at each position a
- * run when the symbol is z, else the longest match (at least GPZ_LZS_MATCH_MIN symbols) with the
- * last position of the same 4-symbol hash in the chunk, else a literal. head: 2^GPZ_LZS_HASH_LOG
- * entries of scratch that need no clearing between chunks (positions + 1 before c0 are stale).
- * tok: room for c1 - c0 tokens. Returns the token count.
+ * The tokens of the chunk [c0, c1) of src (width w) from *pos on, greedy and deterministic: at
+ * each position a run when the symbol is z, else the longest match (at least GPZ_LZS_MATCH_MIN
+ * symbols, replacing at least GPZ_LZS_MATCH_TOKENS literals and runs) with the last position of
+ * the same 4-symbol hash in the chunk, else a literal. At most max tokens into tok; *pos moves
+ * past them (c1: the chunk is done); the tokens do not depend on max. head:
+ * 2^GPZ_LZS_HASH_LOG entries of scratch, zeroed once, that need no clearing between chunks
+ * (positions + 1 before c0 are stale). Returns the token count.
  */
-size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, uint32_t z, uint32_t *head,
-                      struct gpz_lzs_token *tok);
+size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *pos, uint32_t z,
+                      uint32_t *head, struct gpz_lzs_token *tok, size_t max);
+/* Tokens a batch holds in frame_lzsym.c, whatever the chunk size */
+#define GPZ_LZS_BATCH 65536
 
 /* The two codes of a frame: main lengths[alphabet + GPZ_LZS_EXTRA], distance lengths[48]
  * (all 0 when the frame has no match), encoder tables made from them. */

@@ -48,12 +48,12 @@ static size_t alt_tokens(const uint8_t *src, size_t i, size_t len, uint32_t z, i
 	return t;
 }
 
-size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, uint32_t z, uint32_t *head,
-                      struct gpz_lzs_token *tok)
+size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *pos, uint32_t z,
+                      uint32_t *head, struct gpz_lzs_token *tok, size_t max)
 {
-	size_t n = 0, i = c0;
+	size_t n = 0, i = *pos;
 
-	while (i < c1) {
+	while (i < c1 && n < max) {
 		uint32_t v = gpz_load_symbol(src, i, w);
 		if (v == z) {
 			size_t r = 1;
@@ -78,5 +78,6 @@ size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, uint32_t 
 		tok[n++] = (struct gpz_lzs_token){ v, 0, 0 };
 		i++;
 	}
+	*pos = i;
 	return n;
 }
