@@ -26,16 +26,6 @@ static gpz_params params(int w, int chunk_log, int lz)
 	return p;
 }
 
-static void put_sym(uint8_t *d, size_t i, int w, uint32_t v)
-{
-	if (w == 1)
-		d[i] = (uint8_t)v;
-	else if (w == 2)
-		gpz_store_le16(d + 2 * i, (uint16_t)v);
-	else
-		gpz_store_le32(d + 4 * i, v);
-}
-
 /* The type of the stream's first frame. */
 static int first_type(const uint8_t *c, size_t n)
 {
@@ -49,7 +39,7 @@ static void quant_like(uint8_t *d, size_t n, int w, uint32_t z, uint32_t spread,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t r = test_rand(st);
 		uint32_t v = r % 1000 < 990 ? z : (uint32_t)(z - spread / 2 + (r >> 20) % spread);
-		put_sym(d, i, w, v);
+		gpz_store_symbol(d, i, w, v);
 	}
 }
 
@@ -124,16 +114,16 @@ static void edge(void)
 		CHECK(lz < hf, "runs: LZ-symbol %zu bytes, Huffman-only %zu (w=%d)", lz, hf, w);
 		/* runs longer than a chunk, a run at every chunk start, a short last chunk */
 		for (size_t i = 0; i < n; i++)
-			put_sym(d, i, w, i % 9000 < 8500 ? 7 : (uint32_t)(i % 5));
+			gpz_store_symbol(d, i, w, i % 9000 < 8500 ? 7 : (uint32_t)(i % 5));
 		trip(d, n, w, 8, "long runs", NULL);
 		/* a pattern repeated (matches), runs of a value that is not the run symbol */
 		for (size_t i = 0; i < n; i++)
-			put_sym(d, i, w, i < 64 || i % 1000 > 900 ? (uint32_t)(test_rand(&st) % 200)
+			gpz_store_symbol(d, i, w, i < 64 || i % 1000 > 900 ? (uint32_t)(test_rand(&st) % 200)
 			                 : i % 1000 > 700 ? 3 : (uint32_t)(i % 64 * 3 % 200));
 		trip(d, n, w, 12, "repeats and runs", NULL);
 		/* noise: stored or Huffman-only, whatever is smaller; automatic: not type 5 */
 		for (size_t i = 0; i < n; i++)
-			put_sym(d, i, w, (uint32_t)(test_rand(&st) % (w == 1 ? 256 : 50000)));
+			gpz_store_symbol(d, i, w, (uint32_t)(test_rand(&st) % (w == 1 ? 256 : 50000)));
 		trip(d, n, w, 10, "noise", NULL);
 		gpz_params pa = params(w, 12, GPZ_LZS_AUTO);
 		size_t al = test_roundtrip(d, n * (size_t)w, &pa, "noise, automatic", &c);

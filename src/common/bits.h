@@ -66,6 +66,17 @@ static inline void gpz_store_be64(void *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+/* Write symbol i of a little-endian array of width w (1, 2 or 4 bytes). */
+static inline void gpz_store_symbol(uint8_t *dst, size_t i, int w, uint32_t v)
+{
+	if (w == 1)
+		dst[i] = (uint8_t)v;
+	else if (w == 2)
+		gpz_store_le16(dst + 2 * i, (uint16_t)v);
+	else
+		gpz_store_le32(dst + 4 * i, v);
+}
+
 /* Read symbol i of a little-endian array of width w (1, 2 or 4 bytes). */
 static inline uint32_t gpz_load_symbol(const uint8_t *src, size_t i, int w)
 {

@@ -460,8 +460,10 @@ static gpz_result blocks(struct infl *f, const uint8_t *in, size_t in_n, int *fi
 	return r;
 }
 
-gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
-                             int markers, uint16_t *out, size_t cap, size_t *out_n, int *final)
+/* A piece into symbols (out) or bytes (out8, `before` bytes of window before it). */
+static gpz_result piece(const uint8_t *in, size_t in_n, uint16_t *out, uint8_t *out8,
+                        size_t before, const uint8_t *hist, size_t hist_n, int markers,
+                        size_t cap, size_t *out_n, int *final)
 {
 	struct infl *f = malloc(sizeof(*f));
 	gpz_result r;
@@ -471,7 +473,8 @@ gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist
 	if (!f)
 		return GPZ_ERR_NOMEM;
 	f->out = out;
-	f->out8 = NULL;
+	f->out8 = out8;
+	f->before = before < WINDOW ? before : WINDOW;
 	f->cap = cap;
 	f->hist = hist;
 	f->hist_n = hist ? (hist_n < WINDOW ? hist_n : WINDOW) : 0;
@@ -482,26 +485,14 @@ gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist
 	return r;
 }
 
+gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
+                             int markers, uint16_t *out, size_t cap, size_t *out_n, int *final)
+{
+	return piece(in, in_n, out, NULL, 0, hist, hist_n, markers, cap, out_n, final);
+}
+
 gpz_result gpz_inflate_piece_bytes(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
                                    size_t cap, size_t *out_n, int *final)
 {
-	struct infl *f = malloc(sizeof(*f));
-	gpz_result r;
-
-	*out_n = 0;
-	*final = 0;
-	if (!f)
-		return GPZ_ERR_NOMEM;
-	f->out = NULL;
-	f->out8 = out;
-	f->before = before < WINDOW ? before : WINDOW;
-	f->cap = cap;
-	f->hist = NULL;
-	f->hist_n = 0;
-	f->markers = 0;
-	r = blocks(f, in, in_n, final);
-	*out_n = f->pos;
-	free(f);
-	return r;
+	return piece(in, in_n, NULL, out, before, NULL, 0, 0, cap, out_n, final);
 }
-

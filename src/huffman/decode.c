@@ -151,16 +151,6 @@ static inline uint32_t decode_one(const gpz_decoder *d, struct bit_reader *br)
 	return sym;
 }
 
-static inline void store_symbol(uint8_t *dst, size_t i, int w, uint32_t v)
-{
-	if (w == 1)
-		dst[i] = (uint8_t)v;
-	else if (w == 2)
-		gpz_store_le16(dst + 2 * i, (uint16_t)v);
-	else
-		gpz_store_le32(dst + 4 * i, v);
-}
-
 /* Decode n symbols of width w (a constant at each call site). After a refill at least 56 bits
  * are buffered, enough for two codes of up to 24 bits. */
 static inline void decode_symbols(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
@@ -169,12 +159,12 @@ static inline void decode_symbols(const gpz_decoder *d, struct bit_reader *br, u
 	size_t i = 0;
 	for (; i + 2 <= n; i += 2) {
 		refill(br);
-		store_symbol(dst, i, w, decode_one(d, br));
-		store_symbol(dst, i + 1, w, decode_one(d, br));
+		gpz_store_symbol(dst, i, w, decode_one(d, br));
+		gpz_store_symbol(dst, i + 1, w, decode_one(d, br));
 	}
 	if (i < n) {
 		refill(br);
-		store_symbol(dst, i, w, decode_one(d, br));
+		gpz_store_symbol(dst, i, w, decode_one(d, br));
 	}
 }
 
@@ -191,7 +181,7 @@ static inline void decode_multi(const gpz_decoder *d, struct bit_reader *br, uin
 		e = d->multi[br->buf >> (64 - TB)];
 		cnt = (e >> 48) & 3;
 		if (cnt == 0) {
-			store_symbol(dst, i++, w, decode_one(d, br));
+			gpz_store_symbol(dst, i++, w, decode_one(d, br));
 			continue;
 		}
 		if (w == 1)

@@ -129,16 +129,6 @@ static inline uint32_t decode_sym(const gpz_decoder *d, struct br *r)
 	return sym;
 }
 
-static inline void store(uint8_t *dst, size_t i, int w, uint32_t v)
-{
-	if (w == 1)
-		dst[i] = (uint8_t)v;
-	else if (w == 2)
-		gpz_store_le16(dst + 2 * i, (uint16_t)v);
-	else
-		gpz_store_le32(dst + 4 * i, v);
-}
-
 /* len copies of v from symbol i on: runs are most of the output of quantization codes */
 static void fill(uint8_t *dst, size_t i, size_t len, int w, uint32_t v)
 {
@@ -168,7 +158,7 @@ gpz_result gpz_lzs_decode_chunk(const struct gpz_lzs_decoders *d, const uint8_t 
 	while (i < m) {
 		uint32_t s = decode_sym(d->main, &r);
 		if (s < a) {
-			store(dst, i++, w, s);
+			gpz_store_symbol(dst, i++, w, s);
 			continue;
 		}
 		s -= a;
