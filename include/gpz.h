@@ -366,14 +366,24 @@ GPZ_API gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_wri
 
 /* The same with positional input for regular files: the engine's lanes call read_at (exactly n
  * input bytes at `offset`, or an error) from several threads at once, each for its own frame,
- * so the input is read in parallel; output still goes through `write`, in order.
- * (Positional output was tried for decompression and measured slower: buffered writes to one
- * file serialise in the kernel; bench/results/2026-11-23-h200-frame-engine.md.) */
+ * so the input is read in parallel; output still goes through `write`, in order. */
 typedef gpz_result (*gpz_read_at_fn)(void *user, void *buf, size_t n, uint64_t offset);
 GPZ_API gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p,
                                           gpz_read_at_fn read_at, uint64_t src_size,
                                           gpz_write_fn write, void *user, uint64_t *in_bytes,
                                           uint64_t *out_bytes);
+
+/* gpz_decompress_stream with positional output: each frame's content goes to write_at at its
+ * offset in the stream's output (from 0) as soon as its lane has decoded it, so outputs are
+ * written in parallel: calls come from several threads at once and in any order, and after an
+ * error some later frames may have been written too (discard the output). For destinations
+ * that take parallel writes faster than one ordered writer: the gpz tool uses it for files on
+ * tmpfs, copying into a shared mapping of space reserved with fallocate (one write() thread:
+ * about 3 GB/s there; bench/results/2026-11-23-h200-positional-out.md). */
+typedef gpz_result (*gpz_write_at_fn)(void *user, const void *buf, size_t n, uint64_t offset);
+GPZ_API gpz_result gpz_decompress_stream_at(gpz_ctx *ctx, gpz_read_fn read,
+                                            gpz_write_at_fn write_at, void *user,
+                                            uint64_t *in_bytes, uint64_t *out_bytes);
 
 /* gzip / zlib / raw deflate streams through the engine: a stream made by
  * gpz_deflate_stream_create (and not yet updated) takes its whole input from read (or read_at,

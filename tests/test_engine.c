@@ -46,6 +46,30 @@ static uint8_t *reference(const uint8_t *src, size_t n, const gpz_params *p, siz
 	return c;
 }
 
+/* Positional output into memory: every call inside the buffer, and the bytes counted (lanes
+ * call it at once: the count is atomic). The input is read through `in` (first: the read
+ * callback takes the same user pointer). */
+struct at_sink {
+	struct test_mem in;
+	uint8_t *dst;
+	size_t cap;
+	uint64_t bytes;
+	int outside;
+};
+
+static gpz_result sink_write_at(void *user, const void *buf, size_t n, uint64_t off)
+{
+	struct at_sink *a = user;
+
+	if (off > a->cap || n > a->cap - off) {
+		__atomic_store_n(&a->outside, 1, __ATOMIC_RELAXED);
+		return GPZ_ERR_DST_TOO_SMALL;
+	}
+	memcpy(a->dst + off, buf, n);
+	__atomic_add_fetch(&a->bytes, n, __ATOMIC_RELAXED);
+	return GPZ_OK;
+}
+
 /* One-shot and callback compression on ctx give the reference bytes, and decode back. */
 static void check_ctx(gpz_ctx *ctx, const uint8_t *src, size_t n, const gpz_params *p,
                       const uint8_t *ref, size_t ref_len, const char *what)
@@ -69,6 +93,13 @@ static void check_ctx(gpz_ctx *ctx, const uint8_t *src, size_t n, const gpz_para
 	CHECK(gpz_decompress_stream(ctx, test_mem_read, test_mem_write, &u, &in, &out) == GPZ_OK &&
 	      u.len == n && memcmp(d, src, n) == 0 && in == ref_len && out == n,
 	      "%s: stream round trip", what);
+	/* positional output: the lanes write their frames' content at its offset */
+	struct at_sink as = { { .src = ref, .size = ref_len }, d, n, 0, 0 };
+	memset(d, 0, n);
+	CHECK(gpz_decompress_stream_at(ctx, test_mem_read, sink_write_at, &as, &in, &out) ==
+	              GPZ_OK &&
+	      !as.outside && as.bytes == n && memcmp(d, src, n) == 0 && in == ref_len && out == n,
+	      "%s: positional output round trip", what);
 	/* positional input: the lanes read their frames */
 	struct test_mem pa = { .src = src, .size = n, .dst = c, .cap = cap };
 	memset(c, 0, cap);

@@ -358,6 +358,20 @@ run 0 "decompress the concatenation" "$GPZ" -dc multi.gpz
 cat t.orig w16.orig >multi.orig
 same out multi.orig "several files through -c"
 
+# ---- positional output (lanes write their frames at their offsets; tmpfs gets it by itself) ----
+"$GPZ" -c --huff --frame-size=64K t.orig >pos.gpz || fail "many small frames"
+run 0 "positional output: many frames" env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o pos.out pos.gpz
+same pos.out t.orig "positional output gives the original"
+cat pos.gpz w16.gpz empty.gpz pos.gpz >poscat.gpz
+run 0 "positional output: concatenated streams" env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o poscat.out poscat.gpz
+same poscat.out cat.orig "positional output of concatenated streams"
+cp pos.gpz posbad.gpz
+flip_byte posbad.gpz $(($(size_of pos.gpz) / 2))
+rm -f posbad
+run 1 "positional output: a corrupt middle frame fails" env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k posbad.gpz
+absent posbad "no output for the corrupt frame under positional output"
+no_temp_files "no temporary file after positional output failed"
+
 # ---- several operands, skips and exit codes ----
 cp t.orig m1
 cp w16.orig m2

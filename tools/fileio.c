@@ -2,6 +2,7 @@
  * fileio.c - complete reads/writes, push-back input and the temp-file-and-rename output of the
  * gpz tool. See fileio.h.
  */
+#define _GNU_SOURCE /* fallocate */
 #define _FILE_OFFSET_BITS 64
 
 #include "fileio.h"
@@ -13,12 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
 /* Largest single read/write request (Linux transfers at most about 2 GiB per call anyway). */
 #define FIO_IO_MAX ((size_t)1 << 30)
+#define TMPFS_MAGIC_NUMBER 0x01021994 /* statfs f_type of tmpfs (linux/magic.h) */
 
 /* The temporary file to remove if a signal ends the program before the commit. */
 static char *volatile g_pending_tmp;
@@ -203,6 +207,13 @@ int fio_in_skip(fio_in *in, uint64_t n, uint64_t *skipped)
 
 /* ---- Safe output ---- */
 
+static int on_tmpfs(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && (unsigned long)sf.f_type == TMPFS_MAGIC_NUMBER;
+}
+
 static mode_t current_umask(void)
 {
 	mode_t m = umask(0);
@@ -238,6 +249,7 @@ void fio_out_stdout(fio_out *o)
 	o->tmp = NULL;
 	o->path = NULL;
 	o->force = 1;
+	o->positional = 0; /* a pipe, or a file opened by someone else: written in order */
 }
 
 int fio_out_open(fio_out *o, const char *path, int force)
@@ -269,12 +281,53 @@ int fio_out_open(fio_out *o, const char *path, int force)
 		return -1;
 	}
 	set_pending(o->tmp);
+	o->positional = on_tmpfs(o->fd) || getenv("GPZ_TEST_POSITIONAL_OUT") != NULL;
 	return 0;
 }
 
 int fio_out_write(fio_out *o, const void *buf, size_t n)
 {
 	return fio_write_full(o->fd, buf, n);
+}
+
+static int pwrite_full(int fd, const char *buf, size_t n, uint64_t off)
+{
+	while (n > 0) {
+		ssize_t k = pwrite(fd, buf, n < FIO_IO_MAX ? n : FIO_IO_MAX, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		buf += k;
+		off += (uint64_t)k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)
+{
+	static size_t page;
+	uint64_t start;
+	size_t len;
+	char *m;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	while ((rc = fallocate(o->fd, 0, (off_t)off, (off_t)n)) != 0 && errno == EINTR)
+		;
+	if (rc != 0) /* a file system without fallocate still takes pwrite */
+		return errno == EOPNOTSUPP ? pwrite_full(o->fd, buf, n, off) : -1;
+	if (!page)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	start = off - off % page;
+	len = n + (size_t)(off - start);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, (off_t)start);
+	if (m == MAP_FAILED)
+		return pwrite_full(o->fd, buf, n, off);
+	memcpy(m + (off - start), buf, n);
+	return munmap(m, len);
 }
 
 /* Copy owner, permission bits and times; returns -1 (errno set) if any of it failed. */

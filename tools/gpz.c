@@ -724,6 +724,7 @@ struct engine_io {
 	fio_out *out;      /* NULL: test only */
 	int failed;        /* 1: reading failed, 2: writing failed */
 	int err;           /* errno of that failure */
+	uint64_t base;     /* positional output: where this stream's output starts */
 };
 
 static gpz_result engine_read(void *user, void *buf, size_t cap, size_t *got)
@@ -750,6 +751,20 @@ static gpz_result engine_write(void *user, const void *buf, size_t n)
 	}
 	io->failed = 2;
 	io->err = errno;
+	return GPZ_ERR_TRUNCATED;
+}
+
+/* Positional output (fileio.h): the lanes write their frames' content in parallel. */
+static gpz_result engine_write_at(void *user, const void *buf, size_t n, uint64_t off)
+{
+	struct engine_io *io = user;
+
+	if (fio_out_write_at(io->out, buf, n, io->base + off) == 0) {
+		progress_add(0, n);
+		return GPZ_OK;
+	}
+	__atomic_store_n(&io->err, errno, __ATOMIC_RELAXED);
+	__atomic_store_n(&io->failed, 2, __ATOMIC_RELAXED);
 	return GPZ_ERR_TRUNCATED;
 }
 
@@ -804,7 +819,7 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
                             struct counts *c)
 {
 	gpz_ctx *ctx = get_ctx(o);
-	struct engine_io io = { j, NULL, out, 0, 0 };
+	struct engine_io io = { j, NULL, out, 0, 0, 0 };
 	gpz_deflate_stream *ds;
 	gpz_gzip_info gi = { NULL, 0, 0, 0 };
 	uint64_t size = (uint64_t)j->st.st_size, before;
@@ -974,7 +989,7 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
                            struct counts *c)
 {
 	uint64_t size = (uint64_t)j->st.st_size, before;
-	struct engine_io io = { j, NULL, out, 0, 0 };
+	struct engine_io io = { j, NULL, out, 0, 0, 0 };
 	gpz_ctx *ctx;
 	gpz_result r;
 
@@ -1149,7 +1164,7 @@ static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
 static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {
-	struct engine_io io = { j, NULL, out, 0, 0 };
+	struct engine_io io = { j, NULL, out, 0, 0, 0 };
 	uint64_t size = (uint64_t)j->st.st_size, at = 0;
 	gpz_result r = GPZ_OK;
 	int rc;
@@ -1212,7 +1227,7 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {
-	struct engine_io io = { j, in, out, 0, 0 };
+	struct engine_io io = { j, in, out, 0, 0, 0 };
 	gpz_result r = GPZ_OK;
 
 	if (g_cpu_ctx == NULL && (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK)
@@ -1250,7 +1265,7 @@ static int pass_through(const struct job *j, fio_in *in, fio_out *out, struct co
 static int decode_stream(const struct opts *o, const struct job *j, fio_out *out,
                          struct counts *c)
 {
-	struct engine_io io = { j, NULL, NULL, 0, 0 };
+	struct engine_io io = { j, NULL, NULL, 0, 0, 0 };
 	gpz_ctx *ctx;
 	fio_in in;
 	size_t got;
@@ -1281,7 +1296,12 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 	more = read_stream_header(j, &in, 1, 1);
 	while (more > 0) { /* each stream (concatenated ones too) through the frame engine */
 		uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
-		gpz_result r = gpz_decompress_stream(ctx, engine_read, engine_write, &io, &used, &made);
+		gpz_result r;
+		io.base = c->out;
+		if (out && out->positional)
+			r = gpz_decompress_stream_at(ctx, engine_read, engine_write_at, &io, &used, &made);
+		else
+			r = gpz_decompress_stream(ctx, engine_read, engine_write, &io, &used, &made);
 		note_fallbacks(o, j, ctx, before);
 		if (r != GPZ_OK)
 			return engine_error(&io, r);

@@ -41,6 +41,7 @@ struct slot {
 	uint64_t index;    /* the frame's number in this call */
 	int at;            /* positional input at in_off */
 	uint64_t in_off;
+	uint64_t out_off;  /* positional output: where the frame's content goes */
 	size_t pre;        /* a job's history bytes before src */
 	int last;          /* a job's last frame */
 	void *meta;        /* a job's meta_bytes about the frame */
@@ -57,6 +58,8 @@ struct gpz_engine {
 	size_t sink_cap, sink_pos;
 	gpz_read_at_fn read_at; /* or positional input read by the lanes themselves */
 	void *io_user;
+	gpz_write_at_fn write_at; /* positional output written by the lanes themselves */
+	void *wa_user;
 	struct lanes *L;
 	struct slot slot[GPZ_MAX_DEPTH];
 	pthread_mutex_t mu;
@@ -335,6 +338,10 @@ static void *lane_main(void *arg)
 			r = e->job.run     ? run_job(s, &res, &len)
 			  : e->decompress ? run_decompress(s, &res, &len)
 			                  : run_compress(s, &res, &len);
+		if (r == GPZ_OK && e->write_at && res) {
+			r = len ? e->write_at(e->wa_user, res, len, s->out_off) : GPZ_OK;
+			res = NULL; /* written: nothing left to hand over */
+		}
 		hand_over(s, r, res, len);
 	}
 }
@@ -432,13 +439,20 @@ void gpz_engine_positional(struct gpz_engine *e, gpz_read_at_fn read_at, void *u
 	e->io_user = user;
 }
 
+void gpz_engine_positional_out(struct gpz_engine *e, gpz_write_at_fn write_at, void *user)
+{
+	e->write_at = write_at;
+	e->wa_user = user;
+}
+
 /* Hand the next frame to its lane: every field is set before `busy`, under the lock. */
 static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, size_t dst_cap,
-                   int at, uint64_t in_off, size_t pre, int last)
+                   int at, uint64_t in_off, size_t pre, int last, uint64_t out_off)
 {
 	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
 
 	pthread_mutex_lock(&e->mu);
+	s->out_off = out_off;
 	s->src = src;
 	s->pre = pre;
 	s->last = last;
@@ -455,19 +469,24 @@ static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, s
 
 void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off)
 {
-	submit(e, NULL, n, NULL, 0, 1, in_off, 0, 0);
+	submit(e, NULL, n, NULL, 0, 1, in_off, 0, 0, 0);
+}
+
+void gpz_engine_submit_to(struct gpz_engine *e, size_t n, uint64_t out_off)
+{
+	submit(e, NULL, n, NULL, 0, 0, 0, 0, 0, out_off);
 }
 
 void gpz_engine_submit_job(struct gpz_engine *e, const void *src, size_t n, size_t pre,
                            uint64_t in_off, int last)
 {
-	submit(e, src, n, NULL, 0, !src && e->read_at, in_off, pre, last);
+	submit(e, src, n, NULL, 0, !src && e->read_at, in_off, pre, last, 0);
 }
 
 void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,
                        size_t dst_cap)
 {
-	submit(e, src, n, dst, dst_cap, 0, 0, 0, 0);
+	submit(e, src, n, dst, dst_cap, 0, 0, 0, 0, 0);
 }
 
 static int busy_lanes(const struct gpz_engine *e)

@@ -37,6 +37,12 @@ void gpz_engine_sink(struct gpz_engine *e, void *dst, size_t cap, size_t pos);
  * submitted with gpz_engine_submit_at. */
 void gpz_engine_positional(struct gpz_engine *e, gpz_read_at_fn read_at, void *user);
 
+/* Positional output (decompression): a lane gives its frame's content to write_at at the
+ * offset its submission named (gpz_engine_submit_to) as soon as it is decoded, beside the other
+ * lanes, instead of waiting for its turn: calls come from several threads at once and in any
+ * order. Errors still count in frame order. */
+void gpz_engine_positional_out(struct gpz_engine *e, gpz_write_at_fn write_at, void *user);
+
 /* Wait until the next frame's lane is free; *buf (may be NULL when the caller names its input
  * with gpz_engine_submit's src) receives a buffer of at least `need` bytes to fill with it.
  * Returns the first error of an earlier frame, if any, so the caller can stop early. */
@@ -51,6 +57,9 @@ gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8
  * (dst_cap bytes) when dst is not NULL, instead of to `out`. */
 void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,
                        size_t dst_cap);
+
+/* Submit the next frame (in the buffer gpz_engine_next gave) for positional output at out_off. */
+void gpz_engine_submit_to(struct gpz_engine *e, size_t n, uint64_t out_off);
 
 /* Submit the next frame for positional input: its n input bytes are read at in_off. */
 void gpz_engine_submit_at(struct gpz_engine *e, size_t n, uint64_t in_off);

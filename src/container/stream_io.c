@@ -1,5 +1,5 @@
-/* stream_io.c - .gpz streams through read/write callbacks (gpz_compress_stream,
- * gpz_decompress_stream): what the gpz tool uses for files, with the frame engine overlapping
+/* stream_io.c - .gpz streams through read/write callbacks (gpz_compress_stream[_at],
+ * gpz_decompress_stream[_at]): what the gpz tool uses for files, with the frame engine overlapping
  * reading, coding and writing. Memory stays bounded by the engine's lanes whatever the size. */
 #include "common/context.h"
 #include "container/engine.h"
@@ -137,7 +137,7 @@ gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at
 /* Read the next block (its first `got` bytes are in pk) into a lane's buffer and submit it, or
  * check it as the stream's trailer. */
 static gpz_result next_block(struct gpz_engine *e, struct io *io, uint8_t *pk, size_t got,
-                             uint64_t *total, uint32_t *frames, int *end)
+                             uint64_t *total, uint32_t *frames, int *end, int at)
 {
 	gpz_block_info in;
 	uint8_t *buf;
@@ -169,7 +169,10 @@ static gpz_result next_block(struct gpz_engine *e, struct io *io, uint8_t *pk, s
 	}
 	if (r != GPZ_OK)
 		return r;
-	gpz_engine_submit(e, NULL, need, NULL, 0);
+	if (at) /* the content goes at the sum of the earlier frames' (each decode checks its own) */
+		gpz_engine_submit_to(e, need, *total);
+	else
+		gpz_engine_submit(e, NULL, need, NULL, 0);
 	*total += in.content_bytes;
 	(*frames)++;
 	return GPZ_OK;
@@ -188,8 +191,9 @@ static gpz_result peek_block(struct io *io, uint8_t *pk, size_t *got)
 	return r;
 }
 
-gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write, void *user,
-                                 uint64_t *in_bytes, uint64_t *out_bytes)
+static gpz_result decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write,
+                                    gpz_write_at_fn write_at, void *user, uint64_t *in_bytes,
+                                    uint64_t *out_bytes)
 {
 	struct io io = { read, write, user, 0, 0 };
 	uint8_t pk[GPZ_BLOCK_PEEK_SIZE];
@@ -207,14 +211,18 @@ gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn wr
 		r = gpz_read_header(pk, got);
 	if (r == GPZ_OK)
 		r = gpz_engine_open(ctx, NULL, io_put, &io, &e);
+	if (r == GPZ_OK && write_at)
+		gpz_engine_positional_out(e, write_at, user);
 	while (r == GPZ_OK && !end) {
 		r = peek_block(&io, pk, &got);
 		if (r == GPZ_OK)
-			r = next_block(e, &io, pk, got, &total, &frames, &end);
+			r = next_block(e, &io, pk, got, &total, &frames, &end, write_at != NULL);
 	}
 	/* a frame's error comes before anything found after it (a later frame, the trailer) */
 	re = e ? gpz_engine_close(e, NULL) : GPZ_OK;
 	r = re != GPZ_OK ? re : r;
+	if (write_at)
+		io.out = r == GPZ_OK ? total : 0;
 	if (in_bytes)
 		*in_bytes = io.in;
 	if (out_bytes)
@@ -222,3 +230,17 @@ gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn wr
 	return r;
 }
 
+
+gpz_result gpz_decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn write, void *user,
+                                 uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	return decompress_stream(ctx, read, write, NULL, user, in_bytes, out_bytes);
+}
+
+gpz_result gpz_decompress_stream_at(gpz_ctx *ctx, gpz_read_fn read, gpz_write_at_fn write_at,
+                                    void *user, uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	if (!write_at)
+		return GPZ_ERR_PARAM;
+	return decompress_stream(ctx, read, NULL, write_at, user, in_bytes, out_bytes);
+}

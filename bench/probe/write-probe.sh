@@ -1,0 +1,10 @@
+#!/bin/sh
+# On the GPU machine: ways of writing a new 4 GiB file (bench/probe/write_probe.c), in /dev/shm
+# and on the disk the checkout lives on.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cc -O2 -pthread -o /tmp/write_probe "$root/bench/probe/write_probe.c" || exit 1
+df -T /dev/shm "$root" | sed 's/^/# /'
+nproc | sed 's/^/# cpus /'
+for t in 4 8 16; do /tmp/write_probe /dev/shm 4 $t; done
+/tmp/write_probe "$root" 2 8
