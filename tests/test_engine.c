@@ -7,6 +7,7 @@
  * is redone on the CPU, and the output must still be identical (`fallback` mode checks that a
  * fallback happened). */
 #include "testutil.h"
+#include "common/context.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,6 +338,37 @@ static int big(void)
 
 /* GPZ_TEST_GPU_FAIL set on a GPU machine: the AUTO backend redid a frame on the CPU and the
  * bytes are those of the CPU. */
+/* Fresh AUTO contexts: their first frames run on warm lanes (on the CPU while the GPU starts,
+ * on the GPU once it has), a call after another until the start is over and two more; every
+ * call gives the reference bytes and decodes back. */
+static void warm_start(void)
+{
+	size_t n = 8u << 20, ref_len = 0;
+	uint8_t *src = make_input(n, 2);
+	gpz_params p;
+	gpz_params_default(&p);
+	p.symbol_bytes = 2;
+	p.frame_bytes = 65536;
+	uint8_t *ref = reference(src, n, &p, &ref_len);
+
+	for (int round = 0; round < 3; round++) {
+		gpz_ctx *ctx = make_ctx(GPZ_BACKEND_AUTO, 0, round == 2 ? 4 : 0);
+		int after = 0, calls = 0;
+		CHECK(ctx != NULL, "auto context");
+		while (ctx && after < 2 && calls < 1000) {
+			char what[64];
+			after += gpz_ctx_is_settled(ctx);
+			snprintf(what, sizeof what, "warm start round %d call %d", round, calls++);
+			check_ctx(ctx, src, n, &p, ref, ref_len, what);
+		}
+		printf("warm start round %d: %d calls, backend %s\n", round, calls,
+		       gpz_ctx_backend(ctx) == GPZ_BACKEND_GPU ? "GPU" : "CPU");
+		gpz_ctx_free(ctx);
+	}
+	free(ref);
+	free(src);
+}
+
 static int fallback(void)
 {
 	size_t n = 1 << 20, ref_len = 0;
@@ -382,6 +414,7 @@ int main(int argc, char **argv)
 			mixed_frames(GPZ_BACKEND_GPU, "gpu mixed frames, depth 12");
 		}
 		concatenated();
+		warm_start();
 	}
 	if (test_failures)
 		fprintf(stderr, "test_engine %s: %d failure(s)\n", mode, test_failures);

@@ -610,7 +610,12 @@ static gpz_ctx *get_ctx(const struct opts *o)
 		g_ctx_failed = 1;
 		return NULL;
 	}
-	if (o->verbose >= 2)
+	/* an automatic context starts its GPU beside the first frames: asking which backend it
+	 * found would wait for that start */
+	if (o->verbose >= 2 && o->backend == GPZ_BACKEND_AUTO)
+		fprintf(stderr, "gpz: using the automatic backend (the GPU, if any, starts while the "
+		        "first frames run on the CPU), %d CPU threads\n", gpz_ctx_threads(g_ctx));
+	else if (o->verbose >= 2)
 		fprintf(stderr, "gpz: using the %s backend, %d CPU threads\n",
 		        backend_name(gpz_ctx_backend(g_ctx)), gpz_ctx_threads(g_ctx));
 	return g_ctx;

@@ -11,6 +11,19 @@ int gpz_gpu_available(void)
 	return gpz_gpu_usable();
 }
 
+/* The starter thread of an AUTO context: is there a GPU, and can it be set up? */
+static void *start_gpu(void *v)
+{
+	gpz_ctx *ctx = v;
+	gpz_backend b = GPZ_BACKEND_CPU;
+
+	if (gpz_gpu_available() && gpz_gpu_open(&ctx->gpu, -1) == GPZ_OK)
+		b = GPZ_BACKEND_GPU;
+	ctx->backend = b;
+	__atomic_store_n(&ctx->settled, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 {
 	gpz_ctx *ctx;
@@ -20,35 +33,52 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 	*out = NULL;
 	if (backend == GPZ_BACKEND_GPU && !gpz_gpu_available())
 		return GPZ_ERR_NO_GPU;
-	ctx = malloc(sizeof(*ctx));
+	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return GPZ_ERR_NOMEM;
-	ctx->backend = backend == GPZ_BACKEND_AUTO && !gpz_gpu_available() ? GPZ_BACKEND_CPU
-	             : backend == GPZ_BACKEND_AUTO ? GPZ_BACKEND_GPU : backend;
+	ctx->backend = backend == GPZ_BACKEND_GPU ? GPZ_BACKEND_GPU : GPZ_BACKEND_CPU;
 	ctx->nthreads = nthreads ? nthreads : gpz_cpu_count();
-	ctx->gpu = NULL;
-	ctx->depth = 0;
-	ctx->gpus = 0;
-	ctx->fallbacks = 0;
-	ctx->lanes = NULL;
-	ctx->lanes_free = NULL;
 	ctx->gpu_asked = backend == GPZ_BACKEND_GPU;
-	if (ctx->backend == GPZ_BACKEND_GPU) {
+	ctx->settled = 1;
+	if (backend == GPZ_BACKEND_GPU) {
 		gpz_result r = gpz_gpu_open(&ctx->gpu, -1);
-		if (r != GPZ_OK && backend == GPZ_BACKEND_GPU) {
+		if (r != GPZ_OK) {
 			free(ctx);
 			return r;
 		}
-		if (r != GPZ_OK) /* AUTO: a GPU that cannot be set up means the CPU */
-			ctx->backend = GPZ_BACKEND_CPU;
+	} else if (backend == GPZ_BACKEND_AUTO && gpz_gpu_built()) {
+		ctx->settled = 0;
+		ctx->starting = pthread_create(&ctx->starter, NULL, start_gpu, ctx) == 0;
+		if (!ctx->starting)
+			start_gpu(ctx); /* no thread to spare: start it here */
 	}
 	*out = ctx;
 	return GPZ_OK;
 }
 
+void gpz_ctx_settle(gpz_ctx *ctx)
+{
+	if (ctx && ctx->starting) {
+		pthread_join(ctx->starter, NULL);
+		ctx->starting = 0;
+	}
+}
+
+int gpz_ctx_is_settled(const gpz_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->settled, __ATOMIC_ACQUIRE);
+}
+
+struct gpz_gpu *gpz_ctx_gpu(gpz_ctx *ctx)
+{
+	gpz_ctx_settle(ctx);
+	return ctx && ctx->backend == GPZ_BACKEND_GPU ? ctx->gpu : NULL;
+}
+
 void gpz_ctx_free(gpz_ctx *ctx)
 {
 	if (ctx) {
+		gpz_ctx_settle(ctx);
 		if (ctx->lanes_free)
 			ctx->lanes_free(ctx);
 		gpz_gpu_close(ctx->gpu);
@@ -58,6 +88,7 @@ void gpz_ctx_free(gpz_ctx *ctx)
 
 gpz_backend gpz_ctx_backend(const gpz_ctx *ctx)
 {
+	gpz_ctx_settle((gpz_ctx *)ctx); /* the start's state is not part of what const protects */
 	return ctx->backend;
 }
 

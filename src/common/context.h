@@ -3,6 +3,8 @@
 #ifndef GPZ_CONTEXT_H
 #define GPZ_CONTEXT_H
 
+#include <pthread.h>
+
 #include "gpz.h"
 
 #ifdef __cplusplus
@@ -22,7 +24,21 @@ struct gpz_ctx {
 	uint64_t fallbacks;  /* GPU failures redone on the CPU (atomic) */
 	void *lanes;         /* the frame engine's lanes (container/engine.c), made on first use */
 	void (*lanes_free)(gpz_ctx *ctx); /* set by whoever made them; called by gpz_ctx_free */
+	/* An AUTO context starts the GPU on a thread of its own (a CUDA context takes about 0.4 s
+	 * to create), so the frame engine's lanes can begin on the CPU meanwhile. `backend` and
+	 * `gpu` are final once `settled` is set (the lanes read it with gpz_ctx_is_settled); every
+	 * other reader calls gpz_ctx_settle first. */
+	int settled;
+	int starting;        /* the starter thread is still to be joined */
+	pthread_t starter;
 };
+
+/* Wait for an AUTO context's GPU start (from the thread that uses the context). */
+void gpz_ctx_settle(gpz_ctx *ctx);
+/* Has it finished? (Any thread; never waits.) */
+int gpz_ctx_is_settled(const gpz_ctx *ctx);
+/* The context's GPU resources, settled first (NULL on the CPU backend). */
+struct gpz_gpu *gpz_ctx_gpu(gpz_ctx *ctx);
 
 /* After a GPU stage returned r: should the work be redone on the CPU? Yes for a GPU failure or
  * a lack of memory, unless the context was created for the GPU explicitly (then the error is

@@ -98,7 +98,7 @@ static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
 	if (st->started || !write)
 		return GPZ_ERR_PARAM;
 	d->st = st;
-	d->gpu = ctx->backend == GPZ_BACKEND_GPU && (ctx->gpu_asked || size >= GPU_AUTO_MIN);
+	d->gpu = gpz_ctx_gpu(ctx) && (ctx->gpu_asked || size >= GPU_AUTO_MIN);
 	d->step = batch_pieces(d) * PIECE;
 	d->write = write;
 	d->user = user;

@@ -15,18 +15,30 @@
 #define DEPTH_GPU 6
 #define DEPTH_CPU 2 /* the caller reads one frame while a lane compresses the other */
 
+/* A host buffer of a lane: pinned when the lane works on a GPU. */
+struct hbuf {
+	uint8_t *p;
+	size_t cap;
+	int pinned;
+};
+
 /* What a lane keeps between calls. */
 struct lane {
-	struct gpz_gpu *g; /* NULL on the CPU backend */
-	uint8_t *in, *out; /* host buffers; pinned when g */
-	size_t in_cap, out_cap;
+	struct gpz_gpu *g; /* NULL: the lane works on the CPU */
+	int gpu_tried;     /* a warm lane has tried to open g */
+	struct hbuf in, out;
+	gpz_ctx cpu;       /* a warm lane's CPU side: the context with a share of its threads */
 };
 
+/* Lanes made while an AUTO context was still starting its GPU are warm: they work on the CPU,
+ * each with a share of the threads, and each opens its GPU resources itself once the start is
+ * over, so the first frames need not wait for the CUDA context (about 0.4 s; the output is the
+ * same on either side). */
 struct lanes {
 	int n;
+	int warm;
 	struct lane lane[GPZ_MAX_DEPTH];
 };
-
 /* A lane's job in this call. */
 struct slot {
 	struct gpz_engine *e;
@@ -71,32 +83,33 @@ struct gpz_engine {
 
 /* ---- buffers ---- */
 
-static void buf_free(struct lane *ln, uint8_t *b)
+static void buf_free(struct hbuf *b)
 {
-	if (ln->g)
-		gpz_gpu_host_free(b);
+	if (b->pinned)
+		gpz_gpu_host_free(b->p);
 	else
-		free(b);
+		free(b->p);
+	b->p = NULL;
+	b->cap = 0;
 }
 
-/* Make *b hold at least need bytes (contents are kept only when keep is set). */
-static gpz_result buf_reserve(struct lane *ln, uint8_t **b, size_t *cap, size_t need, size_t keep)
+/* Make b hold at least need bytes (its first `keep` kept), pinned when the lane has a GPU. */
+static gpz_result buf_reserve(struct lane *ln, struct hbuf *b, size_t need, size_t keep)
 {
-	uint8_t *nb = NULL;
+	struct hbuf nb = { NULL, need, ln->g != NULL };
 
-	if (*cap >= need)
+	if (b->cap >= need && (b->pinned || !ln->g))
 		return GPZ_OK;
-	if (ln->g) {
-		if (gpz_gpu_host_alloc((void **)&nb, need) != GPZ_OK)
+	if (nb.pinned) {
+		if (gpz_gpu_host_alloc((void **)&nb.p, need) != GPZ_OK)
 			return GPZ_ERR_NOMEM;
-	} else if (!(nb = malloc(need))) {
+	} else if (!(nb.p = malloc(need))) {
 		return GPZ_ERR_NOMEM;
 	}
 	if (keep)
-		memcpy(nb, *b, keep);
-	buf_free(ln, *b);
+		memcpy(nb.p, b->p, keep);
+	buf_free(b);
 	*b = nb;
-	*cap = need;
 	return GPZ_OK;
 }
 
@@ -105,8 +118,8 @@ static void lanes_free(gpz_ctx *ctx)
 	struct lanes *L = ctx->lanes;
 
 	for (int i = 0; L && i < L->n; i++) {
-		buf_free(&L->lane[i], L->lane[i].in);
-		buf_free(&L->lane[i], L->lane[i].out);
+		buf_free(&L->lane[i].in);
+		buf_free(&L->lane[i].out);
 		gpz_gpu_close(L->lane[i].g);
 	}
 	free(L);
@@ -114,25 +127,65 @@ static void lanes_free(gpz_ctx *ctx)
 	ctx->lanes_free = NULL;
 }
 
+/* GPUs the lanes spread over. */
+static int lane_gpus(const gpz_ctx *ctx)
+{
+	int ngpu = gpz_gpu_count();
+
+	return ctx->gpus > 0 && ctx->gpus < ngpu ? ctx->gpus : ngpu;
+}
+
+/* The default number of lanes once the backend is known. */
+static int default_lanes(const gpz_ctx *ctx)
+{
+	int ngpu = ctx->backend == GPZ_BACKEND_GPU ? lane_gpus(ctx) : 0;
+	int n = ctx->depth ? ctx->depth : ctx->backend == GPZ_BACKEND_GPU
+	      ? DEPTH_GPU * (ngpu > 0 ? ngpu : 1)
+	      : ctx->nthreads > 1 ? DEPTH_CPU : 1; /* one thread means one core busy */
+
+	return n < GPZ_MAX_DEPTH ? n : GPZ_MAX_DEPTH;
+}
+
+/* Lanes made warm (the context still starting its GPU), each with a share of the threads. */
+static void make_warm(gpz_ctx *ctx, struct lanes *L)
+{
+	L->warm = 1;
+	L->n = ctx->depth ? ctx->depth : DEPTH_GPU;
+	for (int i = 0; i < L->n; i++) {
+		gpz_ctx *c = &L->lane[i].cpu;
+		*c = *ctx;
+		c->backend = GPZ_BACKEND_CPU;
+		c->gpu_asked = 0;
+		c->gpu = NULL;
+		c->lanes = NULL;
+		c->lanes_free = NULL;
+		c->starting = 0;
+		c->settled = 1;
+		c->nthreads = (ctx->nthreads + L->n - 1) / L->n;
+	}
+}
+
 /* The context's lanes, made on first use: a lane that cannot get GPU resources works on the CPU
- * (an AUTO context) or fails the call (a GPU one). */
+ * (an AUTO context) or fails the call (a GPU one). Warm lanes are remade once the start is over
+ * when the backend it found wants another number of them. */
 static gpz_result lanes_get(gpz_ctx *ctx, struct lanes **out)
 {
 	struct lanes *L = ctx->lanes;
-	int gpu = ctx->backend == GPZ_BACKEND_GPU;
+	int settled = gpz_ctx_is_settled(ctx);
 
+	if (L && L->warm && settled && L->n != default_lanes(ctx))
+		lanes_free(ctx);
+	L = ctx->lanes;
 	if (!L) {
-		int ngpu = gpu ? gpz_gpu_count() : 0;
-		if (ctx->gpus > 0 && ctx->gpus < ngpu)
-			ngpu = ctx->gpus;
+		int gpu = settled && ctx->backend == GPZ_BACKEND_GPU;
+		int ngpu = gpu ? lane_gpus(ctx) : 0;
 		L = calloc(1, sizeof(*L));
 		if (!L)
 			return GPZ_ERR_NOMEM;
-		/* by default DEPTH_GPU lanes per GPU; lane i on GPU i % ngpu */
-		L->n = ctx->depth ? ctx->depth : gpu ? DEPTH_GPU * (ngpu > 0 ? ngpu : 1)
-		     : ctx->nthreads > 1 ? DEPTH_CPU : 1; /* one thread means one core busy */
-		if (L->n > GPZ_MAX_DEPTH)
-			L->n = GPZ_MAX_DEPTH;
+		if (settled)
+			L->n = default_lanes(ctx); /* lane i on GPU i % ngpu */
+		else
+			make_warm(ctx, L);
 		ctx->lanes = L;
 		ctx->lanes_free = lanes_free;
 		for (int i = 0; gpu && i < L->n; i++) {
@@ -197,23 +250,47 @@ static gpz_result frame_input(struct slot *s, const uint8_t **src, size_t *pre)
 	*pre = s->pre;
 	if (s->at && e->read_at) {
 		*pre = s->in_off < e->job.pre ? (size_t)s->in_off : e->job.pre;
-		if (buf_reserve(ln, &ln->in, &ln->in_cap, *pre + s->n + 1, 0) != GPZ_OK)
+		if (buf_reserve(ln, &ln->in, *pre + s->n + 1, 0) != GPZ_OK)
 			return GPZ_ERR_NOMEM;
-		*src = ln->in + *pre;
-		return read_frame(e, ln->in, *pre + s->n, s->in_off - *pre);
+		*src = ln->in.p + *pre;
+		return read_frame(e, ln->in.p, *pre + s->n, s->in_off - *pre);
 	}
 	if (!s->src) {
-		*src = ln->in + s->pre;
+		*src = ln->in.p + s->pre;
 		return GPZ_OK;
 	}
 	*src = s->src;
 	if (!ln->g || gpz_gpu_is_pinned(s->src - s->pre))
 		return GPZ_OK;
-	if (buf_reserve(ln, &ln->in, &ln->in_cap, s->pre + s->n + 1, 0) != GPZ_OK)
+	if (buf_reserve(ln, &ln->in, s->pre + s->n + 1, 0) != GPZ_OK)
 		return GPZ_ERR_NOMEM;
-	memcpy(ln->in, s->src - s->pre, s->pre + s->n);
-	*src = ln->in + s->pre;
+	memcpy(ln->in.p, s->src - s->pre, s->pre + s->n);
+	*src = ln->in.p + s->pre;
 	return GPZ_OK;
+}
+
+/* A warm lane opens its GPU resources itself at its first frame after the start (beside the
+ * other lanes); one that cannot stays on the CPU. */
+static void lane_gpu(struct slot *s)
+{
+	struct gpz_engine *e = s->e;
+	struct lane *ln = s->ln;
+	int ngpu;
+
+	if (!e->L->warm || ln->g || ln->gpu_tried || !gpz_ctx_is_settled(e->ctx))
+		return;
+	ln->gpu_tried = 1;
+	if (e->ctx->backend != GPZ_BACKEND_GPU)
+		return;
+	ngpu = lane_gpus(e->ctx);
+	if (gpz_gpu_open(&ln->g, ngpu > 0 ? (int)(s - e->slot) % ngpu : 0) != GPZ_OK)
+		ln->g = NULL;
+}
+
+/* The context a frame's CPU work runs with: a warm lane on the CPU has its share of threads. */
+static gpz_ctx *lane_ctx(const struct slot *s)
+{
+	return s->ln->g || !s->e->L->warm ? s->e->ctx : &s->ln->cpu;
 }
 
 static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
@@ -225,16 +302,15 @@ static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
 	gpz_result r = frame_input(s, &src, &pre);
 
 	if (r == GPZ_OK)
-		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
+		r = buf_reserve(ln, &ln->out, cap, 0);
 	if (r == GPZ_OK)
-		r = gpz_frame_compress_on(e->ctx, ln->g, &e->p, src, s->n, ln->out, cap, len);
-	*res = ln->out;
+		r = gpz_frame_compress_on(lane_ctx(s), ln->g, &e->p, src, s->n, ln->out.p, cap, len);
+	*res = ln->out.p;
 	return r;
 }
 
 static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *len)
 {
-	struct gpz_engine *e = s->e;
 	struct lane *ln = s->ln;
 	const uint8_t *src;
 	gpz_block_info in;
@@ -249,13 +325,14 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 	if (r != GPZ_OK)
 		return r;
 	cap = s->dst && in.content_bytes > s->dst_cap ? s->dst_cap : (size_t)in.content_bytes;
-	if (!direct && buf_reserve(ln, &ln->out, &ln->out_cap, cap ? cap : 1, 0) != GPZ_OK)
+	if (!direct && buf_reserve(ln, &ln->out, cap ? cap : 1, 0) != GPZ_OK)
 		return GPZ_ERR_NOMEM;
-	r = gpz_frame_decompress_on(e->ctx, ln->g, src, s->n, direct ? s->dst : ln->out, cap, len,
+	r = gpz_frame_decompress_on(lane_ctx(s), ln->g, src, s->n, direct ? s->dst : ln->out.p, cap,
+	                            len,
 	                            NULL);
 	if (r == GPZ_OK && s->dst && !direct)
-		memcpy(s->dst, ln->out, *len);
-	*res = s->dst ? NULL : ln->out;
+		memcpy(s->dst, ln->out.p, *len);
+	*res = s->dst ? NULL : ln->out.p;
 	return r;
 }
 
@@ -268,11 +345,11 @@ static gpz_result run_job(struct slot *s, const uint8_t **res, size_t *len)
 	gpz_result r = frame_input(s, &src, &pre);
 
 	if (r == GPZ_OK)
-		r = buf_reserve(ln, &ln->out, &ln->out_cap, cap, 0);
+		r = buf_reserve(ln, &ln->out, cap, 0);
 	if (r == GPZ_OK)
-		r = J->run(J->user, ln->g, s->index, src, pre, s->n, s->last, ln->out, cap, len,
+		r = J->run(J->user, ln->g, s->index, src, pre, s->n, s->last, ln->out.p, cap, len,
 		           s->meta);
-	*res = ln->out;
+	*res = ln->out.p;
 	return r;
 }
 
@@ -334,6 +411,7 @@ static void *lane_main(void *arg)
 		}
 		r = e->err; /* after an error, later frames are only handed over */
 		pthread_mutex_unlock(&e->mu);
+		lane_gpu(s);
 		if (r == GPZ_OK)
 			r = e->job.run     ? run_job(s, &res, &len)
 			  : e->decompress ? run_decompress(s, &res, &len)
@@ -418,18 +496,18 @@ gpz_result gpz_engine_next(struct gpz_engine *e, size_t need, uint8_t **buf)
 		s->started = 1;
 	}
 	if (r == GPZ_OK && buf)
-		r = buf_reserve(s->ln, &s->ln->in, &s->ln->in_cap, need ? need : 1, 0);
+		r = buf_reserve(s->ln, &s->ln->in, need ? need : 1, 0);
 	if (buf)
-		*buf = r == GPZ_OK ? s->ln->in : NULL;
+		*buf = r == GPZ_OK ? s->ln->in.p : NULL;
 	return r;
 }
 
 gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8_t **buf)
 {
 	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
-	gpz_result r = buf_reserve(s->ln, &s->ln->in, &s->ln->in_cap, need, keep);
+	gpz_result r = buf_reserve(s->ln, &s->ln->in, need, keep);
 
-	*buf = s->ln->in;
+	*buf = s->ln->in.p;
 	return r;
 }
 

@@ -530,7 +530,7 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 
 	if (!ctx || !dst_size || gpz_params_check(p) != GPZ_OK || (!d_src && src_size) || !d_dst)
 		return GPZ_ERR_PARAM;
-	if (ctx->backend != GPZ_BACKEND_GPU)
+	if (!gpz_ctx_gpu(ctx))
 		return GPZ_ERR_NO_GPU;
 	*dst_size = 0;
 	if (src_size % (size_t)p->symbol_bytes)
@@ -578,7 +578,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 
 	if (!ctx || !d_src || !dst_size || (!d_dst && dst_cap))
 		return GPZ_ERR_PARAM;
-	if (ctx->backend != GPZ_BACKEND_GPU)
+	if (!gpz_ctx_gpu(ctx))
 		return GPZ_ERR_NO_GPU;
 	*dst_size = 0;
 	while (r == GPZ_OK && pos < src_size) { /* one stream per iteration: concatenation */

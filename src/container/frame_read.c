@@ -403,6 +403,6 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, void *dst,
                                 size_t dst_cap, size_t *written, uint64_t *checksum)
 {
-	return gpz_frame_decompress_on(ctx, ctx ? ctx->gpu : NULL, src, src_size, dst, dst_cap,
+	return gpz_frame_decompress_on(ctx, gpz_ctx_gpu(ctx), src, src_size, dst, dst_cap,
 	                               written, checksum);
 }

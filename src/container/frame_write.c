@@ -322,6 +322,6 @@ gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_para
 gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
                               size_t src_size, void *dst, size_t dst_cap, size_t *written)
 {
-	return gpz_frame_compress_on(ctx, ctx ? ctx->gpu : NULL, p, src, src_size, dst, dst_cap,
+	return gpz_frame_compress_on(ctx, gpz_ctx_gpu(ctx), p, src, src_size, dst, dst_cap,
 	                             written);
 }

@@ -206,7 +206,7 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 		io->ctx = ctx;
 		/* measured on an H200 host with 16 cores, 4 GB of text: 16 CPU threads 2.0-2.2 GB/s,
 		 * GPU lanes 1.6-1.9 GB/s (bench/results/2026-11-23-h200-gpu-inflate.md) */
-		io->gpu = ctx->backend == GPZ_BACKEND_GPU && ctx->gpu_asked;
+		io->gpu = gpz_ctx_gpu(ctx) && ctx->gpu_asked;
 		io->batch = th > 1 ? 4 * (size_t)th : 1;
 		io->batch = io->batch < GPZ_DFL_CPU_BATCH ? io->batch : GPZ_DFL_CPU_BATCH;
 		if (io->gpu)

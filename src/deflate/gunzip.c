@@ -465,7 +465,7 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 gpz_result gpz_inflate(gpz_ctx *ctx, gpz_format format, const void *src, size_t src_size,
                        void *dst, size_t dst_cap, size_t *dst_size)
 {
-	return gpz_inflate_on(ctx, ctx && ctx->backend == GPZ_BACKEND_GPU ? ctx->gpu : NULL, format,
+	return gpz_inflate_on(ctx, gpz_ctx_gpu(ctx), format,
 	                      src, src_size, dst, dst_cap, dst_size);
 }
 

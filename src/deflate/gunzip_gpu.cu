@@ -274,7 +274,7 @@ extern "C" gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const 
 	if (!ctx || !dst_size || (!d_src && src_size) || (!d_dst && dst_cap) ||
 	    format < GPZ_FORMAT_GZIP || format > GPZ_FORMAT_DEFLATE)
 		return GPZ_ERR_PARAM;
-	if (ctx->backend != GPZ_BACKEND_GPU)
+	if (!gpz_ctx_gpu(ctx))
 		return GPZ_ERR_NO_GPU;
 	*dst_size = 0;
 	r = gpz_gpu_use(ctx->gpu);

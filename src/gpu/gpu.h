@@ -25,6 +25,8 @@ typedef struct CUevent_st *gpz_event_t;
 
 /* 1 when a CUDA device is present and usable; 0 otherwise (also when built without CUDA). */
 int gpz_gpu_usable(void);
+/* 1 when the library was built with CUDA (says nothing about a device being there). */
+int gpz_gpu_built(void);
 /* Number of visible CUDA devices (0 without one). */
 int gpz_gpu_count(void);
 

@@ -7,6 +7,11 @@ int gpz_gpu_usable(void)
 	return 0;
 }
 
+int gpz_gpu_built(void)
+{
+	return 0;
+}
+
 int gpz_gpu_count(void)
 {
 	return 0;

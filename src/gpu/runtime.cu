@@ -17,6 +17,11 @@ extern "C" int gpz_gpu_usable(void)
 	return usable;
 }
 
+extern "C" int gpz_gpu_built(void)
+{
+	return 1;
+}
+
 extern "C" int gpz_gpu_count(void)
 {
 	int n = 0;

@@ -1,0 +1,65 @@
+#!/bin/sh
+# On the GPU machine, after `sh bench/gpu-run.sh build` (build-gpu/) unpacked corpora/data/: the
+# tool file to file as issue 10 states its goals, inputs and outputs in /dev/shm (tmpfs), page
+# cache warm, one run each, every output compared with the input. Compression writes FILE.gpz
+# with -o, decompression FILE with -d -o (the tool's temporary file and rename; on tmpfs the
+# lanes write their frames in parallel); one row decodes to standard output (one ordered writer)
+# for comparison. Backends: the default (automatic: the first frames on the CPU while the GPU
+# starts), --gpu, --cpu with every core.
+# Usage: sh bench/file-run.sh   Table to $OUT/file-run.md.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/gpz-out}
+G=$root/build-gpu/gpz
+D=$root/corpora/data
+W=/dev/shm/gpz-file
+mkdir -p "$out" "$W"
+python3 "$root/bench/tile.py" "$D/nyx/baryon_density.dat.b16" "$W/nyx" 4294967296
+python3 "$root/bench/tile.py" "$D/debtext100m" "$W/text" 4000000000
+calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
+t() { s=$(date +%s.%N); sh -c "$1"; e=$(date +%s.%N); calc "$e - $s"; }
+row() { # NAME BYTES CMD
+  s=$(t "$3"); echo "| $1 | $s | $(calc "$2 / $s / 1e9") |"
+}
+check() { cmp -s "$1" "$2" || echo "| MISMATCH $1 $2 | | |"; }
+ns=$(stat -c %s "$W/nyx") ts=$(stat -c %s "$W/text")
+{
+  nvidia-smi --query-gpu=name --format=csv,noheader | sed 's/^/device: /'
+  echo "cpus: $(nproc)"
+  echo
+  echo "| job | seconds | GB/s of original bytes |"
+  echo "|---|---:|---:|"
+  cat "$W/nyx" "$W/text" >/dev/null
+  row "cat nyx (4 GiB) > /dev/null" "$ns" "cat '$W/nyx' >/dev/null"
+  row "cat text (4 GB) > /dev/null" "$ts" "cat '$W/text' >/dev/null"
+  for be in "" "--gpu" "--cpu"; do
+    name=${be:-default}
+    row "nyx --huff -b 2, $name" "$ns" "'$G' $be -q -k -f --huff -b 2 -o '$W/n.gpz' '$W/nyx'"
+    row "nyx -d, $name" "$ns" "'$G' $be -q -d -k -f -o '$W/n.out' '$W/n.gpz'"
+    check "$W/n.out" "$W/nyx"
+    rm -f "$W/n.out"
+  done
+  row "nyx -dc > file (one ordered writer), default" "$ns" "'$G' -q -dc '$W/n.gpz' >'$W/n.out'"
+  check "$W/n.out" "$W/nyx"
+  rm -f "$W/n.out"
+  echo "| (nyx ratio $(calc "$ns / $(stat -c %s "$W/n.gpz")")) | | |"
+  for be in "" "--cpu"; do
+    name=${be:-default}
+    row "text --huff -b 1, $name" "$ts" "'$G' $be -q -k -f --huff -b 1 -o '$W/t.gpz' '$W/text'"
+    row "text --huff -d, $name" "$ts" "'$G' $be -q -d -k -f -o '$W/t.out' '$W/t.gpz'"
+    check "$W/t.out" "$W/text"
+    rm -f "$W/t.out"
+  done
+  for lv in 1 6; do
+    row "text -$lv (.gpz LZ), default" "$ts" "'$G' -q -k -f -$lv -o '$W/l.gpz' '$W/text'"
+    row "text -$lv .gpz -d, default" "$ts" "'$G' -q -d -k -f -o '$W/l.out' '$W/l.gpz'"
+    check "$W/l.out" "$W/text"
+    rm -f "$W/l.out"
+    row "text --format=gzip -$lv, default" "$ts" "'$G' -q -k -f --format=gzip -$lv -o '$W/g.gz' '$W/text'"
+    row "text gzip -$lv -d, default" "$ts" "'$G' -q -d -k -f -o '$W/g.out' '$W/g.gz'"
+    check "$W/g.out" "$W/text"
+    rm -f "$W/g.out"
+  done
+} >"$out/file-run.md" 2>&1
+cat "$out/file-run.md"
+rm -rf "$W"
