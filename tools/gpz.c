@@ -84,7 +84,7 @@ struct stream_counts {
 static int g_status;       /* exit status: 0, 1 (error) or 2 (warning) */
 static gpz_ctx *g_ctx;     /* created on first use */
 static int g_ctx_failed;
-static gpz_ctx *g_cpu_ctx; /* for inflating .gz files without --gpu */
+static gpz_ctx *g_cpu_ctx; /* CPU only: .gz inflation without --gpu, small inputs (job_ctx) */
 static unsigned char *g_in, *g_out; /* reused frame buffers */
 static size_t g_in_cap, g_out_cap;
 /* progress display state (see progress_add) */
@@ -621,6 +621,29 @@ static gpz_ctx *get_ctx(const struct opts *o)
 	return g_ctx;
 }
 
+/* The CPU-only context (created on first use); NULL after reporting an error. */
+static gpz_ctx *cpu_ctx(const struct opts *o)
+{
+	gpz_result r;
+
+	if (g_cpu_ctx == NULL && (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK) {
+		report_error(NULL, "can't start the CPU backend: %s", gpz_result_string(r));
+		return NULL;
+	}
+	return g_cpu_ctx;
+}
+
+/* The context for a job: the automatic backend does a regular file of less than a frame (64
+ * MiB) on the CPU alone, since a GPU would first take about 0.4 s to start (then be torn down)
+ * for work that 16 CPU threads finish sooner; the bytes are the same. */
+#define SMALL_INPUT ((off_t)64 << 20)
+static gpz_ctx *job_ctx(const struct opts *o, const struct job *j)
+{
+	if (o->backend == GPZ_BACKEND_AUTO && S_ISREG(j->st.st_mode) && j->st.st_size < SMALL_INPUT)
+		return cpu_ctx(o);
+	return get_ctx(o);
+}
+
 static double now_seconds(void)
 {
 	struct timespec ts;
@@ -823,7 +846,7 @@ static void note_fallbacks(const struct opts *o, const struct job *j, gpz_ctx *c
 static int compress_deflate(const struct opts *o, const struct job *j, fio_out *out,
                             struct counts *c)
 {
-	gpz_ctx *ctx = get_ctx(o);
+	gpz_ctx *ctx = job_ctx(o, j);
 	struct engine_io io = { j, NULL, out, 0, 0, 0 };
 	gpz_deflate_stream *ds;
 	gpz_gzip_info gi = { NULL, 0, 0, 0 };
@@ -1004,7 +1027,7 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 	/* Fail early when the size is known; pipes are caught at their end. */
 	if (S_ISREG(j->st.st_mode) && size % (uint64_t)o->params.symbol_bytes != 0)
 		return size_error(j, size, o->params.symbol_bytes);
-	ctx = get_ctx(o);
+	ctx = job_ctx(o, j);
 	if (ctx == NULL)
 		return -1;
 	before = gpz_ctx_gpu_fallbacks(ctx);
@@ -1180,11 +1203,8 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	gpz_ctx *ctx = NULL;
 	if (o->backend == GPZ_BACKEND_GPU && (ctx = get_ctx(o)) == NULL)
 		return -1;
-	if (ctx == NULL && g_cpu_ctx == NULL &&
-	    (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK)
-		return lib_error(j->name, r);
-	if (ctx == NULL)
-		ctx = g_cpu_ctx;
+	if (ctx == NULL && (ctx = cpu_ctx(o)) == NULL)
+		return -1;
 	while (r == GPZ_OK && at < size) {
 		uint64_t used = 0, made = 0;
 		r = gpz_inflate_member_at(ctx, engine_read_at, size, at, engine_write, &io, &used,
@@ -1233,10 +1253,10 @@ static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *i
                             struct counts *c)
 {
 	struct engine_io io = { j, in, out, 0, 0, 0 };
-	gpz_result r = GPZ_OK;
+	gpz_result r;
 
-	if (g_cpu_ctx == NULL && (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK)
-		return lib_error(j->name, r);
+	if (cpu_ctx(o) == NULL)
+		return -1;
 	r = gpz_inflate_stream(g_cpu_ctx, GPZ_FORMAT_GZIP, engine_read, engine_write, &io, &c->in,
 	                       &c->out);
 	if (r == GPZ_OK)
@@ -1294,7 +1314,7 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 		if (wbits != 0)
 			return decode_deflate(j, &in, wbits, out, c);
 	}
-	if ((ctx = get_ctx(o)) == NULL)
+	if ((ctx = job_ctx(o, j)) == NULL)
 		return -1;
 	io.in = &in;
 	io.out = out;

@@ -5,6 +5,9 @@
  *   pwrite : T threads, pwrite() of disjoint 16 MiB pieces
  *   mmap   : ftruncate, mmap MAP_SHARED, T threads copy disjoint 16 MiB pieces, munmap
  *   falloc : fallocate first (space reserved: no SIGBUS on a full disk), then as mmap
+ *   frames : what the gpz tool's positional output does: T threads, each 64 MiB piece
+ *            fallocated, mapped, copied into and unmapped on its own
+ *   framesP: the same, mapped with MAP_POPULATE (page tables filled in one go)
  * Usage: write_probe DIR GiB THREADS */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #define PIECE ((size_t)16 << 20)
+#define FRAME ((size_t)64 << 20)
 
 static size_t total;
 static int nthreads, fd;
@@ -65,6 +69,41 @@ static void *mm_worker(void *a)
 	return NULL;
 }
 
+static int populate;
+
+static long take_frame(void)
+{
+	long i;
+	pthread_mutex_lock(&mu);
+	i = next_piece * FRAME < total ? (long)next_piece++ : -1;
+	pthread_mutex_unlock(&mu);
+	return i;
+}
+
+static void *fr_worker(void *a)
+{
+	long i;
+	(void)a;
+	while ((i = take_frame()) >= 0) {
+		size_t off = (size_t)i * FRAME, n = total - off < FRAME ? total - off : FRAME;
+		unsigned char *m;
+		if (fallocate(fd, 0, (off_t)off, (off_t)n) != 0) {
+			perror("fallocate");
+			exit(1);
+		}
+		m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0),
+		         fd, (off_t)off);
+		if (m == MAP_FAILED) {
+			perror("mmap");
+			exit(1);
+		}
+		for (size_t k = 0; k < n; k += PIECE)
+			memcpy(m + k, src, n - k < PIECE ? n - k : PIECE);
+		munmap(m, n);
+	}
+	return NULL;
+}
+
 static void run_threads(void *(*fn)(void *))
 {
 	pthread_t t[256];
@@ -78,7 +117,7 @@ static void run_threads(void *(*fn)(void *))
 int main(int argc, char **argv)
 {
 	char path[4096];
-	const char *modes[] = { "write", "pwrite", "mmap", "falloc" };
+	const char *modes[] = { "write", "pwrite", "mmap", "falloc", "frames", "framesP" };
 
 	if (argc != 4)
 		return 2;
@@ -88,7 +127,7 @@ int main(int argc, char **argv)
 	src = malloc(PIECE);
 	for (size_t i = 0; i < PIECE; i++)
 		src[i] = (unsigned char)(i * 2654435761u >> 13);
-	for (int m = 0; m < 4; m++) {
+	for (int m = 0; m < 6; m++) {
 		double t0, t1, tf = 0;
 		unlink(path);
 		t0 = now();
@@ -107,6 +146,9 @@ int main(int argc, char **argv)
 			}
 		} else if (m == 1) {
 			run_threads(pw_worker);
+		} else if (m >= 4) {
+			populate = m == 5;
+			run_threads(fr_worker);
 		} else {
 			if (m == 3) {
 				if (fallocate(fd, 0, 0, (off_t)total) != 0)
