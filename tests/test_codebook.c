@@ -1,5 +1,6 @@
 /* test_codebook.c - code lengths, length limiting, canonical codes and their serialisation,
- * checked against brute force and against the rules they must satisfy. */
+ * checked against brute force and against the rules they must satisfy; the encoder's threads
+ * (each writing its own bit range) against one thread. */
 #include "testutil.h"
 #include "huffman/huffman.h"
 
@@ -171,6 +172,69 @@ static void test_serialise(void)
 	free(buf);
 }
 
+/* Symbols of width w: mostly small values with a long geometric tail (codes up to the limit)
+ * or spread evenly over the alphabet. */
+static void fill_symbols(uint8_t *b, size_t n, int w, int skewed, uint64_t seed)
+{
+	uint32_t top = w == 1 ? 256 : w == 2 ? 65536 : GPZ_MAX_ALPHABET;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v;
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (skewed) {
+			uint64_t r = seed >> 20;
+			v = (uint32_t)__builtin_ctzll(r | (1ull << 40)) * 3 + (uint32_t)(r >> 41) % 3;
+		} else {
+			v = (uint32_t)(seed >> 33);
+		}
+		v %= top;
+		for (int k = 0; k < w; k++)
+			b[i * (size_t)w + (size_t)k] = (uint8_t)(v >> (8 * k));
+	}
+}
+
+/* Several encoder threads give one thread's bytes, chunk lengths and total, whatever the bit
+ * offsets where the tasks (4 Mi symbols) meet, tiny last tasks included. */
+static void test_encode_threads(void)
+{
+	static const struct { int w, skewed, chunk_log; size_t extra; } cases[] = {
+		{ 1, 1, 14, 1 }, { 1, 1, 10, 3 }, { 1, 0, 8, 17 }, { 1, 1, 14, 1000 },
+		{ 1, 1, 12, (4u << 20) - 1 }, { 2, 1, 14, 5 }, { 2, 0, 16, 777 }, { 4, 1, 14, 2 },
+	};
+	for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+		int w = cases[ci].w, cl = cases[ci].chunk_log;
+		size_t n = ((size_t)2 << 22) + cases[ci].extra, nch = (n + ((size_t)1 << cl) - 1) >> cl;
+		uint32_t limit = gpz_alphabet_limit(w), alphabet = 0;
+		uint8_t *src = malloc(n * (size_t)w), *len = calloc(limit, 1);
+		uint32_t *counts = malloc(limit * sizeof(uint32_t)), *code = calloc(limit, 4);
+		uint32_t *table = calloc(limit, 4), *cb1 = malloc(nch * 4), *cbt = malloc(nch * 4);
+		fill_symbols(src, n, w, cases[ci].skewed, 12345 + ci);
+		CHECK(gpz_histogram(src, n, w, 1, counts, &alphabet) == GPZ_OK, "histogram");
+		CHECK(gpz_code_lengths(counts, alphabet, GPZ_MAX_CODE_LEN, len) > 0, "lengths");
+		gpz_canonical_codes(len, alphabet, code);
+		gpz_encoder_table(len, code, alphabet, table);
+		uint64_t bits = gpz_coded_bits(counts, len, alphabet), b1 = 0, bt = 0;
+		size_t cap = (size_t)(bits + 7) / 8 + GPZ_ENCODE_SLACK;
+		uint8_t *one = malloc(cap), *many = malloc(cap);
+		memset(one, 0xAA, cap);
+		CHECK(gpz_huff_encode(src, n, w, table, cl, 1, one, cap, cb1, &b1) == GPZ_OK &&
+		      b1 == bits, "case %zu: one thread", ci);
+		for (int threads = 2; threads <= 16; threads += 7) {
+			memset(many, 0x55, cap);
+			CHECK(gpz_huff_encode(src, n, w, table, cl, threads, many, cap, cbt, &bt) ==
+			              GPZ_OK && bt == bits, "case %zu: %d threads", ci, threads);
+			CHECK(memcmp(one, many, (size_t)(bits + 7) / 8) == 0,
+			      "case %zu (w %d, extra %zu): %d threads give other bytes", ci, w,
+			      cases[ci].extra, threads);
+			CHECK(memcmp(cb1, cbt, nch * 4) == 0, "case %zu: chunk lengths differ", ci);
+			/* too small a buffer is refused */
+			CHECK(gpz_huff_encode(src, n, w, table, cl, threads, many, cap - GPZ_ENCODE_SLACK - 1,
+			                      cbt, &bt) == GPZ_ERR_DST_TOO_SMALL, "case %zu: small dst", ci);
+		}
+		free(src); free(len); free(counts); free(code); free(table); free(cb1); free(cbt);
+		free(one); free(many);
+	}
+}
+
 int main(void)
 {
 	test_optimal_small();
@@ -179,6 +243,7 @@ int main(void)
 	test_large_alphabet();
 	test_canonical();
 	test_serialise();
+	test_encode_threads();
 	if (test_failures)
 		fprintf(stderr, "%d failures\n", test_failures);
 	else

@@ -1,7 +1,7 @@
 /* bench_host.c - gpz-host-bench: what a program calling the library on host buffers gets.
  *
- *   gpz-host-bench [-b W] [-s GiB] [-r RUNS] [-l LEVEL] [-d DEPTH] [-g GPUS] [--cpu|--gpu]
- *                  [--pinned] FILE
+ *   gpz-host-bench [-b W] [-s GiB] [-r RUNS] [-l LEVEL] [-d DEPTH] [-g GPUS] [-T THREADS]
+ *                  [--cpu|--gpu] [--pinned] FILE
  *
  * Tiles FILE to -s GiB (default 4) in host memory (pageable, or pinned with --pinned), then
  * times gpz_compress and gpz_decompress on it (median of RUNS, default 3, after one warm-up),
@@ -48,7 +48,7 @@ static int load_tiled(const char *path, size_t n, int w, uint8_t *dst)
 
 int main(int argc, char **argv)
 {
-	int w = 1, runs = 3, level = 0, depth = 0, pinned = 0, gpus = 0;
+	int w = 1, runs = 3, level = 0, depth = 0, pinned = 0, gpus = 0, threads = 0;
 	double gib = 4;
 	gpz_backend be = GPZ_BACKEND_AUTO;
 	const char *path = NULL;
@@ -60,6 +60,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-l") && i + 1 < argc) level = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-d") && i + 1 < argc) depth = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-g") && i + 1 < argc) gpus = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-T") && i + 1 < argc) threads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--cpu")) be = GPZ_BACKEND_CPU;
 		else if (!strcmp(argv[i], "--gpu")) be = GPZ_BACKEND_GPU;
 		else if (!strcmp(argv[i], "--pinned")) pinned = 1;
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
 	}
 	if (!path || runs < 1 || runs > 50) {
 		fprintf(stderr, "usage: gpz-host-bench [-b W] [-s GiB] [-r RUNS] [-l LEVEL] "
-		        "[-d DEPTH] [-g GPUS] [--cpu|--gpu] [--pinned] FILE\n");
+		        "[-d DEPTH] [-g GPUS] [-T THREADS] [--cpu|--gpu] [--pinned] FILE\n");
 		return 2;
 	}
 	size_t n = (size_t)(gib * (double)(1u << 30)) / (size_t)w * (size_t)w, clen = 0, dlen = 0;
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpz-host-bench: cannot prepare %zu bytes of %s\n", n, path);
 		return 1;
 	}
-	if (gpz_ctx_create(&ctx, be, 0) != GPZ_OK || gpz_ctx_set_depth(ctx, depth) != GPZ_OK ||
+	if (gpz_ctx_create(&ctx, be, threads) != GPZ_OK || gpz_ctx_set_depth(ctx, depth) != GPZ_OK ||
 	    gpz_ctx_set_gpus(ctx, gpus) != GPZ_OK) {
 		fprintf(stderr, "gpz-host-bench: no context\n");
 		return 1;
@@ -104,12 +105,12 @@ int main(int argc, char **argv)
 			td[r] = t2 - t1;
 		}
 	}
-	printf("| %s | %s | -b %d lz %d | %.2f GiB | %s | depth %d gpus %d | ratio %.3f | compress %.2f GB/s | "
+	printf("| %s | %s | -b %d lz %d | %.2f GiB | %s | depth %d gpus %d T %d | ratio %.3f | compress %.2f GB/s | "
 	       "decompress %.2f GB/s | fallbacks %llu |\n",
 	       strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
 	       gpz_ctx_backend(ctx) == GPZ_BACKEND_GPU ? "gpu" : "cpu", w, level,
 	       (double)n / (1u << 30),
-	       pinned ? "pinned" : "pageable", depth, gpus, (double)n / (double)clen,
+	       pinned ? "pinned" : "pageable", depth, gpus, gpz_ctx_threads(ctx), (double)n / (double)clen,
 	       (double)n / bench_median(tc, runs) / 1e9, (double)n / bench_median(td, runs) / 1e9,
 	       (unsigned long long)gpz_ctx_gpu_fallbacks(ctx));
 	gpz_ctx_free(ctx);
