@@ -381,10 +381,7 @@ GPZ_API gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p,
 /* gpz_decompress_stream with positional output: each frame's content goes to write_at at its
  * offset in the stream's output (from 0) as soon as its lane has decoded it, so outputs are
  * written in parallel: calls come from several threads at once and in any order, and after an
- * error some later frames may have been written too (discard the output). Before decoding a
- * frame, its lane announces the range with buf NULL (n: the size the frame's header states; the
- * data call that follows, if the frame decodes, has exactly that size), so space can be reserved
- * while other frames decode. For destinations that take parallel writes faster than one ordered
+ * error some later frames may have been written too (discard the output). For destinations that take parallel writes faster than one ordered
  * writer: the gpz tool uses it for files on tmpfs, copying into a shared mapping of space
  * reserved with fallocate (one write() thread: about 3 GB/s there;
  * bench/results/2026-11-23-h200-positional-out.md). */

@@ -370,12 +370,9 @@ int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)
 
 	if (n == 0)
 		return 0;
-	/* the space first (again for data: reserving a reserved range is cheap, and a write into a
-	 * mapping of space that is not there would be a SIGBUS) */
+	/* the space first: a write into a mapping of space that is not there would be a SIGBUS */
 	if (reserve(o->fd, off, n) != 0) /* a file system without fallocate still takes pwrite */
-		return errno != EOPNOTSUPP ? -1 : buf ? pwrite_full(o->fd, buf, n, off) : 0;
-	if (!buf)
-		return 0;
+		return errno == EOPNOTSUPP ? pwrite_full(o->fd, buf, n, off) : -1;
 	if (!page)
 		page = (size_t)sysconf(_SC_PAGESIZE);
 	start = off - off % page;

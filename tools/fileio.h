@@ -61,8 +61,8 @@ int fio_out_write(fio_out *o, const void *buf, size_t n);
 /*
  * Positional output to the temporary file, callable from several threads at once for disjoint
  * ranges: the range's space is reserved first (fallocate; so a full disk is an error, ENOSPC,
- * and never a SIGBUS), then the bytes are copied through a shared mapping of it. buf NULL only
- * reserves the range (ahead of its data). o->positional
+ * and never a SIGBUS), then the bytes are copied through a shared mapping of it, on a few
+ * threads. o->positional
  * says whether that beats fio_out_write from one thread on this file system: on tmpfs one
  * write() thread copies about 3 GB/s and writes to one file serialise, while threads copying
  * into the mapping reach 6.4 GB/s; on ext4 one write() thread is faster (4.5 GB/s against 3.9;

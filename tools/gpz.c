@@ -782,15 +782,13 @@ static gpz_result engine_write(void *user, const void *buf, size_t n)
 	return GPZ_ERR_TRUNCATED;
 }
 
-/* Positional output (fileio.h): the lanes reserve, then write their frames' content, in
- * parallel. */
+/* Positional output (fileio.h): the lanes write their frames' content in parallel. */
 static gpz_result engine_write_at(void *user, const void *buf, size_t n, uint64_t off)
 {
 	struct engine_io *io = user;
 
 	if (fio_out_write_at(io->out, buf, n, io->base + off) == 0) {
-		if (buf) /* not for a range announced ahead of its data */
-			progress_add(0, n);
+		progress_add(0, n);
 		return GPZ_OK;
 	}
 	__atomic_store_n(&io->err, errno, __ATOMIC_RELAXED);

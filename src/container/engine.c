@@ -327,13 +327,8 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 	cap = s->dst && in.content_bytes > s->dst_cap ? s->dst_cap : (size_t)in.content_bytes;
 	if (!direct && buf_reserve(ln, &ln->out, cap ? cap : 1, 0) != GPZ_OK)
 		return GPZ_ERR_NOMEM;
-	/* positional output: announce the range before decoding, so that reserving its space runs
-	 * beside the other lanes' decoding */
-	if (s->e->write_at && cap)
-		r = s->e->write_at(s->e->wa_user, NULL, cap, s->out_off);
-	if (r == GPZ_OK)
-		r = gpz_frame_decompress_on(lane_ctx(s), ln->g, src, s->n,
-		                            direct ? s->dst : ln->out.p, cap, len, NULL);
+	r = gpz_frame_decompress_on(lane_ctx(s), ln->g, src, s->n, direct ? s->dst : ln->out.p, cap,
+	                            len, NULL);
 	if (r == GPZ_OK && s->dst && !direct)
 		memcpy(s->dst, ln->out.p, *len);
 	*res = s->dst ? NULL : ln->out.p;
