@@ -342,8 +342,9 @@ GPZ_API gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const voi
  * and kept until gpz_ctx_free), so that reading, copies to and from the device, kernels and
  * writing of consecutive frames overlap; output keeps the input's order. Memory: about
  * depth * (2 * frame_bytes) of host memory (pinned on the GPU backend) and depth * (3 *
- * frame_bytes) of device memory. 0 = the default: 6 per GPU on the GPU backend, 2 on the CPU
- * (1 with one thread).
+ * frame_bytes) of device memory. 0 = the default: 6 per GPU on the GPU backend; on the CPU half
+ * the threads, from 2 to 8 (1 with one thread). An AUTO context's first call, made while its
+ * GPU is still starting, runs 6 lanes that begin on the CPU.
  * Output never depends on the depth. */
 #define GPZ_MAX_DEPTH 16
 GPZ_API gpz_result gpz_ctx_set_depth(gpz_ctx *ctx, int frames);

@@ -13,7 +13,13 @@
  * throughput grows with lanes up to the host's memory bandwidth: 6 lanes reach about 23 GB/s on
  * an H200 host (bench/results), at 6 * 2 frames of pinned memory. */
 #define DEPTH_GPU 6
-#define DEPTH_CPU 2 /* the caller reads one frame while a lane compresses the other */
+/* On the CPU, a frame's stages are parallel but not perfectly so (the codebook, joining the
+ * threads' bits, thread start-up): frames side by side fill the gaps. With 16 threads on an H200
+ * host, Huffman-only compression of 1 GiB ran 2.5 (text) and 4.9 (Nyx codes) GB/s with 2 lanes,
+ * 3.3 and 7.3 with 8 (bench/results/2026-11-23-h200-file-engine.md). Lanes: half the threads,
+ * from 2 to 8, at two frames of memory each. */
+#define DEPTH_CPU_MIN 2
+#define DEPTH_CPU_MAX 8
 
 /* A host buffer of a lane: pinned when the lane works on a GPU. */
 struct hbuf {
@@ -141,7 +147,9 @@ static int default_lanes(const gpz_ctx *ctx)
 	int ngpu = ctx->backend == GPZ_BACKEND_GPU ? lane_gpus(ctx) : 0;
 	int n = ctx->depth ? ctx->depth : ctx->backend == GPZ_BACKEND_GPU
 	      ? DEPTH_GPU * (ngpu > 0 ? ngpu : 1)
-	      : ctx->nthreads > 1 ? DEPTH_CPU : 1; /* one thread means one core busy */
+	      : ctx->nthreads <= 1 ? 1 /* one thread means one core busy */
+	      : ctx->nthreads / 2 < DEPTH_CPU_MIN ? DEPTH_CPU_MIN
+	      : ctx->nthreads / 2 > DEPTH_CPU_MAX ? DEPTH_CPU_MAX : ctx->nthreads / 2;
 
 	return n < GPZ_MAX_DEPTH ? n : GPZ_MAX_DEPTH;
 }

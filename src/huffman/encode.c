@@ -99,62 +99,26 @@ static int64_t encode_chunks(const uint8_t *src, size_t n, int w, const uint32_t
 	return (int64_t)bit_pos(&bw);
 }
 
-/* ---- several tasks: each writes its own bits straight into dst ----
- *
- * A first pass adds up every chunk's code lengths, so each task knows the bit range it owns
- * before anything is written. A task then encodes into dst itself, except where its bytes touch
- * a neighbour's: its first byte (the previous task's last bits may share it) is kept aside and
- * ORed in after every task is done, and its last bytes, where an 8-byte store would run into the
- * next task's range, go through a small local buffer first. No private buffers (whose fresh pages
- * cost as much as the encoding) and no joining pass. */
-
-/* Code lengths of chunks [c0, c1) into chunk_bits; returns their sum. */
-static uint64_t count_chunks(const uint8_t *src, size_t n, int w, const uint32_t *table,
-                             int chunk_log, size_t c0, size_t c1, uint32_t *chunk_bits)
+/* Append src_bits bits from src (zero-padded, readable 8 bytes past its last byte) at bit offset
+ * dst_bits of dst, whose bits past dst_bits are zero. Writes up to 8 bytes past the end. */
+static void bits_append(uint8_t *dst, uint64_t dst_bits, const uint8_t *src, uint64_t src_bits)
 {
-	size_t cs = (size_t)1 << chunk_log;
-	uint64_t total = 0;
+	uint8_t *d = dst + dst_bits / 8;
+	unsigned sh = (unsigned)(dst_bits % 8);
+	size_t nbytes = (size_t)((src_bits + 7) / 8);
+	uint64_t carry;
 
-	for (size_t c = c0; c < c1; c++) {
-		size_t first = c * cs, m = n - first < cs ? n - first : cs;
-		const uint8_t *s = src + first * (size_t)w;
-		uint64_t b0 = 0, b1 = 0;
-		size_t i = 0;
-		for (; i + 2 <= m; i += 2) { /* two sums: independent additions */
-			b0 += table[gpz_load_symbol(s, i, w)] & 0xff;
-			b1 += table[gpz_load_symbol(s, i + 1, w)] & 0xff;
-		}
-		if (i < m)
-			b0 += table[gpz_load_symbol(s, i, w)] & 0xff;
-		chunk_bits[c] = (uint32_t)(b0 + b1);
-		total += b0 + b1;
+	if (sh == 0) {
+		memcpy(d, src, nbytes);
+		return;
 	}
-	return total;
-}
-
-/* Encode symbols [i, i1) while every 8-byte store stays at or before bw->limit; returns the
- * first symbol not encoded. Every store leaves the pending partial byte in memory too. */
-static inline size_t encode_run(struct bit_writer *bw, const uint8_t *s, size_t i, size_t i1,
-                                int w, const uint32_t *table)
-{
-	for (; i + 2 <= i1 && bw->p <= bw->limit; i += 2) {
-		put_code(bw, table[gpz_load_symbol(s, i, w)]);
-		put_code(bw, table[gpz_load_symbol(s, i + 1, w)]);
-		flush(bw);
+	carry = (uint64_t)d[0] << 56;
+	for (size_t i = 0; i < nbytes; i += 8) {
+		uint64_t v = gpz_load_be64(src + i);
+		gpz_store_be64(d + i, carry | (v >> sh));
+		carry = v << (64 - sh);
 	}
-	if (i + 1 == i1 && bw->p <= bw->limit) {
-		put_code(bw, table[gpz_load_symbol(s, i, w)]);
-		flush(bw);
-		i++;
-	}
-	return i;
-}
-
-static size_t encode_any(struct bit_writer *bw, const uint8_t *s, size_t i, size_t i1, int w,
-                         const uint32_t *table)
-{
-	return w == 1 ? encode_run(bw, s, i, i1, 1, table)
-	     : w == 2 ? encode_run(bw, s, i, i1, 2, table) : encode_run(bw, s, i, i1, 4, table);
+	d[(nbytes + 7) / 8 * 8] = (uint8_t)(carry >> 56);
 }
 
 struct enc_job {
@@ -165,76 +129,47 @@ struct enc_job {
 	int chunk_log;
 	size_t nchunks, chunks_per_task;
 	uint8_t *dst;
+	size_t dst_cap;
+	uint8_t **buf;      /* per task (task 0 writes to dst) */
+	size_t *buf_cap;
+	int64_t *bits;      /* per task, -1 on overflow */
 	uint32_t *chunk_bits;
-	uint64_t *task_bit;  /* ntasks + 1: where each task's bits start in dst */
-	uint8_t *head;       /* per task: its first byte, ORed in afterwards */
-	int *bad;            /* per task: the encoder and the counts disagreed */
 };
-
-static void count_task(void *ctx, size_t t)
-{
-	struct enc_job *j = ctx;
-	size_t c0 = t * j->chunks_per_task;
-	size_t c1 = c0 + j->chunks_per_task < j->nchunks ? c0 + j->chunks_per_task : j->nchunks;
-
-	j->task_bit[t + 1] = count_chunks(j->src, j->n, j->w, j->table, j->chunk_log, c0, c1,
-	                                  j->chunk_bits);
-}
-
-/* Task t: symbols [i, i1) into bits [b0, b1) of dst (b1 > b0). */
-static int encode_task(const struct enc_job *j, size_t i, size_t i1, uint64_t b0, uint64_t b1,
-                       uint8_t *head)
-{
-	uint8_t local[64];
-	size_t first = (size_t)(b0 / 8), last = (size_t)((b1 - 1) / 8), k;
-	struct bit_writer bw = { 0, (unsigned)(b0 % 8), local, local, local + sizeof local - 8 };
-
-	/* the head: locally, until the first byte is complete */
-	while (i < i1 && bw.p == local)
-		i = encode_any(&bw, j->src, i, i + 2 < i1 ? i + 2 : i1, j->w, j->table);
-	*head = local[0];
-	if (i == i1) { /* the whole task fitted */
-		if ((size_t)(bw.p - local) * 8 + bw.nb != (b1 - first * 8) || last - first >= 56)
-			return 1;
-		memcpy(j->dst + first + 1, local + 1, last - first);
-		return 0;
-	}
-	k = (size_t)(bw.p - local);
-	memcpy(j->dst + first + 1, local + 1, k - 1);
-	/* the body: straight into dst, each store ending at the task's last byte at most */
-	bw.p = j->dst + first + k;
-	bw.start = j->dst;
-	bw.limit = last >= 7 ? j->dst + last - 7 : j->dst;
-	if (bw.p <= bw.limit)
-		i = encode_any(&bw, j->src, i, i1, j->w, j->table);
-	/* the tail: locally, then copied up to the last byte */
-	if (i < i1) {
-		uint8_t *p0 = bw.p; /* within 7 bytes of the last byte: the remaining bits go there */
-		size_t at = (size_t)(p0 - j->dst);
-		bw.p = local;
-		bw.limit = local + sizeof local - 8;
-		i = encode_any(&bw, j->src, i, i1, j->w, j->table);
-		if (i < i1 || (at + (size_t)(bw.p - local)) * 8 + bw.nb != b1 || at > last ||
-		    last - at >= 56)
-			return 1;
-		memcpy(p0, local, last - at + 1);
-		return 0;
-	}
-	return (size_t)(bw.p - j->dst) * 8 + bw.nb != b1;
-}
 
 static void enc_task(void *ctx, size_t t)
 {
 	struct enc_job *j = ctx;
-	size_t cs = (size_t)1 << j->chunk_log;
-	size_t i = t * j->chunks_per_task * cs, i1 = i + j->chunks_per_task * cs;
+	size_t c0 = t * j->chunks_per_task;
+	size_t c1 = c0 + j->chunks_per_task < j->nchunks ? c0 + j->chunks_per_task : j->nchunks;
+	uint8_t *out = t == 0 ? j->dst : j->buf[t];
+	size_t cap = t == 0 ? j->dst_cap : j->buf_cap[t];
 
-	if (i1 > j->n)
-		i1 = j->n;
-	if (j->task_bit[t + 1] > j->task_bit[t])
-		j->bad[t] = encode_task(j, i, i1, j->task_bit[t], j->task_bit[t + 1], &j->head[t]);
-	else
-		j->bad[t] = i < i1; /* symbols that take no bits: not a valid table */
+	j->bits[t] = encode_chunks(j->src, j->n, j->w, j->table, j->chunk_log, c0, c1, out, cap,
+	                           j->chunk_bits);
+}
+
+static void free_job(struct enc_job *j, size_t ntasks)
+{
+	if (j->buf)
+		for (size_t t = 1; t < ntasks; t++)
+			free(j->buf[t]);
+	free(j->buf);
+	free(j->buf_cap);
+	free(j->bits);
+}
+
+/* Concatenate the private task buffers after task 0's output; returns the total or -1. */
+static int64_t join_tasks(struct enc_job *j, size_t ntasks)
+{
+	uint64_t total = (uint64_t)j->bits[0];
+	for (size_t t = 1; t < ntasks; t++) {
+		uint64_t b = (uint64_t)j->bits[t];
+		if (total / 8 + (b + 7) / 8 + GPZ_ENCODE_SLACK > j->dst_cap)
+			return -1;
+		bits_append(j->dst, total, j->buf[t], b);
+		total += b;
+	}
+	return (int64_t)total;
 }
 
 gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *table,
@@ -242,53 +177,44 @@ gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *
                            uint32_t *chunk_bits, uint64_t *total_bits)
 {
 	size_t cs = (size_t)1 << chunk_log;
-	struct enc_job j = { src, n, w, table, chunk_log, (n + cs - 1) / cs, 0, dst, chunk_bits,
-	                     NULL, NULL, NULL };
+	struct enc_job j = { src, n, w, table, chunk_log, (n + cs - 1) / cs, 0, dst, dst_cap,
+	                     NULL, NULL, NULL, chunk_bits };
 	size_t ntasks;
-	gpz_result r = GPZ_OK;
+	int64_t total;
 
 	j.chunks_per_task = TASK_SYMBOLS / cs ? TASK_SYMBOLS / cs : 1;
 	ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
-	if (nthreads <= 1 || ntasks <= 1) { /* one pass, straight into dst */
-		int64_t bits = encode_chunks(src, n, w, table, chunk_log, 0, j.nchunks, dst, dst_cap,
-		                             chunk_bits);
-		if (bits < 0)
-			return GPZ_ERR_DST_TOO_SMALL;
-		*total_bits = (uint64_t)bits;
-		return GPZ_OK;
+	if (nthreads <= 1 || ntasks <= 1) {
+		j.chunks_per_task = j.nchunks ? j.nchunks : 1;
+		ntasks = 1;
 	}
-	j.task_bit = calloc(ntasks + 1, sizeof(*j.task_bit));
-	j.head = calloc(ntasks, 1);
-	j.bad = calloc(ntasks, sizeof(*j.bad));
-	if (!j.task_bit || !j.head || !j.bad) {
-		r = GPZ_ERR_NOMEM;
-		goto out;
+	j.buf = calloc(ntasks, sizeof(*j.buf));
+	j.buf_cap = calloc(ntasks, sizeof(*j.buf_cap));
+	j.bits = calloc(ntasks, sizeof(*j.bits));
+	if (!j.buf || !j.buf_cap || !j.bits) {
+		free_job(&j, ntasks);
+		return GPZ_ERR_NOMEM;
 	}
-	gpz_parallel_for(nthreads, ntasks, count_task, &j);
-	for (size_t t = 0; t < ntasks; t++)
-		j.task_bit[t + 1] += j.task_bit[t];
-	if ((j.task_bit[ntasks] + 7) / 8 + GPZ_ENCODE_SLACK > dst_cap) {
-		r = GPZ_ERR_DST_TOO_SMALL;
-		goto out;
+	/* Private buffers are sized for the worst case; untouched pages cost no memory. */
+	for (size_t t = 1; t < ntasks; t++) {
+		j.buf_cap[t] = j.chunks_per_task * cs * GPZ_MAX_CODE_LEN / 8 + 2 * GPZ_ENCODE_SLACK;
+		j.buf[t] = malloc(j.buf_cap[t]);
+		if (!j.buf[t]) {
+			free_job(&j, ntasks);
+			return GPZ_ERR_NOMEM;
+		}
 	}
 	gpz_parallel_for(nthreads, ntasks, enc_task, &j);
 	for (size_t t = 0; t < ntasks; t++) {
-		uint64_t b0 = j.task_bit[t];
-		if (j.bad[t]) {
-			r = GPZ_ERR_PARAM; /* cannot happen with a valid table */
-			break;
+		if (j.bits[t] < 0) {
+			free_job(&j, ntasks);
+			return GPZ_ERR_DST_TOO_SMALL;
 		}
-		if (j.task_bit[t + 1] == b0)
-			continue;
-		if (b0 % 8) /* the previous task wrote this byte's first bits */
-			dst[b0 / 8] |= j.head[t];
-		else
-			dst[b0 / 8] = j.head[t];
 	}
-	*total_bits = j.task_bit[ntasks];
-out:
-	free(j.task_bit);
-	free(j.head);
-	free(j.bad);
-	return r;
+	total = join_tasks(&j, ntasks);
+	free_job(&j, ntasks);
+	if (total < 0)
+		return GPZ_ERR_DST_TOO_SMALL;
+	*total_bits = (uint64_t)total;
+	return GPZ_OK;
 }
