@@ -435,7 +435,31 @@ pass "-n: no FNAME, no MTIME"
 run 0 "-N: gzip with the name (the default)" "$GPZ" -c -N --format=gzip s.txt
 python3 -c "import sys; b = open('out','rb').read(); sys.exit(not b[3] & 8)" || fail "-N: FNAME"
 pass "-N: FNAME"
-run 1 "-d -N is refused (not supported)" "$GPZ" -d -N -c arch.tgz
+# -dN: the name and time the gzip header records, as gzip -dN restores them
+mkdir -p dn
+printf 'named content\n' >dn/orig.txt
+touch -d "2001-02-03 04:05:06" dn/orig.txt
+"$GPZ" -q --format=gzip dn/orig.txt || fail "gzip a named file"
+mv dn/orig.txt.gz dn/renamed.gz
+run 0 "-dN restores the stored name" "$GPZ" -dN dn/renamed.gz
+exists dn/orig.txt "-dN: output under the stored name, in the input's directory"
+absent dn/renamed "-dN: not under the input's name"
+[ "$(stat -c %Y dn/orig.txt)" = "$(date -d "2001-02-03 04:05:06" +%s)" ] || fail "-dN: mtime"
+pass "-dN: the stored time"
+if command -v gzip >/dev/null; then
+	"$GPZ" -q --format=gzip -k dn/orig.txt && mv dn/orig.txt.gz dn/g.gz && rm dn/orig.txt
+	gzip -dN dn/g.gz 2>/dev/null && [ -e dn/orig.txt ] || fail "gzip -dN reads gpz's name"
+	pass "gzip -dN restores the same name"
+fi
+# a stored path is cut to its last component, never followed
+printf '\037\213\010\010\000\000\000\000\000\003../../evil\000\003\000\000\000\000\000\000\000\000\000' >dn/evil.gz
+run 0 "-dN with a stored path" "$GPZ" -dN dn/evil.gz
+exists dn/evil "-dN: the stored path's last component only"
+absent ../evil "-dN: nothing outside the input's directory"
+"$GPZ" -c --format=gzip <dn/orig.txt >dn/noname.gz || fail "gzip from a pipe"
+run 0 "-dN without a stored name" "$GPZ" -dN dn/noname.gz
+same dn/noname dn/orig.txt "-dN without a stored name: the usual name"
+run 1 "-lN is refused" "$GPZ" -l -N dn/evil.gz
 run 1 "--rm with -c is refused" "$GPZ" --rm -c s.txt
 run 1 "--format=gzip --huff is refused" "$GPZ" -c --huff --format=gzip s.txt
 run 1 "--format=gzip -b 2 is refused" "$GPZ" -c --format=gzip -b 2 s.txt

@@ -67,6 +67,7 @@ struct job {
 	int remove_input;  /* delete the input after success */
 	int in_walk;       /* found by -r: files that would be skipped are skipped quietly */
 	char *oname;       /* output file name, NULL for standard output */
+	uint32_t gz_mtime; /* -dN: the time the gzip header records (0: none) */
 };
 
 /* Byte and frame counts of a run (in = bytes read, out = bytes produced). */
@@ -194,7 +195,9 @@ static void usage(void)
 "                          (decompression detects gzip and zlib; raw deflate by its suffix\n"
 "                          or --format=deflate)\n"
 "  -n, --no-name           gzip without the original name and time in the header\n"
-"  -N, --name              gzip with them (the default when compressing a named file)\n"
+"  -N, --name              gzip with them (the default when compressing a named file);\n"
+"                          with -d, name the output and set its time as the gzip header\n"
+"                          says (its last path component, in the input's directory)\n"
 "      --no-index          gzip without gpz's piece index (by default it is in the header of\n"
 "                          files written in place, and after the stream, as an empty member,\n"
 "                          on standard output; gpz -d uses it to decode in parallel, other\n"
@@ -538,9 +541,8 @@ static int check_opts(const struct opts *o, int nfiles)
 		report_error(NULL, "-o and -r can't be combined");
 		return -1;
 	}
-	if (o->name_flag && o->op != OP_COMPRESS) {
-		report_error(NULL, "-N (restoring the name a gzip header records) is not supported; "
-		             "name the output with -o");
+	if (o->name_flag && o->op == OP_LIST) {
+		report_error(NULL, "-N with -l is not supported (-l shows the compressed file's name)");
 		return -1;
 	}
 	if (o->rm && o->to_stdout) {
@@ -1670,6 +1672,76 @@ static char *no_null(char *p, const struct job *j)
 	return p;
 }
 
+static int pread_full(int fd, void *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* -dN: the name and time the first gzip member's header records, as gzip restores them: the
+ * stored name's last path component (never a path: "../x" is "x"), NULL when there is none or
+ * it is unusable ("", ".", "..", control characters); *mtime 0 when none is recorded. */
+static char *gzip_stored_name(int fd, uint32_t *mtime)
+{
+	unsigned char h[12], name[4096];
+	off_t at = 10;
+	size_t n = 0;
+	char *base;
+
+	*mtime = 0;
+	if (pread_full(fd, h, 10, 0) != 0 || h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 ||
+	    (h[3] & 0xe0))
+		return NULL;
+	*mtime = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
+	if (h[3] & 4) { /* FEXTRA: skip it */
+		if (pread_full(fd, h + 10, 2, 10) != 0)
+			return NULL;
+		at = 12 + (off_t)(h[10] | h[11] << 8);
+	}
+	if (!(h[3] & 8)) /* no FNAME */
+		return NULL;
+	while (n < sizeof name && pread_full(fd, name + n, 1, at + (off_t)n) == 0 && name[n] != 0)
+		n++;
+	if (n == sizeof name || name[n] != 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] < 0x20 || name[i] == 0x7f)
+			return NULL;
+	base = strrchr((char *)name, '/');
+	base = base != NULL ? base + 1 : (char *)name;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return NULL;
+	return strdup(base);
+}
+
+/* -dN: the output goes by the stored name, in the input's directory. */
+static char *stored_output_name(struct job *j, char *name)
+{
+	char *stored = gzip_stored_name(j->fd, &j->gz_mtime), *full;
+	const char *slash = strrchr(j->path, '/');
+	size_t dl = slash != NULL ? (size_t)(slash - j->path) + 1 : 0;
+
+	if (stored == NULL)
+		return name;
+	full = no_null(malloc(dl + strlen(stored) + 1), j);
+	if (full != NULL) {
+		memcpy(full, j->path, dl);
+		strcpy(full + dl, stored);
+	}
+	free(stored);
+	free(name);
+	return full;
+}
+
 /* The output file name for a named input, or NULL (reported) when the file is skipped. */
 static char *output_name(const struct opts *o, const struct job *j)
 {
@@ -1737,6 +1809,9 @@ static int open_output(const struct opts *o, struct job *j, fio_out *out)
 		return 0;
 	}
 	j->oname = output_name(o, j);
+	if (j->oname != NULL && o->op == OP_DECOMPRESS && o->name_flag && o->output == NULL &&
+	    S_ISREG(j->st.st_mode))
+		j->oname = stored_output_name(j, j->oname);
 	if (j->oname == NULL)
 		return -1;
 	if (same_file(j)) {
@@ -1755,8 +1830,13 @@ static int open_output(const struct opts *o, struct job *j, fio_out *out)
 static int close_output(const struct opts *o, const struct job *j, fio_out *out)
 {
 	int meta_failed, meta_errno;
+	struct stat meta = j->st;
 
-	if (fio_out_commit(out, j->is_stdin ? NULL : &j->st, &meta_failed, &meta_errno) != 0)
+	if (j->gz_mtime) { /* -dN: the time the gzip header records */
+		meta.st_mtim.tv_sec = (time_t)j->gz_mtime;
+		meta.st_mtim.tv_nsec = 0;
+	}
+	if (fio_out_commit(out, j->is_stdin ? NULL : &meta, &meta_failed, &meta_errno) != 0)
 		return io_error(j->oname);
 	if (meta_failed)
 		report_warning(o, j->oname, "couldn't copy owner, permissions or times: %s",
