@@ -339,19 +339,24 @@ static int big(void)
 /* GPZ_TEST_GPU_FAIL set on a GPU machine: the AUTO backend redid a frame on the CPU and the
  * bytes are those of the CPU. */
 /* Fresh AUTO contexts: their first frames run on warm lanes (on the CPU while the GPU starts,
- * on the GPU once it has), a call after another until the start is over and two more; every
- * call gives the reference bytes and decodes back. */
+ * on the GPU once it has; LZ-mode frames wait for the start), a call after another until the
+ * start is over and two more; every call gives the reference bytes and decodes back. Rounds 0-2
+ * Huffman-only (round 2 at depth 4), round 3 LZ mode. */
 static void warm_start(void)
 {
 	size_t n = 8u << 20, ref_len = 0;
-	uint8_t *src = make_input(n, 2);
+	uint8_t *src = make_input(n, 2), *ref = NULL;
 	gpz_params p;
-	gpz_params_default(&p);
-	p.symbol_bytes = 2;
-	p.frame_bytes = 65536;
-	uint8_t *ref = reference(src, n, &p, &ref_len);
 
-	for (int round = 0; round < 3; round++) {
+	for (int round = 0; round < 4; round++) {
+		if (round == 0 || round == 3) {
+			gpz_params_default(&p);
+			p.symbol_bytes = round == 3 ? 1 : 2;
+			p.lz_level = round == 3 ? 1 : 0;
+			p.frame_bytes = round == 3 ? 1u << 20 : 65536;
+			free(ref);
+			ref = reference(src, n, &p, &ref_len);
+		}
 		gpz_ctx *ctx = make_ctx(GPZ_BACKEND_AUTO, 0, round == 2 ? 4 : 0);
 		int after = 0, calls = 0;
 		CHECK(ctx != NULL, "auto context");

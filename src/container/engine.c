@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* On the GPU, a lane's frame time is mostly its host copies (to and from pinned memory), so
  * throughput grows with lanes up to the host's memory bandwidth: 6 lanes reach about 23 GB/s on
@@ -39,7 +40,7 @@ struct lane {
 /* Lanes made while an AUTO context was still starting its GPU are warm: they work on the CPU,
  * each with a share of the threads, and each opens its GPU resources itself once the start is
  * over, so the first frames need not wait for the CUDA context (about 0.4 s; the output is the
- * same on either side). */
+ * same on either side). LZ-mode compression, too slow on a share of the CPU, waits instead. */
 struct lanes {
 	int n;
 	int warm;
@@ -285,7 +286,15 @@ static void lane_gpu(struct slot *s)
 	struct lane *ln = s->ln;
 	int ngpu;
 
-	if (!e->L->warm || ln->g || ln->gpu_tried || !gpz_ctx_is_settled(e->ctx))
+	if (!e->L->warm || ln->g || ln->gpu_tried)
+		return;
+	/* LZ-mode frames are many times slower on a share of the CPU threads (level 6: a 64 MiB
+	 * frame on 3 threads takes about a second) than the GPU start: they wait for it */
+	while (!e->decompress && e->p.lz_level > 0 && !gpz_ctx_is_settled(e->ctx)) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	if (!gpz_ctx_is_settled(e->ctx))
 		return;
 	ln->gpu_tried = 1;
 	if (e->ctx->backend != GPZ_BACKEND_GPU)
