@@ -12,6 +12,10 @@ command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config" # the install t
 command -v bzip2 >/dev/null 2>&1 || need="$need bzip2"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
 command -v libdeflate-gunzip >/dev/null 2>&1 || need="$need libdeflate-tools" # a third inflater for the tests
+# the HDF5 filter plugin and its test (h5py, h5dump)
+[ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need="$need libhdf5-dev"
+/usr/bin/python3 -c "import h5py" >/dev/null 2>&1 || need="$need python3-h5py"
+command -v h5dump >/dev/null 2>&1 || need="$need hdf5-tools"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
   echo "deps: installing$need"
