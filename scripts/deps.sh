@@ -16,6 +16,10 @@ command -v libdeflate-gunzip >/dev/null 2>&1 || need="$need libdeflate-tools" # 
 [ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need="$need libhdf5-dev"
 /usr/bin/python3 -c "import h5py" >/dev/null 2>&1 || need="$need python3-h5py"
 command -v h5dump >/dev/null 2>&1 || need="$need hdf5-tools"
+# the Python package's tests (numpy comes with h5py)
+/usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || need="$need python3-pytest"
+/usr/bin/python3 -m venv --help >/dev/null 2>&1 || need="$need python3-venv"
+/usr/bin/python3 -m pip --version >/dev/null 2>&1 || need="$need python3-pip"
 [ -z "$need" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
   echo "deps: installing$need"
