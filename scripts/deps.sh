@@ -16,6 +16,9 @@ command -v libdeflate-gunzip >/dev/null 2>&1 || need="$need libdeflate-tools" # 
 [ -f /usr/include/hdf5/serial/hdf5.h ] || [ -f /usr/include/hdf5.h ] || need="$need libhdf5-dev"
 /usr/bin/python3 -c "import h5py" >/dev/null 2>&1 || need="$need python3-h5py"
 command -v h5dump >/dev/null 2>&1 || need="$need hdf5-tools"
+# the plugin for parallel HDF5 and its MPI test
+[ -f /usr/include/hdf5/openmpi/hdf5.h ] || need="$need libhdf5-openmpi-dev"
+command -v mpirun >/dev/null 2>&1 || need="$need openmpi-bin"
 # the Python package's tests (numpy comes with h5py)
 /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || need="$need python3-pytest"
 /usr/bin/python3 -m venv --help >/dev/null 2>&1 || need="$need python3-venv"
