@@ -14,11 +14,20 @@
  * The id: 310 lies in the range HDF5 sets aside for filters not (yet) registered with The HDF
  * Group (256-511). Files written with it are read by anyone who loads this plugin, but the id
  * is not reserved for gpz; it is to be replaced by a registered one before such files are meant
- * to be archived. */
+ * to be archived.
+ *
+ * The plugin does not link HDF5: the few HDF5 calls it makes (in set_local) go to the HDF5
+ * library that loaded it, found among the process's loaded objects. A plugin linked to the
+ * system's HDF5 and loaded by another (h5py's wheels bring their own) would hand one library's
+ * object ids to the other; so one plugin serves serial HDF5, parallel HDF5 and h5py alike. */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include <hdf5.h>
 #include <H5PLextern.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpz.h"
 
@@ -45,6 +54,44 @@ static gpz_ctx *ctx_get(void)
 	return g_ctx;
 }
 
+/* The HDF5 functions set_local needs, from the HDF5 library in the process. */
+static struct {
+	size_t (*tget_size)(hid_t);
+	H5T_class_t (*tget_class)(hid_t);
+	herr_t (*pget_filter)(hid_t, H5Z_filter_t, unsigned *, size_t *, unsigned[], size_t, char[],
+	                      unsigned *);
+	herr_t (*pmodify_filter)(hid_t, H5Z_filter_t, unsigned, size_t, const unsigned[]);
+} h5;
+static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
+
+/* A loaded object named like an HDF5 library (libhdf5.so, libhdf5_serial.so, h5py's
+ * libhdf5-<hash>.so, ...) that has the functions: take them. */
+static int find_hdf5(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	void *lib;
+	(void)size;
+	(void)data;
+
+	base = base ? base + 1 : info->dlpi_name;
+	if (!base || strncmp(base, "libhdf5", 7) != 0 || strncmp(base, "libhdf5_hl", 10) == 0)
+		return 0;
+	if (!(lib = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD)))
+		return 0;
+	*(void **)&h5.tget_size = dlsym(lib, "H5Tget_size");
+	*(void **)&h5.tget_class = dlsym(lib, "H5Tget_class");
+	*(void **)&h5.pget_filter = dlsym(lib, "H5Pget_filter_by_id2");
+	*(void **)&h5.pmodify_filter = dlsym(lib, "H5Pmodify_filter");
+	dlclose(lib); /* RTLD_NOLOAD: only a reference was added; the library stays loaded */
+	return h5.tget_size && h5.tget_class && h5.pget_filter && h5.pmodify_filter;
+}
+
+static void resolve_hdf5(void)
+{
+	if (!dl_iterate_phdr(find_hdf5, NULL))
+		memset(&h5, 0, sizeof h5);
+}
+
 /* Record the element width (symbols of 1, 2 or 4 bytes for integers; 0 for other types) next to
  * the caller's mode and level. */
 static herr_t set_local(hid_t dcpl, hid_t type, hid_t space)
@@ -52,10 +99,14 @@ static herr_t set_local(hid_t dcpl, hid_t type, hid_t space)
 	unsigned flags = 0, cd[CD_COUNT] = { CD_VERSION, MODE_AUTO, 1, 0 };
 	size_t n = CD_COUNT;
 	unsigned user[CD_COUNT] = { 0 };
-	size_t width = H5Tget_size(type);
+	size_t width;
 	(void)space;
 
-	if (H5Pget_filter_by_id2(dcpl, GPZ_H5_FILTER_ID, &flags, &n, user, 0, NULL, NULL) < 0)
+	pthread_once(&h5_once, resolve_hdf5);
+	if (!h5.tget_size)
+		return -1; /* no HDF5 library found in the process: cannot happen when HDF5 loads us */
+	width = h5.tget_size(type);
+	if (h5.pget_filter(dcpl, GPZ_H5_FILTER_ID, &flags, &n, user, 0, NULL, NULL) < 0)
 		return -1;
 	if (n == CD_COUNT && user[0] == CD_VERSION) /* already ours (a copied dataset) */
 		return 0;
@@ -65,9 +116,9 @@ static herr_t set_local(hid_t dcpl, hid_t type, hid_t space)
 		cd[2] = user[1];
 	if (cd[1] > MODE_LZ || cd[2] < 1 || cd[2] > 9)
 		return -1;
-	if (H5Tget_class(type) == H5T_INTEGER && (width == 1 || width == 2 || width == 4))
+	if (h5.tget_class(type) == H5T_INTEGER && (width == 1 || width == 2 || width == 4))
 		cd[3] = (unsigned)width;
-	return H5Pmodify_filter(dcpl, GPZ_H5_FILTER_ID, flags, CD_COUNT, cd);
+	return h5.pmodify_filter(dcpl, GPZ_H5_FILTER_ID, flags, CD_COUNT, cd);
 }
 
 /* The parameters a chunk is coded with: integers as symbols of their width (Huffman-only or
