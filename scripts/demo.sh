@@ -8,7 +8,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf 'demo: %s\n' "$*"; }
 start=$(date +%s)
-sh "$root/scripts/deps.sh"
+sh "$root/scripts/deps.sh" --core
 say "preparing the corpora (corpora/prepare.sh; checked, then skipped once done)"
 sh "$root/corpora/prepare.sh" >/dev/null
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then

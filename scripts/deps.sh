@@ -3,9 +3,12 @@
 # missing, and only when run as root (and GPZ_NO_INSTALL is not set, as on an offline machine);
 # otherwise it names the missing packages. What the build needs is required; what only the
 # optional parts need (the HDF5 plugin, the Python package, their tests) is installed when it can
-# be, and without it those tests are skipped, each with a SKIP line saying why.
+# be, and without it those tests are skipped, each with a SKIP line saying why. --core: only what
+# the build needs (the demo).
 set -eu
 need="" want=""
+core=0
+[ "${1:-}" = --core ] && core=1
 command -v cmake >/dev/null 2>&1 || need="$need cmake"
 command -v cc >/dev/null 2>&1 || need="$need gcc"
 command -v make >/dev/null 2>&1 || need="$need make"
@@ -26,6 +29,7 @@ command -v mpirun >/dev/null 2>&1 || want="$want openmpi-bin"
 /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || want="$want python3-pytest"
 /usr/bin/python3 -m venv --help >/dev/null 2>&1 || want="$want python3-venv"
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || want="$want python3-pip"
+[ "$core" = 1 ] && want=""
 [ -z "$need$want" ] && exit 0
 if [ "$(id -u)" != 0 ] || [ -n "${GPZ_NO_INSTALL:-}" ]; then
   [ -n "$want" ] && echo "deps: optional packages missing (their tests are skipped):$want" >&2
