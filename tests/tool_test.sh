@@ -358,6 +358,44 @@ run 0 "decompress the concatenation" "$GPZ" -dc multi.gpz
 cat t.orig w16.orig >multi.orig
 same out multi.orig "several files through -c"
 
+# ---- temporary files a killed run left behind (.gpz-tmp-HOST-PID-XXXXXX) ----
+mkdir -p stale
+printf 'stale test\n' >stale/in
+host=$(hostname 2>/dev/null | tr -cd 'A-Za-z0-9.-')
+[ -n "$host" ] || host=h
+gone=$(($(cat /proc/sys/kernel/pid_max) + 1)) # a PID that cannot run
+touch "stale/.gpz-tmp-$host-$gone-abcdef" "stale/.gpz-tmp-$host-$$-ghijkl" \
+      "stale/.gpz-tmp-otherhost-$gone-mnopqr"
+run 0 "compress beside temporary files of other runs" "$GPZ" -k stale/in
+absent "stale/.gpz-tmp-$host-$gone-abcdef" "the temporary file of a run that no longer runs is removed"
+exists "stale/.gpz-tmp-$host-$$-ghijkl" "a live process's temporary file is kept"
+exists "stale/.gpz-tmp-otherhost-$gone-mnopqr" "another host's temporary file is kept"
+same stale/in stale/in "the input is kept"
+rm -rf stale
+# SIGKILL mid-job (output open, input still to come) leaves a temporary file; the next run
+# writing into that directory removes it
+mkdir -p killed
+printf 'next run\n' >killed/in
+mkfifo killed/fifo
+"$GPZ" -o killed/out <killed/fifo &
+victim=$!
+exec 9>killed/fifo # the job opens its output, then waits for input that never comes
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	ls -A killed | grep -q '^\.gpz-tmp' && break
+	sleep 0.2
+done
+ls -A killed | grep -q '^\.gpz-tmp' || fail "the job under way has its temporary file"
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null || true # killed: status 137
+exec 9>&-
+ls -A killed | grep -q '^\.gpz-tmp' || fail "SIGKILL leaves the temporary file"
+pass "SIGKILL leaves a temporary file behind"
+run 0 "a run after a killed one" "$GPZ" -k killed/in
+if ls -A killed | grep -q '^\.gpz-tmp'; then fail "a killed run's temporary file stays"; fi
+pass "a killed run's temporary file is removed by the next run"
+absent killed/out "nothing under the killed run's final name"
+rm -rf killed
+
 # ---- positional output (lanes write their frames at their offsets; tmpfs gets it by itself) ----
 "$GPZ" -c --huff --frame-size=64K t.orig >pos.gpz || fail "many small frames"
 run 0 "positional output: many frames" env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o pos.out pos.gpz

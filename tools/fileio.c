@@ -8,6 +8,7 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -231,17 +232,93 @@ static size_t dir_len(const char *path)
 	return slash != NULL ? (size_t)(slash - path) + 1 : 0;
 }
 
+/* This host's name as it goes into temporary file names: letters, digits, '.', '-' only. */
+static const char *host_tag(void)
+{
+	static char tag[65];
+
+	if (!tag[0]) {
+		char h[256] = "";
+		size_t k = 0;
+		gethostname(h, sizeof h - 1);
+		for (const char *p = h; *p && k < sizeof tag - 1; p++)
+			if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || *p == '.' || *p == '-')
+				tag[k++] = *p;
+		if (!k)
+			tag[k++] = 'h';
+		tag[k] = '\0';
+	}
+	return tag;
+}
+
+/* Temporary files are named .gpz-tmp-HOST-PID-XXXXXX: a run that was killed (SIGKILL, a
+ * power cut) leaves one behind, and a later run on the same host can tell from its PID that
+ * its writer is gone (fio_clean_stale). */
 static char *temp_template(const char *path)
 {
-	static const char name[] = ".gpz-tmp-XXXXXX";
 	size_t dlen = dir_len(path);
-	char *t = malloc(dlen + sizeof name);
+	char *t = malloc(dlen + 100);
 
 	if (t == NULL)
 		return NULL;
 	memcpy(t, path, dlen);
-	memcpy(t + dlen, name, sizeof name);
+	snprintf(t + dlen, 100, ".gpz-tmp-%s-%ld-XXXXXX", host_tag(), (long)getpid());
 	return t;
+}
+
+/* Is name a temporary file of a gpz process of this host that no longer runs? */
+static int stale_temp(const char *name)
+{
+	static const char prefix[] = ".gpz-tmp-";
+	const char *host = host_tag(), *p;
+	size_t hl = strlen(host);
+	long pid = 0;
+
+	if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+		return 0;
+	p = name + sizeof prefix - 1;
+	if (strncmp(p, host, hl) != 0 || p[hl] != '-')
+		return 0;
+	for (p += hl + 1; *p >= '0' && *p <= '9' && pid < 1L << 40; p++)
+		pid = pid * 10 + (*p - '0');
+	if (pid <= 0 || *p != '-' || strlen(p + 1) != 6)
+		return 0;
+	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+void fio_clean_stale(const char *path)
+{
+	static char *last; /* each directory once a run (-r writes many files into one) */
+	size_t dlen = dir_len(path);
+	char *dir = malloc(dlen + 2), *file;
+	DIR *d;
+	struct dirent *e;
+	struct stat st;
+
+	if (dir == NULL)
+		return;
+	memcpy(dir, path, dlen);
+	strcpy(dir + dlen, dlen ? "" : ".");
+	if (last != NULL && strcmp(last, dir) == 0) {
+		free(dir);
+		return;
+	}
+	free(last);
+	last = strdup(dir);
+	if ((d = opendir(dir)) != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			if (!stale_temp(e->d_name) || !(file = malloc(dlen + strlen(e->d_name) + 1)))
+				continue;
+			memcpy(file, path, dlen);
+			strcpy(file + dlen, e->d_name);
+			if (lstat(file, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(file);
+			free(file);
+		}
+		closedir(d);
+	}
+	free(dir);
 }
 
 void fio_out_stdout(fio_out *o)

@@ -57,6 +57,10 @@ void fio_out_stdout(fio_out *o);
  * arrives before the commit (see fio_install_signal_cleanup).
  */
 int fio_out_open(fio_out *o, const char *path, int force);
+/* Remove, in path's directory, the temporary files that gpz runs of this host left behind when
+ * they were killed before they could (their names carry host and PID; a file whose PID no
+ * longer runs here is stale). Files of live processes and of other hosts are left alone. */
+void fio_clean_stale(const char *path);
 int fio_out_write(fio_out *o, const void *buf, size_t n);
 /*
  * Positional output to the temporary file, callable from several threads at once for disjoint

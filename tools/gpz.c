@@ -1818,6 +1818,7 @@ static int open_output(const struct opts *o, struct job *j, fio_out *out)
 		report_error(j->name, "input and output are the same file");
 		return -1;
 	}
+	fio_clean_stale(j->oname);
 	if (fio_out_open(out, j->oname, o->force) == 0)
 		return 0;
 	if (errno == EEXIST)
