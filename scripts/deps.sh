@@ -29,6 +29,7 @@ command -v mpirun >/dev/null 2>&1 || want="$want openmpi-bin"
 /usr/bin/python3 -c "import pytest" >/dev/null 2>&1 || want="$want python3-pytest"
 /usr/bin/python3 -m venv --help >/dev/null 2>&1 || want="$want python3-venv"
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || want="$want python3-pip"
+command -v clang >/dev/null 2>&1 || want="$want clang" # the fuzz targets (libFuzzer)
 [ "$core" = 1 ] && want=""
 [ -z "$need$want" ] && exit 0
 if [ "$(id -u)" != 0 ] || [ -n "${GPZ_NO_INSTALL:-}" ]; then

@@ -18,4 +18,16 @@ sh "$root/scripts/build.sh" "$root/build-asan" -DGPZ_SANITIZE=ON -DGPZ_CUDA=OFF 
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$root/build-asan" -j2 --output-on-failure
 skipped "$root/build-asan"
-echo "test.sh: all tests passed (release and ASan/UBSan builds)"
+# the libFuzzer targets (tests/fuzz), each for a short fixed budget, when clang is here
+if command -v clang >/dev/null 2>&1; then
+  cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DGPZ_FUZZ=ON -DGPZ_CUDA=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$root/build-fuzz" -j"$(nproc)" --target fuzz_decompress fuzz_inflate fuzz_stream \
+    gpz-tool >/dev/null
+  ctest --test-dir "$root/build-fuzz" -L fuzz --output-on-failure
+  fuzz="and fuzz targets"
+else
+  echo "test.sh: SKIP fuzz targets: clang absent (Debian: clang)"
+  fuzz="fuzz targets skipped"
+fi
+echo "test.sh: all tests passed (release and ASan/UBSan builds; $fuzz)"
