@@ -361,7 +361,7 @@ same out multi.orig "several files through -c"
 # ---- temporary files a killed run left behind (.gpz-tmp-HOST-PID-XXXXXX) ----
 mkdir -p stale
 printf 'stale test\n' >stale/in
-host=$(hostname 2>/dev/null | tr -cd 'A-Za-z0-9.-')
+host=$(tr -cd 'A-Za-z0-9.-' </proc/sys/kernel/hostname) # what gethostname() gives the tool
 [ -n "$host" ] || host=h
 gone=$(($(cat /proc/sys/kernel/pid_max) + 1)) # a PID that cannot run
 touch "stale/.gpz-tmp-$host-$gone-abcdef" "stale/.gpz-tmp-$host-$$-ghijkl" \
