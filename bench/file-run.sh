@@ -8,20 +8,11 @@
 # starts), --gpu, --cpu with every core.
 # Usage: sh bench/file-run.sh   Table to $OUT/file-run.md.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-/tmp/gpz-out}
-G=$root/build-gpu/gpz
-D=$root/corpora/data
+. "$(dirname "$0")/file-lib.sh"
 W=/dev/shm/gpz-file
 mkdir -p "$out" "$W"
 python3 "$root/bench/tile.py" "$D/nyx/baryon_density.dat.b16" "$W/nyx" 4294967296
 python3 "$root/bench/tile.py" "$D/debtext100m" "$W/text" 4000000000
-calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
-t() { s=$(date +%s.%N); sh -c "$1"; e=$(date +%s.%N); calc "$e - $s"; }
-row() { # NAME BYTES CMD
-  s=$(t "$3"); echo "| $1 | $s | $(calc "$2 / $s / 1e9") |"
-}
-check() { cmp -s "$1" "$2" || echo "| MISMATCH $1 $2 | | |"; }
 ns=$(stat -c %s "$W/nyx") ts=$(stat -c %s "$W/text")
 {
   nvidia-smi --query-gpu=name --format=csv,noheader | sed 's/^/device: /'

@@ -382,10 +382,10 @@ GPZ_API gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p,
 /* gpz_decompress_stream with positional output: each frame's content goes to write_at at its
  * offset in the stream's output (from 0) as soon as its lane has decoded it, so outputs are
  * written in parallel: calls come from several threads at once and in any order, and after an
- * error some later frames may have been written too (discard the output). For destinations that take parallel writes faster than one ordered
- * writer: the gpz tool uses it for files on tmpfs, copying into a shared mapping of space
- * reserved with fallocate (one write() thread: about 3 GB/s there;
- * bench/results/2026-11-23-h200-file-engine.md). */
+ * error some later frames may have been written too (discard the output). For destinations
+ * that take parallel writes faster than one ordered writer: the gpz tool uses it for files on
+ * tmpfs, copying into a shared mapping of space reserved with fallocate (one write() thread:
+ * about 3 GB/s there; bench/results/2026-11-23-h200-file-engine.md). */
 typedef gpz_result (*gpz_write_at_fn)(void *user, const void *buf, size_t n, uint64_t offset);
 GPZ_API gpz_result gpz_decompress_stream_at(gpz_ctx *ctx, gpz_read_fn read,
                                             gpz_write_at_fn write_at, void *user,

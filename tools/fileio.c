@@ -368,6 +368,23 @@ int fio_out_write(fio_out *o, const void *buf, size_t n)
 	return fio_write_full(o->fd, buf, n);
 }
 
+int fio_pread_full(int fd, void *buf, size_t n, uint64_t off, size_t *got)
+{
+	*got = 0;
+	while (*got < n) {
+		size_t want = n - *got < FIO_IO_MAX ? n - *got : FIO_IO_MAX;
+		ssize_t k = pread(fd, (char *)buf + *got, want, (off_t)(off + *got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		*got += (size_t)k;
+	}
+	return 0;
+}
+
 static int pwrite_full(int fd, const char *buf, size_t n, uint64_t off)
 {
 	while (n > 0) {

@@ -19,6 +19,9 @@
 int fio_read_full(int fd, void *buf, size_t n, size_t *got);
 /* Write all n bytes. */
 int fio_write_full(int fd, const void *buf, size_t n);
+/* Read up to n bytes at offset off (fewer only at the end of the file) into buf; *got receives
+ * the count. Returns 0, or -1 with errno set. */
+int fio_pread_full(int fd, void *buf, size_t n, uint64_t off, size_t *got);
 
 /* ---- Input with push-back ---- */
 
@@ -66,8 +69,8 @@ int fio_out_write(fio_out *o, const void *buf, size_t n);
  * Positional output to the temporary file, callable from several threads at once for disjoint
  * ranges: the range's space is reserved first (fallocate; so a full disk is an error, ENOSPC,
  * and never a SIGBUS), then the bytes are copied through a shared mapping of it, on a few
- * threads. o->positional
- * says whether that beats fio_out_write from one thread on this file system: on tmpfs one
+ * threads. o->positional says whether that beats fio_out_write from one thread on this file
+ * system: on tmpfs one
  * write() thread copies about 3 GB/s and writes to one file serialise, while threads copying
  * into the mapping reach 6.4 GB/s; on ext4 one write() thread is faster (4.5 GB/s against 3.9;
  * bench/probe/write_probe.c, H200 host). GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.

@@ -628,7 +628,8 @@ static gpz_ctx *cpu_ctx(const struct opts *o)
 {
 	gpz_result r;
 
-	if (g_cpu_ctx == NULL && (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK) {
+	if (g_cpu_ctx == NULL &&
+	    (r = gpz_ctx_create(&g_cpu_ctx, GPZ_BACKEND_CPU, o->threads)) != GPZ_OK) {
 		report_error(NULL, "can't start the CPU backend: %s", gpz_result_string(r));
 		return NULL;
 	}
@@ -804,17 +805,12 @@ static gpz_result engine_read_at(void *user, void *buf, size_t n, uint64_t off)
 {
 	struct engine_io *io = user;
 	size_t got = 0;
+	int rc = fio_pread_full(io->j->fd, buf, n, off, &got);
 
-	while (got < n) {
-		ssize_t k = pread(io->j->fd, (char *)buf + got, n - got, (off_t)(off + got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			__atomic_store_n(&io->err, k < 0 ? errno : EIO, __ATOMIC_RELAXED);
-			__atomic_store_n(&io->failed, 1, __ATOMIC_RELAXED);
-			return GPZ_ERR_TRUNCATED;
-		}
-		got += (size_t)k;
+	if (rc != 0 || got < n) { /* an error, or the file shrank under us */
+		__atomic_store_n(&io->err, rc != 0 ? errno : EIO, __ATOMIC_RELAXED);
+		__atomic_store_n(&io->failed, 1, __ATOMIC_RELAXED);
+		return GPZ_ERR_TRUNCATED;
 	}
 	progress_add(n, 0);
 	return GPZ_OK;
@@ -1672,46 +1668,30 @@ static char *no_null(char *p, const struct job *j)
 	return p;
 }
 
-static int pread_full(int fd, void *buf, size_t n, off_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		got += (size_t)k;
-	}
-	return 0;
-}
-
 /* -dN: the name and time the first gzip member's header records, as gzip restores them: the
  * stored name's last path component (never a path: "../x" is "x"), NULL when there is none or
  * it is unusable ("", ".", "..", control characters); *mtime 0 when none is recorded. */
 static char *gzip_stored_name(int fd, uint32_t *mtime)
 {
 	unsigned char h[12], name[4096];
-	off_t at = 10;
-	size_t n = 0;
+	uint64_t at = 10;
+	size_t got = 0, n;
 	char *base;
 
 	*mtime = 0;
-	if (pread_full(fd, h, 10, 0) != 0 || h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 ||
-	    (h[3] & 0xe0))
+	if (fio_pread_full(fd, h, 12, 0, &got) != 0 || got < 10 || h[0] != 0x1f || h[1] != 0x8b ||
+	    h[2] != 8 || (h[3] & 0xe0))
 		return NULL;
 	*mtime = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
 	if (h[3] & 4) { /* FEXTRA: skip it */
-		if (pread_full(fd, h + 10, 2, 10) != 0)
+		if (got < 12)
 			return NULL;
-		at = 12 + (off_t)(h[10] | h[11] << 8);
+		at = 12 + (uint64_t)(h[10] | h[11] << 8);
 	}
-	if (!(h[3] & 8)) /* no FNAME */
+	if (!(h[3] & 8) || fio_pread_full(fd, name, sizeof name, at, &got) != 0) /* no FNAME */
 		return NULL;
-	while (n < sizeof name && pread_full(fd, name + n, 1, at + (off_t)n) == 0 && name[n] != 0)
-		n++;
-	if (n == sizeof name || name[n] != 0)
+	n = strnlen((const char *)name, got);
+	if (n == got) /* no terminating zero within reach */
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (name[i] < 0x20 || name[i] == 0x7f)

@@ -35,11 +35,12 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static long take(void)
+/* The next piece of `step` bytes to write, or -1 when all are taken. */
+static long take(size_t step)
 {
 	long i;
 	pthread_mutex_lock(&mu);
-	i = next_piece * PIECE < total ? (long)next_piece++ : -1;
+	i = next_piece * step < total ? (long)next_piece++ : -1;
 	pthread_mutex_unlock(&mu);
 	return i;
 }
@@ -48,7 +49,7 @@ static void *pw_worker(void *a)
 {
 	long i;
 	(void)a;
-	while ((i = take()) >= 0) {
+	while ((i = take(PIECE)) >= 0) {
 		size_t off = (size_t)i * PIECE, n = total - off < PIECE ? total - off : PIECE;
 		if (pwrite(fd, src, n, (off_t)off) != (ssize_t)n) {
 			perror("pwrite");
@@ -62,7 +63,7 @@ static void *mm_worker(void *a)
 {
 	long i;
 	(void)a;
-	while ((i = take()) >= 0) {
+	while ((i = take(PIECE)) >= 0) {
 		size_t off = (size_t)i * PIECE, n = total - off < PIECE ? total - off : PIECE;
 		memcpy(map + off, src, n);
 	}
@@ -71,20 +72,11 @@ static void *mm_worker(void *a)
 
 static int populate;
 
-static long take_frame(void)
-{
-	long i;
-	pthread_mutex_lock(&mu);
-	i = next_piece * FRAME < total ? (long)next_piece++ : -1;
-	pthread_mutex_unlock(&mu);
-	return i;
-}
-
 static void *fr_worker(void *a)
 {
 	long i;
 	(void)a;
-	while ((i = take_frame()) >= 0) {
+	while ((i = take(FRAME)) >= 0) {
 		size_t off = (size_t)i * FRAME, n = total - off < FRAME ? total - off : FRAME;
 		unsigned char *m;
 		if (fallocate(fd, 0, (off_t)off, (off_t)n) != 0) {
@@ -131,11 +123,7 @@ int main(int argc, char **argv)
 		double t0, t1, tf = 0;
 		unlink(path);
 		t0 = now();
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | (m >= 2 ? 0 : 0), 0644);
-		if (m >= 2) {
-			close(fd);
-			fd = open(path, O_RDWR);
-		}
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644); /* mappings need read access */
 		if (m == 0) {
 			for (size_t off = 0; off < total; off += PIECE) {
 				size_t n = total - off < PIECE ? total - off : PIECE;

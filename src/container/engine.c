@@ -46,6 +46,7 @@ struct lanes {
 	int warm;
 	struct lane lane[GPZ_MAX_DEPTH];
 };
+
 /* A lane's job in this call. */
 struct slot {
 	struct gpz_engine *e;

@@ -1,6 +1,6 @@
 /* stream_io.c - .gpz streams through read/write callbacks (gpz_compress_stream[_at],
- * gpz_decompress_stream[_at]): what the gpz tool uses for files, with the frame engine overlapping
- * reading, coding and writing. Memory stays bounded by the engine's lanes whatever the size. */
+ * gpz_decompress_stream[_at]): what the gpz tool uses for files, with the frame engine
+ * overlapping reading, coding and writing. Memory stays bounded by the engine's lanes whatever the size. */
 #include "common/context.h"
 #include "container/engine.h"
 #include "container/frame.h"
