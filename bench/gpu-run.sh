@@ -32,10 +32,10 @@ for f in os.listdir(src):
         put(os.path.join(d, "silesia", "samba"), lzma.open(p).read())
     elif f == "debtext100m.xz":
         put(os.path.join(d, "debtext100m"), lzma.open(p).read())
-with tarfile.open(os.path.join(src, "quant.tar.xz")) as t:
-    t.extractall(os.path.join(d, "quant"))
-with tarfile.open(os.path.join(src, "small.tar.xz")) as t:
-    t.extractall(s)
+for f, to in (("quant.tar.xz", os.path.join(d, "quant")), ("small.tar.xz", s)):
+    if os.path.exists(os.path.join(src, f)):  # a run may carry less (the 64 MiB limit)
+        with tarfile.open(os.path.join(src, f)) as t:
+            t.extractall(to)
 print("data unpacked")
 PY
 

@@ -157,7 +157,7 @@ GPZ_API gpz_result gpz_decompressed_size(const void *src, size_t src_size, uint6
  * Standard streams that every gzip/zlib tool decodes: LZ77 over a 32 KiB window at level 1..9
  * (gzip's meaning: 1 fastest, 9 smallest, 6 default), DEFLATE blocks with length-limited
  * Huffman codes from the project's codebook stage. The input is cut into pieces of
- * 1 MiB, each parsed with the 32 KiB before it as history and coded as its own
+ * 256 KiB, each parsed with the 32 KiB before it as history and coded as its own
  * blocks, so pieces compress in parallel on the context's threads and the output depends only on
  * the input, the level and the format: never on threads or on how a stream is fed, nor on the
  * backend. Each piece ends on a byte boundary (an empty stored block follows all but the last),
@@ -326,7 +326,7 @@ GPZ_API gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t
                                          void *cuda_stream);
 /* gzip / zlib / raw DEFLATE from device memory into device memory, as gpz_inflate does from
  * host memory (same checks, errors and output). gzip members that gpz wrote with the piece
- * index are inflated on the GPU, a warp a 1 MiB piece, with about 2 bytes of workspace an
+ * index are inflated on the GPU, a warp a 256 KiB piece, with about 2 bytes of workspace an
  * output byte (up to 2 GiB, kept in the context); zlib and raw streams and other gzip members
  * are copied to the host and inflated there. Synchronises the stream; when the call returns,
  * the output is complete. */

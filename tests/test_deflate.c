@@ -86,7 +86,7 @@ static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t
 		return;
 	size_t xlen = c[10] | (size_t)c[11] << 8, sub = c[14] | (size_t)c[15] << 8;
 	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 8 + 4 * np && xlen == 4 + sub && c[16] == 2 &&
-	          c[17] == 20 && le32(c + 20) == np,
+	          c[17] == GPZ_DEFLATE_PIECE_LOG && le32(c + 20) == np,
 	      "%s: piece index header wrong (np %zu)", what, np);
 	if (sub != 8 + 4 * np || 12 + xlen > got)
 		return;

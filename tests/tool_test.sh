@@ -655,11 +655,11 @@ if [ -d "$CORPORA" ]; then
 	python3 - big.gz "$(size_of big.keep)" <<'PY' || fail ".gz file: piece index filled in"
 import struct, sys
 b = open(sys.argv[1], "rb").read()
-n = int(sys.argv[2]); np = (n - 1) // (1 << 20) + 1
+n = int(sys.argv[2]); np = (n - 1) // (1 << 18) + 1
 assert b[3] & 4, "FEXTRA"
 xlen, = struct.unpack_from("<H", b, 10)
 assert b[12:14] == b"GP" and struct.unpack_from("<H", b, 14)[0] == 8 + 4 * np
-assert b[16] == 2 and b[17] == 20 and struct.unpack_from("<I", b, 20)[0] == np
+assert b[16] == 2 and b[17] == 18 and struct.unpack_from("<I", b, 20)[0] == np
 lens = struct.unpack_from("<%dI" % np, b, 24)
 h = 12 + xlen
 if b[3] & 8:
@@ -677,7 +677,7 @@ PY
 	python3 - big-stdout.gz "$(size_of big.keep)" <<'PY' || fail "stdout .gz: trailing piece index"
 import struct, sys
 b = open(sys.argv[1], "rb").read()
-n = int(sys.argv[2]); np = (n - 1) // (1 << 20) + 1
+n = int(sys.argv[2]); np = (n - 1) // (1 << 18) + 1
 m = len(b) - (46 + 4 * np)  # the index member: the last bytes
 assert b[-10:] == b"\x03\0" + b"\0" * 8 and struct.unpack_from("<I", b, len(b) - 14)[0] == np
 assert b[m:m + 4] == b"\x1f\x8b\x08\x04" and b[m + 12:m + 14] == b"GP" and b[m + 16] == 3
@@ -690,7 +690,7 @@ PY
 	awk -v n="$(size_of big.keep)" '$NF == "big-stdout.gz" && $2 == n && $4 == 1 { ok = 1 }
 		END { exit !ok }' out || fail "-l: the trailing index is not a member"
 	"$GPZ" -q -c --format=gzip --no-index big.keep >noidx-c.gz
-	np=$((($(size_of big.keep) - 1) / 1048576 + 1))
+	np=$((($(size_of big.keep) - 1) / 262144 + 1))
 	[ "$(size_of noidx-c.gz)" -eq $(($(size_of big-stdout.gz) - 46 - 4 * np)) ] || \
 		fail "--no-index on stdout: the stream alone"
 	cp big.keep noidx && "$GPZ" -q --format=gzip --no-index noidx

@@ -41,13 +41,21 @@
 static gpz_ctx *g_ctx;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
+/* GPZ_BACKEND=cpu or gpu picks the backend (HDF5 gives a filter no other way to be told);
+ * anything else, or nothing, is automatic: the GPU when usable. The bytes are the same. */
 static void make_ctx(void)
 {
-	if (gpz_ctx_create(&g_ctx, GPZ_BACKEND_AUTO, 0) != GPZ_OK)
+	const char *e = getenv("GPZ_BACKEND");
+	gpz_backend b = GPZ_BACKEND_AUTO;
+	if (e && !strcmp(e, "cpu"))
+		b = GPZ_BACKEND_CPU;
+	else if (e && !strcmp(e, "gpu"))
+		b = GPZ_BACKEND_GPU;
+	if (gpz_ctx_create(&g_ctx, b, 0) != GPZ_OK)
 		g_ctx = NULL;
 }
 
-/* The process's context (GPU when usable), made on first use; NULL when it cannot be. */
+/* The process's context, made on first use; NULL when it cannot be. */
 static gpz_ctx *ctx_get(void)
 {
 	pthread_once(&g_once, make_ctx);

@@ -13,9 +13,9 @@
 
 #define PIECE GPZ_DEFLATE_PIECE
 #define HIST GPZ_LZ_WINDOW
-/* Pieces a GPU lane codes at once: a lane's device workspace is about 21 MiB a piece. */
+/* Pieces a GPU lane codes at once (64 MiB): a lane's device workspace is about 5.3 MiB a piece. */
 #ifndef GPZ_DFL_GPU_BATCH
-#define GPZ_DFL_GPU_BATCH 64
+#define GPZ_DFL_GPU_BATCH 256
 #endif
 /* Input from which AUTO contexts use the GPU for DEFLATE (smaller inputs finish sooner on the
  * CPU's threads than the copies and launches take). */
@@ -73,12 +73,12 @@ static gpz_result dio_put(void *u, const uint8_t *buf, size_t len, const void *m
 	return r;
 }
 
-/* Pieces per batch: a GPU lane's, or four a thread on the CPU (a batch waits for its slowest
+/* Pieces per batch: a GPU lane's, or GPZ_DFL_PER_THREAD a thread on the CPU (a batch waits for its slowest
  * piece; two CPU lanes keep the threads busy meanwhile). */
 static size_t batch_pieces(const struct dio *d)
 {
 	int t = d->st->ctx->nthreads;
-	size_t b = d->gpu ? GPZ_DFL_GPU_BATCH : (size_t)(t > 1 ? 4 * t : 1);
+	size_t b = d->gpu ? GPZ_DFL_GPU_BATCH : (size_t)(t > 1 ? GPZ_DFL_PER_THREAD * t : 1);
 	size_t cap = d->gpu ? GPZ_DFL_BATCH_MAX : GPZ_DFL_CPU_BATCH;
 	return b < cap ? b : cap;
 }

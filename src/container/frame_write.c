@@ -186,44 +186,60 @@ struct lz_pieces {
 	int stored;
 };
 
-/* The pieces on the CPU's threads, each into its slot, copied to pay (room bytes) when they fit. */
-static gpz_result lz_pieces_cpu(gpz_ctx *ctx, int level, const uint8_t *src, size_t n, size_t slot,
-                                uint8_t *pay, size_t room, struct lz_pieces *o)
+/* Frame piece k's size from its group of driver pieces' sizes (sub[], nsub of them); a piece
+ * beyond the format's bound makes the frame stored (never seen). */
+static void lz_piece_sizes(const uint32_t *sub, size_t nsub, size_t n, struct lz_pieces *o)
 {
-	size_t npieces = (n + GPZ_LZ_PIECE - 1) >> GPZ_LZ_PIECE_LOG, at = 0;
-	uint8_t *slots = malloc(npieces * slot);
-	struct gpz_dfl_piece *out = calloc(npieces, sizeof(*out));
-	gpz_result r = slots && out ? GPZ_OK : GPZ_ERR_NOMEM;
+	for (size_t i = 0; i < nsub; i++) {
+		size_t k = i / GPZ_LZ_GROUP, m = n - k * GPZ_LZ_PIECE;
+		o->sizes[k] = (i % GPZ_LZ_GROUP ? o->sizes[k] : 0) + sub[i];
+		if (i + 1 == nsub || (i + 1) % GPZ_LZ_GROUP == 0)
+			o->stored |= o->sizes[k] > gpz_lz_piece_bound(m < GPZ_LZ_PIECE ? m : GPZ_LZ_PIECE);
+	}
+}
 
-	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
+/* The pieces on the CPU's threads, each into its slot, copied to pay (room bytes) when they fit. */
+static gpz_result lz_pieces_cpu(gpz_ctx *ctx, int level, const uint8_t *src, size_t n, uint8_t *pay,
+                                size_t room, struct lz_pieces *o)
+{
+	size_t nsub = (n + GPZ_DEFLATE_PIECE - 1) / GPZ_DEFLATE_PIECE, at = 0;
+	size_t slot = gpz_deflate_piece_cap(GPZ_DEFLATE_PIECE);
+	uint8_t *slots = malloc(nsub * slot);
+	struct gpz_dfl_piece *out = calloc(nsub, sizeof(*out));
+	uint32_t *sub = calloc(nsub, sizeof(*sub));
+	gpz_result r = slots && out && sub ? GPZ_OK : GPZ_ERR_NOMEM;
+
+	for (size_t i = 0; r == GPZ_OK && i < nsub; i++) {
 		out[i].buf = slots + i * slot;
-		out[i].cap = slot; /* the format's bound: a piece beyond it makes the frame stored */
+		out[i].cap = slot;
 	}
 	if (r == GPZ_OK)
-		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, 1, 1, GPZ_DFL_CHECK_NONE, out);
-	for (size_t i = 0; r == GPZ_OK && i < npieces; i++) {
-		if (out[i].r == GPZ_ERR_DST_TOO_SMALL)
-			o->stored = 1; /* beyond the format's piece bound (never seen): store the frame */
-		else
-			r = out[i].r;
-		o->sizes[i] = (uint32_t)out[i].bytes;
+		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, GPZ_LZ_GROUP, 1,
+		                   GPZ_DFL_CHECK_NONE, out);
+	for (size_t i = 0; r == GPZ_OK && i < nsub; i++) {
+		r = out[i].r;
+		sub[i] = (uint32_t)out[i].bytes;
 		o->payload += out[i].bytes;
 	}
-	for (size_t i = 0; r == GPZ_OK && !o->stored && o->payload <= room && i < npieces; i++) {
+	if (r == GPZ_OK)
+		lz_piece_sizes(sub, nsub, n, o);
+	for (size_t i = 0; r == GPZ_OK && !o->stored && o->payload <= room && i < nsub; i++) {
 		memcpy(pay + at, out[i].buf, out[i].bytes);
 		at += out[i].bytes;
 	}
+	free(sub);
 	free(slots);
 	free(out);
 	return r;
 }
 
-/* The same pieces on the GPU (deflate.cu, independent pieces), straight into pay. */
+/* The same pieces on the GPU (deflate.cu), straight into pay. */
 static gpz_result lz_pieces_gpu(struct gpz_gpu *g, int level, const uint8_t *src, size_t n,
-                                size_t slot, uint8_t *pay, size_t room, struct lz_pieces *o)
+                                uint8_t *pay, size_t room, struct lz_pieces *o)
 {
 	struct gpz_dfl_batch *b = malloc(sizeof(*b));
-	gpz_result r = b ? gpz_dfl_batch_gpu(g, src, 0, n, level, 1, 1, GPZ_DFL_CHECK_NONE, pay, room, b)
+	gpz_result r = b ? gpz_dfl_batch_gpu(g, src, 0, n, level, 1, GPZ_LZ_GROUP, GPZ_DFL_CHECK_NONE,
+	                                     pay, room, b)
 	                 : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_ERR_DST_TOO_SMALL && b->bytes > room) {
@@ -231,10 +247,7 @@ static gpz_result lz_pieces_gpu(struct gpz_gpu *g, int level, const uint8_t *src
 		r = GPZ_OK;
 	} else if (r == GPZ_OK) {
 		o->payload = b->bytes;
-		for (uint32_t i = 0; i < b->npieces; i++) {
-			o->sizes[i] = b->piece_bytes[i];
-			o->stored |= b->piece_bytes[i] > slot;
-		}
+		lz_piece_sizes(b->piece_bytes, b->npieces, n, o);
 	}
 	free(b);
 	return r;
@@ -249,7 +262,6 @@ static gpz_result compress_lz(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params 
                               size_t *written)
 {
 	size_t npieces = (n + GPZ_LZ_PIECE - 1) >> GPZ_LZ_PIECE_LOG;
-	size_t slot = (size_t)gpz_lz_piece_bound(n < GPZ_LZ_PIECE ? n : GPZ_LZ_PIECE);
 	size_t index_at = GPZ_FRAME_HEADER_SIZE, check_at = index_at + 4 * npieces;
 	size_t pay_at = check_at + GPZ_CHECK_SIZE, total;
 	size_t room = cap > pay_at + GPZ_CONTENT_SIZE ? cap - pay_at - GPZ_CONTENT_SIZE : 0;
@@ -262,14 +274,14 @@ static gpz_result compress_lz(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params 
 	}
 	if (o.sizes && g) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
-		  : lz_pieces_gpu(g, p->lz_level, src, n, slot, dst + pay_at, room, &o);
+		  : lz_pieces_gpu(g, p->lz_level, src, n, dst + pay_at, room, &o);
 		if (r != GPZ_OK && !gpz_ctx_falls_back(ctx, r))
 			goto done;
 	}
 	if (o.sizes && r != GPZ_OK) {
 		o.payload = 0;
 		o.stored = 0;
-		r = lz_pieces_cpu(ctx, p->lz_level, src, n, slot, dst + pay_at, room, &o);
+		r = lz_pieces_cpu(ctx, p->lz_level, src, n, dst + pay_at, room, &o);
 	}
 	if (r != GPZ_OK)
 		goto done;

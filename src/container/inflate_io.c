@@ -5,7 +5,7 @@
  * later); then, in frame order, those bytes are filled in from the window (the previous batch's
  * last 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel,
  * and the bytes are written. Memory: each lane holds a batch's input, output and 16-bit symbols
- * (4 pieces a thread, at most GPZ_DFL_CPU_BATCH MiB of output: 3.125 bytes an output byte).
+ * (GPZ_DFL_PER_THREAD pieces a thread, at most GPZ_DFL_CPU_BATCH: 3.125 bytes an output byte).
  * On a context created for the GPU (not AUTO: its CPU threads are faster here, a warp
  * decoding a piece at about 10 MB/s) a lane decodes a batch of GPU_BATCH
  * pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the batch's window
@@ -26,7 +26,7 @@
 #define HEAD_MAX ((size_t)80 << 10) /* header bytes read: FEXTRA (<= 64 KiB), name, comment */
 /* Pieces a GPU lane decodes at once: a warp each, so the more the better, within what a lane
  * may pin (its output and the list of window bytes: 1.5 bytes an output byte) */
-#define GPU_BATCH 128
+#define GPU_BATCH 512
 #define BATCH_MAX (GPU_BATCH > GPZ_DFL_CPU_BATCH ? GPU_BATCH : GPZ_DFL_CPU_BATCH)
 
 struct iio {
@@ -207,7 +207,7 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 		/* measured on an H200 host with 16 cores, 4 GB of text: 16 CPU threads 2.0-2.2 GB/s,
 		 * GPU lanes 1.6-1.9 GB/s (bench/results/2026-11-23-h200-gpu-inflate.md) */
 		io->gpu = gpz_ctx_gpu(ctx) && ctx->gpu_asked;
-		io->batch = th > 1 ? 4 * (size_t)th : 1;
+		io->batch = th > 1 ? GPZ_DFL_PER_THREAD * (size_t)th : 1;
 		io->batch = io->batch < GPZ_DFL_CPU_BATCH ? io->batch : GPZ_DFL_CPU_BATCH;
 		if (io->gpu)
 			io->batch = GPU_BATCH;

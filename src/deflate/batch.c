@@ -69,7 +69,7 @@ struct batch_res {
  * last `pre` bytes of it filled), so that the batch's pieces keep their places in the stream's
  * piece grid. Status and check share one small region after the output. */
 gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
-                             int level, int last, int independent, int check, uint8_t *out,
+                             int level, int last, int group, int check, uint8_t *out,
                              size_t cap, struct gpz_dfl_batch *b)
 {
 	size_t first = pre ? 1 : 0, total = first * PIECE + n, np = batch_pieces(n);
@@ -96,7 +96,7 @@ gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, 
 	d_check = (uint32_t *)(g->out + tail + offsetof(struct batch_res, check));
 	r = gpz_gpu_to_device(g, g->in + first * PIECE - pre, src - pre, pre + n);
 	if (r == GPZ_OK)
-		r = gpz_gpu_deflate_part(g->in, total, first, last, independent, level, g->out, ocap,
+		r = gpz_gpu_deflate_part(g->in, total, first, last, group, level, g->out, ocap,
 		                         d_status, g->work, work, g->stream);
 	if (r == GPZ_OK && check == GPZ_DFL_CHECK_CRC32)
 		r = gpz_gpu_crc32(g->in + first * PIECE, n, d_check, g->stream);

@@ -220,7 +220,7 @@ __device__ uint64_t unit_bits_warp(const uint32_t *f, const uint8_t *llen, const
 /* Piece b0 + blockIdx.x: gpz_dfl_blocks' decisions from its units' counts (gpz_dfl_next_block,
  * gpz_dfl_put_block), everything but the tokens' codes written into its slot. */
 __global__ void __launch_bounds__(32)
-plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int independent,
+plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
             uint8_t *work, layout l, size_t cap, size_t oslot)
 {
 	__shared__ uint32_t cur[NSYM];
@@ -229,7 +229,8 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int independ
 	const size_t q = blockIdx.x, p = b0 + q;
 	const size_t np = n ? (n - 1) / PIECE + 1 : 1;
 	const size_t start = p * PIECE, len = n - start < PIECE ? n - start : PIECE;
-	const int last_piece = independent || (last_call && p + 1 == np);
+	const int last_piece = (group && (p + 1) % (size_t)group == 0) ||
+	                       ((last_call || group) && p + 1 == np);
 	const uint32_t nt = reinterpret_cast<const uint32_t *>(work + l.ntok)[q];
 	const size_t nu = (nt + UNIT - 1) / UNIT;
 	const uint32_t *uf = reinterpret_cast<const uint32_t *>(
@@ -468,7 +469,7 @@ extern "C" size_t gpz_gpu_deflate_raw_bound(size_t n)
 }
 
 extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first,
-                                           int last, int independent, int level,
+                                           int last, int group, int level,
                                            uint8_t *d_out, size_t out_cap,
                                            gpz_gpu_deflate_status *d_status, void *d_work,
                                            size_t work_bytes, gpz_stream_t stream)
@@ -492,7 +493,7 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 		uint16_t *links = reinterpret_cast<uint16_t *>(work + l.links);
 		uint32_t *pure = reinterpret_cast<uint32_t *>(work + l.pure);
 		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, links, reinterpret_cast<uint16_t *>(pure), s));
-		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, independent, pure,
+		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, group, pure,
 		                             s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,
 		                            reinterpret_cast<uint32_t *>(work + l.tok), PIECE,
@@ -500,7 +501,7 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 		GPZ_CUDA_TRY(cudaMemsetAsync(work + l.slots, 0, nb * oslot, s));
 		unit_kernel<<<(unsigned)(nb * UMAX), 128, 0, s>>>(work, l);
 		GPZ_LAUNCH_TRY();
-		plan_kernel<<<(unsigned)nb, 32, 0, s>>>(d_src, n, b0, last, independent, work, l, cap,
+		plan_kernel<<<(unsigned)nb, 32, 0, s>>>(d_src, n, b0, last, group, work, l, cap,
 		                                        oslot);
 		GPZ_LAUNCH_TRY();
 		write_kernel<<<(unsigned)((nb * UMAX + 127) / 128), 128, 0, s>>>(work, l, nb, oslot);

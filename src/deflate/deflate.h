@@ -4,7 +4,8 @@
  *
  * Input is cut into pieces of GPZ_DEFLATE_PIECE bytes at fixed positions, each coded as its own
  * blocks into a private buffer, so pieces compress in parallel and the output depends only on
- * the input and the level. */
+ * the input and the level. 256 KiB pieces: each is an entry point for a parallel (GPU) decoder,
+ * 4096 a GiB, at about 0.05% of size for the sync markers and block headers they add. */
 #ifndef GPZ_DEFLATE_H
 #define GPZ_DEFLATE_H
 
@@ -17,7 +18,7 @@
 extern "C" {
 #endif
 
-#define GPZ_DEFLATE_PIECE_LOG 20
+#define GPZ_DEFLATE_PIECE_LOG 18
 #define GPZ_DEFLATE_PIECE ((size_t)1 << GPZ_DEFLATE_PIECE_LOG)
 
 /* LSB-first bit writer of DEFLATE. */
@@ -64,17 +65,18 @@ size_t gpz_deflate_piece_cap(size_t len);
 /*
  * Code npieces pieces of GPZ_DEFLATE_PIECE bytes (the last may be shorter) over
  * src[start .. start + n) on nthreads threads, piece i into out[i].
- * Chained (independent = 0): each piece is parsed with the bytes before it (up to 32 KiB of
+ * Chained (group = 0): each piece is parsed with the bytes before it (up to 32 KiB of
  * src[0 .. start + i * PIECE)) as history, only the final piece gets BFINAL, and only when
  * `last` is set (the others end in a sync marker); n == 0 with `last` gives one empty final
  * block. The stream is the pieces' bytes one after another.
- * Independent (independent = 1): each piece sees no history, ends in BFINAL and is padded to a
- * byte, so it is a raw DEFLATE stream of its own (the .gpz LZ frames).
+ * Groups (group = g >= 1): every g pieces from src[start] on (the last group may be shorter)
+ * form a chained stream of their own: no history from before the group, BFINAL at its end, so
+ * that each group is a raw DEFLATE stream (a .gpz LZ frame's piece is a group).
  * check (GPZ_DFL_CHECK_*): each piece's check of its own bytes into out[i].check, computed by
  * the piece's thread (the stream combines them), so no thread reads the whole input.
  */
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
-                        int independent, int last, int check, struct gpz_dfl_piece *out);
+                        int group, int last, int check, struct gpz_dfl_piece *out);
 
 /*
  * A batch: consecutive pieces of a chained stream (gzip/zlib/raw) coded at once, the unit of
@@ -83,12 +85,13 @@ void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n
  * (up to 32 KiB) are its history. All pieces are whole but the stream's last; `last`: the batch
  * ends the stream. out (cap >= gpz_dfl_batch_bound(n)) receives the batch's bytes, and b what
  * the stream needs of it. The GPU version gives the same bytes, and GPZ_ERR_NOMEM or
- * GPZ_ERR_GPU when the device fails, so the caller can turn to the CPU; with `independent` it
- * codes independent pieces instead (pre 0, check NONE: a .gpz LZ frame's payload, the pieces'
- * sizes in b), as gpz_deflate_pieces does.
+ * GPZ_ERR_GPU when the device fails, so the caller can turn to the CPU; with `group` it codes
+ * groups of pieces instead (pre 0, check NONE: a .gpz LZ frame's payload, the pieces' sizes in
+ * b), as gpz_deflate_pieces does.
  */
-#define GPZ_DFL_BATCH_MAX 1024 /* a .gpz LZ frame of up to 1 GiB is one GPU batch */
-#define GPZ_DFL_CPU_BATCH 64 /* the most pieces a CPU batch takes: 4 a thread up to this */
+#define GPZ_DFL_BATCH_MAX 4096 /* a .gpz LZ frame of up to 1 GiB is one GPU batch */
+#define GPZ_DFL_PER_THREAD 16 /* pieces a thread takes in a CPU batch (4 MiB) */
+#define GPZ_DFL_CPU_BATCH 256 /* the most pieces a CPU batch takes (64 MiB) */
 
 struct gpz_dfl_batch {
 	size_t bytes;      /* output bytes */
@@ -103,7 +106,7 @@ gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_
                              int last, int check, uint8_t *out, size_t cap,
                              struct gpz_dfl_batch *b);
 gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
-                             int level, int last, int independent, int check, uint8_t *out,
+                             int level, int last, int group, int check, uint8_t *out,
                              size_t cap, struct gpz_dfl_batch *b);
 
 /*

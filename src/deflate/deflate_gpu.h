@@ -37,12 +37,12 @@ gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_
 
 /* A part of such a stream: pieces first .. of the n bytes at d_src (the pieces before `first`
  * are history only: just their last 32 KiB is read), the last piece ending the stream (BFINAL)
- * when `last` is set, else in a sync marker. independent: every piece sees no byte before it and
- * is a raw DEFLATE stream of its own (BFINAL, padded), as gpz_deflate_pieces' independent pieces
- * (the .gpz LZ frames). Output, status and workspace as above; the output starts with piece
+ * when `last` is set, else in a sync marker. group g >= 1: every g pieces form a raw DEFLATE
+ * stream of their own (no history before the group, BFINAL at its end), as gpz_deflate_pieces'
+ * groups (the .gpz LZ frames). Output, status and workspace as above; the output starts with piece
  * `first`. */
 gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, int last,
-                                int independent, int level, uint8_t *d_out, size_t out_cap,
+                                int group, int level, uint8_t *d_out, size_t out_cap,
                                 gpz_gpu_deflate_status *d_status, void *d_work,
                                 size_t work_bytes, gpz_stream_t stream);
 

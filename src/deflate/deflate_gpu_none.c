@@ -20,7 +20,7 @@ gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_
 }
 
 gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, int last,
-                                int independent, int level, uint8_t *d_out, size_t out_cap,
+                                int group, int level, uint8_t *d_out, size_t out_cap,
                                 gpz_gpu_deflate_status *d_status, void *d_work,
                                 size_t work_bytes, gpz_stream_t stream)
 {

@@ -58,7 +58,7 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 			const uint8_t *d = s + o + 4;
 			if (end - o - 4 < len)
 				return GPZ_ERR_CORRUPT;
-			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 8 && d[0] == 2 && d[1] == 20 &&
+			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 8 && d[0] == 2 && d[1] == GPZ_DEFLATE_PIECE_LOG &&
 			    gpz_load_le32(d + 4) > 0 && (len - 8) / 4 == gpz_load_le32(d + 4) &&
 			    (len - 8) % 4 == 0) {
 				m->np = gpz_load_le32(d + 4);
@@ -103,7 +103,7 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	m = tail + tn - size;
 	if (m[0] != 0x1f || m[1] != 0x8b || m[2] != 8 || m[3] != 0x04 ||
 	    gpz_load_le16(m + 10) != 24 + 4 * np || m[12] != 'G' || m[13] != 'P' ||
-	    gpz_load_le16(m + 14) != 20 + 4 * np || m[16] != 3 || m[17] != 20 || m[18] || m[19] ||
+	    gpz_load_le16(m + 14) != 20 + 4 * np || m[16] != 3 || m[17] != GPZ_DEFLATE_PIECE_LOG || m[18] || m[19] ||
 	    gpz_load_le32(m + 20) != np)
 		return 0;
 	t->back = gpz_load_le64(m + 24);
@@ -372,12 +372,12 @@ void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t 
 }
 
 /* The member's DEFLATE data, np pieces at raw (lengths in lens), into dst: *got bytes, *crc.
- * Batches of 4 pieces a thread: their symbols need 2 bytes an output byte. */
+ * Batches of GPZ_DFL_PER_THREAD pieces a thread: their symbols need 2 bytes an output byte. */
 static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
                                  const uint8_t *lens, uint8_t *dst, size_t cap, size_t *got,
                                  uint32_t *crc)
 {
-	size_t nb = ctx->nthreads > 1 ? 4 * (size_t)ctx->nthreads : 1;
+	size_t nb = ctx->nthreads > 1 ? GPZ_DFL_PER_THREAD * (size_t)ctx->nthreads : 1;
 	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
 	struct gpz_infl_res *res;
 	uint16_t *sym;

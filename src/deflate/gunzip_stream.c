@@ -117,7 +117,7 @@ static gpz_result zlib_stream(struct rd *r, struct wr *w, int wbits)
 static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np,
                          const uint32_t *lens, uint32_t *crc, uint64_t *size)
 {
-	size_t nb = ctx->nthreads > 1 ? 4 * (size_t)ctx->nthreads : 1;
+	size_t nb = ctx->nthreads > 1 ? GPZ_DFL_PER_THREAD * (size_t)ctx->nthreads : 1;
 	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
 	nb = nb < np ? nb : np;
 	uint8_t *out = malloc(WINDOW + nb * PIECE);

@@ -1,7 +1,7 @@
 /* pieces.c - the piece driver: DEFLATE pieces of GPZ_DEFLATE_PIECE bytes compressed in
  * parallel, each into its caller-given buffer (deflate.h). gzip/zlib/raw streams chain them
  * (history, one BFINAL, a sync marker after the others) and copy them end to end; the .gpz LZ
- * frames keep them independent. */
+ * frames chain them in groups that are independent of each other. */
 #include "deflate/deflate.h"
 #include "common/parallel.h"
 #include "lz/lz.h"
@@ -12,7 +12,7 @@
 struct pieces_job {
 	const uint8_t *src;
 	size_t start, n, npieces;
-	int level, independent, last, check;
+	int level, group, last, check;
 	struct gpz_dfl_piece *out;
 };
 
@@ -22,10 +22,12 @@ static void piece_task(void *vj, size_t i)
 	struct gpz_dfl_piece *o = &j->out[i];
 	size_t off = i * GPZ_DEFLATE_PIECE;
 	size_t len = j->n - off < GPZ_DEFLATE_PIECE ? j->n - off : GPZ_DEFLATE_PIECE;
-	/* an independent piece is parsed as a buffer of its own: no byte before it is history */
-	const uint8_t *base = j->independent ? j->src + j->start + off : j->src;
-	size_t start = j->independent ? 0 : j->start + off;
-	int final = j->independent || (j->last && i + 1 == j->npieces);
+	/* a group is parsed as a buffer of its own: no byte before it is history */
+	size_t g0 = j->group ? i / (size_t)j->group * (size_t)j->group * GPZ_DEFLATE_PIECE : 0;
+	const uint8_t *base = j->group ? j->src + j->start + g0 : j->src;
+	size_t start = j->group ? off - g0 : j->start + off;
+	int final = (j->group && (i + 1) % (size_t)j->group == 0) ||
+	            ((j->last || j->group) && i + 1 == j->npieces);
 	uint32_t *tok = malloc((len ? len : 1) * sizeof(*tok));
 	size_t ntok = tok ? gpz_lz_parse(base, start, start + len, j->level, tok) : 0;
 	struct gpz_bitw bw;
@@ -43,12 +45,12 @@ static void piece_task(void *vj, size_t i)
 }
 
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
-                        int independent, int last, int check, struct gpz_dfl_piece *out)
+                        int group, int last, int check, struct gpz_dfl_piece *out)
 {
 	struct pieces_job j = { src, start, n, (n + GPZ_DEFLATE_PIECE - 1) / GPZ_DEFLATE_PIECE,
-		                level, independent, last, check, out };
+		                level, group, last, check, out };
 
-	if (j.npieces == 0 && last && !independent)
+	if (j.npieces == 0 && last && !group)
 		j.npieces = 1; /* an empty stream: one empty final block */
 	gpz_parallel_for(nthreads, j.npieces, piece_task, &j);
 }

@@ -122,7 +122,7 @@ static size_t write_header(gpz_format format, int level, const char *gz_name, ui
 			gpz_store_le16(d + o + 4, (uint16_t)sub);
 			o += 6;
 			d[o] = len ? 2 : 0;
-			d[o + 1] = 20; /* log2 GPZ_DEFLATE_PIECE */
+			d[o + 1] = GPZ_DEFLATE_PIECE_LOG;
 			d[o + 2] = d[o + 3] = 0;
 			gpz_store_le32(d + o + 4, np);
 			o += INDEX_SUB;
@@ -231,7 +231,7 @@ static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 	gpz_store_le16(d + 14, (uint16_t)sub);
 	o = 16;
 	d[o] = 3;
-	d[o + 1] = 20;
+	d[o + 1] = GPZ_DEFLATE_PIECE_LOG;
 	d[o + 2] = d[o + 3] = 0;
 	gpz_store_le32(d + o + 4, (uint32_t)np);
 	gpz_store_le64(d + o + 8, back);

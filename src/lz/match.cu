@@ -132,7 +132,7 @@ __global__ void links_join_kernel(const uint16_t *hash, size_t lo, size_t hi, ui
  * memory, where the chain walks (about a hundred steps a position at level 6) find them. */
 __global__ void __launch_bounds__(FTHREADS)
 find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, size_t b,
-            const uint16_t *links, size_t lo, int independent, uint32_t *pure)
+            const uint16_t *links, size_t lo, int group, uint32_t *pure)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
 	uint16_t *sl = reinterpret_cast<uint16_t *>(sm);
@@ -149,8 +149,9 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 	__syncthreads();
 	/* positions relative to w0: distances (all the walk uses) are unchanged */
 	for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
-		const size_t pend = (q / piece + 1) * piece, pstart = pend - piece;
-		const size_t floor = independent && pstart > w0 ? pstart - w0 : 0;
+		const size_t pend = (q / piece + 1) * piece;
+		const size_t gstart = group ? q / (piece * group) * (piece * group) : 0;
+		const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
 		uint32_t out[2];
 		gpz_lz_pure_at(sd, sl, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
 		if (cfg.lazy_parse)
@@ -252,7 +253,7 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 }
 
 cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int level, size_t a,
-                            size_t b, const uint16_t *links, size_t lo, int independent,
+                            size_t b, const uint16_t *links, size_t lo, int group,
                             uint32_t *pure, cudaStream_t s)
 {
 	if (b <= a)
@@ -262,7 +263,7 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 	if (e != cudaSuccess)
 		return e;
 	find_kernel<<<(unsigned)((b - a + FT - 1) / FT), FTHREADS, FIND_SMEM, s>>>(
-		src, n, piece, level, a, b, links, lo, independent, pure);
+		src, n, piece, level, a, b, links, lo, group, pure);
 	return cudaGetLastError();
 }
 
