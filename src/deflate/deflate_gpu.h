@@ -77,12 +77,13 @@ gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, si
                                   gpz_gpu_infl_res *d_res, gpz_stream_t stream);
 
 /* The bytes of n symbols (d_sym, 16-byte aligned) of consecutive pieces of `piece` symbols
- * each (all full but the last) into d_out: a window symbol takes the byte it stands for,
- * following references back through the pieces before; those that reach before the first
- * piece take their byte from d_win (its 32 KiB window) when given, else are left 0 and listed
- * for the caller: d_list[i] = position << 15 | w for the first list_cap of them, *d_count (set
- * to 0 beforehand) counting all. */
-gpz_result gpz_gpu_inflate_resolve(const uint16_t *d_sym, size_t n, size_t piece,
+ * each (all full but the last, piece >= 32 KiB) into d_out: a window symbol takes the byte it
+ * stands for, following references back through the pieces before (the last 32 KiB of each
+ * piece are rewritten in place on the way); those that reach before the first piece take their
+ * byte from d_win (its 32 KiB window) when given, else are left 0 and listed for the caller:
+ * d_list[i] = position << 15 | w for the first list_cap of them, *d_count (set to 0
+ * beforehand) counting all. */
+gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
                                    const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
                                    uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream);
 

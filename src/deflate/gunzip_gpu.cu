@@ -158,7 +158,7 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 	if (r == GPZ_OK)
 		r = check_pieces(res, b->k0, b->nk, b->np, b->room, &n, b->res);
 	if (r == GPZ_OK)
-		r = gpz_gpu_inflate_resolve((const uint16_t *)(g->work + l.sym), n, PIECE, NULL, g->out,
+		r = gpz_gpu_inflate_resolve((uint16_t *)(g->work + l.sym), n, PIECE, NULL, g->out,
 		                            (uint64_t *)(g->work + l.list), (uint32_t)list_cap,
 		                            (uint32_t *)(g->work + l.cnt), g->stream);
 	if (r == GPZ_OK)

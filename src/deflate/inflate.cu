@@ -10,10 +10,9 @@
  * (first code and count per length), which needs no second-level table.
  *
  * Output as on the CPU: bytes, or 16-bit symbols where 256 + w stands for byte w of the unknown
- * 32 KiB before the piece; resolve_kernel then turns symbols into bytes, following a chain of
- * such references back through the pieces before (each step goes back at least a piece, so it
- * ends) to a byte, to the batch's window, or to a list of positions that the caller fills in
- * once the window is known. */
+ * 32 KiB before the piece; tail_kernel and bytes_kernel then turn symbols into bytes: bytes of
+ * the pieces before, of the batch's window, or 0 in a list of positions that the caller fills
+ * in once the window is known. */
 #include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
 
@@ -523,24 +522,53 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
 }
 
-/* Symbol i's byte, when it stands for a window byte: back along the references; -1 - w when
- * they end at byte w of the batch's window and that is not given. */
-__device__ __forceinline__ int follow(const uint16_t *sym, size_t i, unsigned v, size_t piece,
-                                      const uint8_t *win)
+/* The window symbols of a batch of pieces, in two passes. A window symbol 256 + w of piece k
+ * stands for byte w of the 32 KiB before the piece: the last 32 KiB of piece k - 1, whose own
+ * symbols may be window symbols again (text copies a phrase forward piece after piece). Walking
+ * such chains back symbol by symbol costs one dependent load a piece crossed; with thousands of
+ * pieces a batch that dominated the decode. Instead tail_kernel makes every piece's last 32 KiB
+ * final, in piece order, so that each of its symbols is a byte or a window symbol of the
+ * *batch* (256 + w: byte w of the 32 KiB before the first piece): one hop each into the tail
+ * before, already final. Then bytes_kernel needs at most one hop for any symbol. */
+
+/* First position of piece k's tail (its last WIN symbols; all of a shorter last piece). */
+__device__ __forceinline__ size_t tail_start(size_t k, size_t piece, size_t n)
 {
-	for (;;) {
-		long long q = (long long)(i / piece * piece) - WIN + (v - 256);
-		if (q < 0)
-			return win ? win[q + WIN] : (int)(-1 - (q + WIN));
-		i = (size_t)q;
-		v = sym[i];
-		if (v < 256)
-			return (int)v;
+	size_t end = (k + 1) * piece < n ? (k + 1) * piece : n;
+	return end - k * piece > WIN ? end - WIN : k * piece;
+}
+
+/* One block, pieces 1 .. np - 1 in order: tails rewritten in place to their final form
+ * (piece 0's window symbols already are the batch's). */
+__global__ void __launch_bounds__(1024) tail_kernel(uint16_t *sym, size_t n, size_t piece)
+{
+	const size_t np = (n + piece - 1) / piece;
+	for (size_t k = 1; k < np; k++) {
+		const size_t t0 = tail_start(k, piece, n), t1 = (k + 1) * piece < n ? (k + 1) * piece : n;
+		const size_t base = k * piece - WIN; /* where piece k's window starts */
+		for (size_t i = t0 + threadIdx.x; i < t1; i += blockDim.x) {
+			unsigned v = sym[i];
+			if (v >= 256)
+				sym[i] = sym[base + (v - 256)];
+		}
+		__syncthreads(); /* the next piece reads this tail */
 	}
 }
 
-__global__ void resolve_kernel(const uint16_t *sym, size_t n, size_t piece, const uint8_t *win,
-                               uint8_t *out, uint64_t *list, uint32_t list_cap, uint32_t *count)
+/* Symbol i's byte, or -1 - w when it is byte w of the batch's window and that is not given. */
+__device__ __forceinline__ int byte_of(const uint16_t *sym, size_t i, unsigned v, size_t piece,
+                                       size_t n, const uint8_t *win)
+{
+	const size_t k = i / piece;
+	if (v >= 256 && k > 0 && i < tail_start(k, piece, n))
+		v = sym[k * piece - WIN + (v - 256)]; /* one hop, into the final tail before */
+	if (v < 256)
+		return (int)v;
+	return win ? win[v - 256] : (int)(-1 - (int)(v - 256));
+}
+
+__global__ void bytes_kernel(const uint16_t *sym, size_t n, size_t piece, const uint8_t *win,
+                             uint8_t *out, uint64_t *list, uint32_t list_cap, uint32_t *count)
 {
 	size_t stride = (size_t)gridDim.x * blockDim.x * 8;
 	for (size_t i0 = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * 8; i0 < n; i0 += stride) {
@@ -554,7 +582,7 @@ __global__ void resolve_kernel(const uint16_t *sym, size_t n, size_t piece, cons
 		}
 		uint8_t o[8];
 		for (unsigned j = 0; j < 8; j++) {
-			int c = v[j] < 256 ? v[j] : follow(sym, i0 + j, v[j], piece, win);
+			int c = v[j] < 256 ? v[j] : byte_of(sym, i0 + j, v[j], piece, n, win);
 			if (c < 0) { /* for the caller, once the window is known */
 				uint32_t at = atomicAdd(count, 1u);
 				if (at < list_cap)
@@ -607,7 +635,7 @@ extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t
 	return GPZ_OK;
 }
 
-extern "C" gpz_result gpz_gpu_inflate_resolve(const uint16_t *d_sym, size_t n, size_t piece,
+extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
                                               const uint8_t *d_win, uint8_t *d_out,
                                               uint64_t *d_list, uint32_t list_cap,
                                               uint32_t *d_count, gpz_stream_t stream)
@@ -615,10 +643,14 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(const uint16_t *d_sym, size_t n, s
 	cudaStream_t st = (cudaStream_t)stream;
 	if (n == 0)
 		return GPZ_OK;
-	if (!d_sym || !d_out || piece == 0 || (!d_win && !d_count))
+	if (!d_sym || !d_out || piece < WIN || (!d_win && !d_count))
 		return GPZ_ERR_PARAM;
-	resolve_kernel<<<grid_for(n), 256, 0, st>>>(d_sym, n, piece, d_win, d_out, d_list, list_cap,
-	                                             d_count);
+	if (n > piece) {
+		tail_kernel<<<1, 1024, 0, st>>>(d_sym, n, piece);
+		GPZ_LAUNCH_TRY();
+	}
+	bytes_kernel<<<grid_for(n), 256, 0, st>>>(d_sym, n, piece, d_win, d_out, d_list, list_cap,
+	                                           d_count);
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }

@@ -392,7 +392,8 @@ static void stream_tests(void)
 /* Through the engine: batches on the GPU, their windows filled on the host. */
 static void member_tests(void)
 {
-	std::vector<uint8_t> src = text(300 * PIECE + 12345, 21);
+	/* more pieces than a GPU lane's batch (512), so that batches take windows from before */
+	std::vector<uint8_t> src = text(1300 * PIECE + 12345, 21);
 	std::vector<uint8_t> c = gz(src, 1, GPZ_FORMAT_GZIP);
 	struct test_mem m;
 	memset(&m, 0, sizeof(m));
@@ -410,7 +411,7 @@ static void member_tests(void)
 	CHECK(gpz_ctx_gpu_fallbacks(gpu) == 0, "member_at fell back to the CPU");
 	/* a period of 1000 bytes: every byte of a batch comes from its window, more than the list
 	 * holds, so the CPU redoes each batch after the first (no fallback counted) */
-	std::vector<uint8_t> per(300 * PIECE + 7);
+	std::vector<uint8_t> per(1300 * PIECE + 7);
 	uint64_t st = 5;
 	for (size_t i = 0; i < per.size(); i++)
 		per[i] = i < 1000 ? (uint8_t)test_rand(&st) : per[i - 1000];
@@ -445,7 +446,7 @@ static void member_tests(void)
  * and the CPU redoes it. */
 static int fallback_test(void)
 {
-	std::vector<uint8_t> src = text(300 * PIECE + 999, 33);
+	std::vector<uint8_t> src = text(((size_t)300 << 20) + 999, 33);
 	std::vector<uint8_t> c = gz(src, 6, GPZ_FORMAT_GZIP), out(src.size() + 1);
 	gpz_ctx *aut;
 	size_t got = 0;
