@@ -309,6 +309,25 @@ static void bad_input(void)
 	free(d);
 	free(c);
 	free(bad);
+	/* the last piece ends in a long match, which a dst a few bytes short cuts: too small, not
+	 * corrupt (the decoder stops before a copy that does not fit, short of the dst's end) */
+	n = 3 * PIECE + 5000;
+	src = calloc(n, 1);
+	d = malloc(n);
+	for (size_t i = 0; src && i < n - 4000; i++)
+		src[i] = (uint8_t)(test_rand(&st) % 7);
+	c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
+	for (size_t shortby = 1; c && d && shortby <= 100; shortby += 33) {
+		CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, n - shortby, &got) ==
+		              GPZ_ERR_DST_TOO_SMALL, "a final match cut %zu bytes short, 3 threads",
+		      shortby);
+		CHECK(gpz_inflate(ctx1, GPZ_FORMAT_GZIP, c, clen, d, n - shortby, &got) ==
+		              GPZ_ERR_DST_TOO_SMALL, "a final match cut %zu bytes short, 1 thread",
+		      shortby);
+	}
+	free(src);
+	free(d);
+	free(c);
 }
 
 /* ---- gpz_inflate_member_at: an indexed member through the engine ---- */

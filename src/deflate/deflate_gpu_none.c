@@ -39,7 +39,7 @@ gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, si
 	return GPZ_ERR_NO_GPU;
 }
 
-gpz_result gpz_gpu_inflate_resolve(const uint16_t *d_sym, size_t n, size_t piece,
+gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
                                    const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
                                    uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream)
 {

@@ -243,8 +243,10 @@ static void decode_bytes(struct gpz_infl_batch *b, size_t j)
 	gpz_result r = gpz_inflate_piece_bytes(in, in_n, b->dst + start, k ? WINDOW : 0, cap, &n,
 	                                       &final);
 
-	if (r == GPZ_ERR_CORRUPT && n == cap && cap < PIECE) {
-		/* full before the piece's end: too small a dst, or bad input? the symbols say */
+	if (r == GPZ_ERR_CORRUPT && cap < PIECE) {
+		/* a copy or the piece's end past a short dst (the decoder stops before a copy that
+		 * would not fit: n may be below cap), or bad input? the symbols, with room for the
+		 * whole piece, say */
 		decode_symbols(b, j);
 		return;
 	}

@@ -538,20 +538,57 @@ __device__ __forceinline__ size_t tail_start(size_t k, size_t piece, size_t n)
 	return end - k * piece > WIN ? end - WIN : k * piece;
 }
 
-/* One block, pieces 1 .. np - 1 in order: tails rewritten in place to their final form
- * (piece 0's window symbols already are the batch's). */
-__global__ void __launch_bounds__(1024) tail_kernel(uint16_t *sym, size_t n, size_t piece)
+constexpr unsigned TAIL_THREADS = 1024;
+constexpr unsigned TAIL_PER = WIN / TAIL_THREADS; /* 32 symbols a thread: 4 x 16 bytes */
+constexpr size_t TAIL_SMEM = 2 * WIN * sizeof(uint16_t);
+
+__device__ __forceinline__ void load_tail(const uint16_t *p, uint4 r[4])
 {
-	const size_t np = (n + piece - 1) / piece;
-	for (size_t k = 1; k < np; k++) {
-		const size_t t0 = tail_start(k, piece, n), t1 = (k + 1) * piece < n ? (k + 1) * piece : n;
-		const size_t base = k * piece - WIN; /* where piece k's window starts */
-		for (size_t i = t0 + threadIdx.x; i < t1; i += blockDim.x) {
-			unsigned v = sym[i];
-			if (v >= 256)
-				sym[i] = sym[base + (v - 256)];
+#pragma unroll
+	for (int q = 0; q < 4; q++)
+		r[q] = reinterpret_cast<const uint4 *>(p)[q];
+}
+
+/* One block, pieces 1 .. np - 1 in order: tails rewritten in place to their final form
+ * (piece 0's window symbols already are the batch's). The tail before, final, stays in shared
+ * memory (two buffers: before and being made), so a step is a coalesced load of the next raw
+ * tail (issued a step ahead), 32 lookups a thread and a store: about a microsecond a piece. */
+__global__ void __launch_bounds__(TAIL_THREADS) tail_kernel(uint16_t *sym, size_t n, size_t piece)
+{
+	extern __shared__ __align__(16) uint16_t tb[];
+	uint16_t *prev = tb, *cur = tb + WIN;
+	const size_t np = (n + piece - 1) / piece; /* >= 2: pieces 0 .. np - 2 are full */
+	const unsigned j = threadIdx.x * TAIL_PER;
+	uint4 raw[4], next[4];
+
+	load_tail(sym + piece - WIN + j, raw);
+	for (int q = 0; q < 4; q++)
+		reinterpret_cast<uint4 *>(prev + j)[q] = raw[q];
+	if (np > 2)
+		load_tail(sym + 2 * piece - WIN + j, raw);
+	__syncthreads();
+	for (size_t k = 1; k + 1 < np; k++) { /* full pieces: their tails feed the next */
+		if (k + 2 < np)
+			load_tail(sym + (k + 2) * piece - WIN + j, next);
+		uint16_t *v = reinterpret_cast<uint16_t *>(raw);
+#pragma unroll
+		for (unsigned q = 0; q < TAIL_PER; q++)
+			v[q] = v[q] < 256 ? v[q] : prev[v[q] - 256];
+#pragma unroll
+		for (int q = 0; q < 4; q++) {
+			reinterpret_cast<uint4 *>(sym + (k + 1) * piece - WIN + j)[q] = raw[q];
+			reinterpret_cast<uint4 *>(cur + j)[q] = raw[q];
+			raw[q] = next[q];
 		}
+		uint16_t *t = prev;
+		prev = cur;
+		cur = t;
 		__syncthreads(); /* the next piece reads this tail */
+	}
+	for (size_t i = tail_start(np - 1, piece, n) + threadIdx.x; i < n; i += TAIL_THREADS) {
+		unsigned v = sym[i]; /* the last piece: any length, no piece after it */
+		if (v >= 256)
+			sym[i] = prev[v - 256];
 	}
 }
 
@@ -643,10 +680,14 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 	cudaStream_t st = (cudaStream_t)stream;
 	if (n == 0)
 		return GPZ_OK;
-	if (!d_sym || !d_out || piece < WIN || (!d_win && !d_count))
+	if (!d_sym || !d_out || piece < WIN || piece % 8 || ((uintptr_t)d_sym & 15) ||
+	    (!d_win && !d_count))
 		return GPZ_ERR_PARAM;
 	if (n > piece) {
-		tail_kernel<<<1, 1024, 0, st>>>(d_sym, n, piece);
+		/* one value for every call, so that concurrent lanes never lower it under each other */
+		GPZ_CUDA_TRY(cudaFuncSetAttribute(tail_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                                  (int)TAIL_SMEM));
+		tail_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece);
 		GPZ_LAUNCH_TRY();
 	}
 	bytes_kernel<<<grid_for(n), 256, 0, st>>>(d_sym, n, piece, d_win, d_out, d_list, list_cap,
