@@ -10,9 +10,9 @@
  * (first code and count per length), which needs no second-level table.
  *
  * Output as on the CPU: bytes, or 16-bit symbols where 256 + w stands for byte w of the unknown
- * 32 KiB before the piece; tail_kernel and bytes_kernel then turn symbols into bytes: bytes of
- * the pieces before, of the batch's window, or 0 in a list of positions that the caller fills
- * in once the window is known. */
+ * 32 KiB before the piece; chain_kernel, fix_kernel and bytes_kernel then turn symbols into
+ * bytes: bytes of the pieces before, of the batch's window, or 0 in a list of positions that
+ * the caller fills in once the window is known. */
 #include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
 
@@ -522,14 +522,22 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
 }
 
-/* The window symbols of a batch of pieces, in two passes. A window symbol 256 + w of piece k
- * stands for byte w of the 32 KiB before the piece: the last 32 KiB of piece k - 1, whose own
- * symbols may be window symbols again (text copies a phrase forward piece after piece). Walking
- * such chains back symbol by symbol costs one dependent load a piece crossed; with thousands of
- * pieces a batch that dominated the decode. Instead tail_kernel makes every piece's last 32 KiB
- * final, in piece order, so that each of its symbols is a byte or a window symbol of the
- * *batch* (256 + w: byte w of the 32 KiB before the first piece): one hop each into the tail
- * before, already final. Then bytes_kernel needs at most one hop for any symbol. */
+/* The window symbols of a batch of pieces. A window symbol 256 + w of piece k stands for byte w
+ * of the 32 KiB before the piece: the last 32 KiB (the tail) of piece k - 1, whose own symbols
+ * may be window symbols again (text copies a phrase forward piece after piece). Walking such
+ * chains back symbol by symbol costs a dependent load a piece crossed; with thousands of pieces
+ * a batch that dominated the decode. Instead every tail is made final first: each of its
+ * symbols a byte or a window symbol of the *batch* (byte w of the 32 KiB before the first
+ * piece), so that bytes_kernel needs one hop at most. A tail depends on the one before, a
+ * chain through all pieces; it is cut into segments of SEG pieces:
+ *  1. chain_kernel, a block a segment: its tails in order, each against the one before, so
+ *     that they refer to the tail before the segment only;
+ *  2. chain_kernel, one block: the segments' last tails in order, each against the last one
+ *     of the segment before (final by then);
+ *  3. fix_kernel: the other tails of every segment but the first, one hop into the last tail
+ *     of the segment before.
+ * About 2 x SEG + np / SEG dependent steps of a microsecond or so, instead of np. */
+constexpr size_t SEG = 64;
 
 /* First position of piece k's tail (its last WIN symbols; all of a shorter last piece). */
 __device__ __forceinline__ size_t tail_start(size_t k, size_t piece, size_t n)
@@ -549,46 +557,78 @@ __device__ __forceinline__ void load_tail(const uint16_t *p, uint4 r[4])
 		r[q] = reinterpret_cast<const uint4 *>(p)[q];
 }
 
-/* One block, pieces 1 .. np - 1 in order: tails rewritten in place to their final form
- * (piece 0's window symbols already are the batch's). The tail before, final, stays in shared
- * memory (two buffers: before and being made), so a step is a coalesced load of the next raw
- * tail (issued a step ahead), 32 lookups a thread and a store: about a microsecond a piece. */
-__global__ void __launch_bounds__(TAIL_THREADS) tail_kernel(uint16_t *sym, size_t n, size_t piece)
+/* A chain of pieces p_0 = first + blockIdx.x * block_stride, p_i = p_(i-1) + step (the last
+ * clamped to np - 1), len of them: the tail of each p_i (i >= 1) rewritten in place against
+ * the tail of p_(i-1), which stays in shared memory (two buffers: before and being made); a
+ * step is a coalesced load of the next raw tail (issued a step ahead), 32 lookups a thread and
+ * a store. Pieces before np - 1 are full. */
+__global__ void __launch_bounds__(TAIL_THREADS)
+chain_kernel(uint16_t *sym, size_t n, size_t piece, size_t first, size_t block_stride, size_t step,
+             size_t len)
 {
 	extern __shared__ __align__(16) uint16_t tb[];
 	uint16_t *prev = tb, *cur = tb + WIN;
-	const size_t np = (n + piece - 1) / piece; /* >= 2: pieces 0 .. np - 2 are full */
+	const size_t np = (n + piece - 1) / piece;
 	const unsigned j = threadIdx.x * TAIL_PER;
+	size_t p = first + blockIdx.x * block_stride;
 	uint4 raw[4], next[4];
 
-	load_tail(sym + piece - WIN + j, raw);
+	if (p + 1 >= np || len < 2)
+		return; /* no tail after p's in this chain */
+	load_tail(sym + (p + 1) * piece - WIN + j, raw);
+#pragma unroll
 	for (int q = 0; q < 4; q++)
 		reinterpret_cast<uint4 *>(prev + j)[q] = raw[q];
-	if (np > 2)
-		load_tail(sym + 2 * piece - WIN + j, raw);
+	size_t q0 = p + step < np - 1 ? p + step : np - 1;
+	if (q0 < np - 1)
+		load_tail(sym + (q0 + 1) * piece - WIN + j, raw);
 	__syncthreads();
-	for (size_t k = 1; k + 1 < np; k++) { /* full pieces: their tails feed the next */
-		if (k + 2 < np)
-			load_tail(sym + (k + 2) * piece - WIN + j, next);
+	for (size_t i = 1; i < len; i++) {
+		const size_t q = p + step < np - 1 ? p + step : np - 1;
+		if (q == np - 1) { /* the last piece: any length, nothing after it */
+			for (size_t x = tail_start(q, piece, n) + threadIdx.x; x < n; x += TAIL_THREADS) {
+				unsigned v = sym[x];
+				if (v >= 256)
+					sym[x] = prev[v - 256];
+			}
+			return;
+		}
+		const size_t r = q + step < np - 1 ? q + step : np - 1;
+		if (i + 1 < len && r < np - 1)
+			load_tail(sym + (r + 1) * piece - WIN + j, next);
 		uint16_t *v = reinterpret_cast<uint16_t *>(raw);
 #pragma unroll
-		for (unsigned q = 0; q < TAIL_PER; q++)
-			v[q] = v[q] < 256 ? v[q] : prev[v[q] - 256];
+		for (unsigned x = 0; x < TAIL_PER; x++)
+			v[x] = v[x] < 256 ? v[x] : prev[v[x] - 256];
 #pragma unroll
-		for (int q = 0; q < 4; q++) {
-			reinterpret_cast<uint4 *>(sym + (k + 1) * piece - WIN + j)[q] = raw[q];
-			reinterpret_cast<uint4 *>(cur + j)[q] = raw[q];
-			raw[q] = next[q];
+		for (int x = 0; x < 4; x++) {
+			reinterpret_cast<uint4 *>(sym + (q + 1) * piece - WIN + j)[x] = raw[x];
+			reinterpret_cast<uint4 *>(cur + j)[x] = raw[x];
+			raw[x] = next[x];
 		}
 		uint16_t *t = prev;
 		prev = cur;
 		cur = t;
-		__syncthreads(); /* the next piece reads this tail */
+		p = q;
+		__syncthreads(); /* the next step reads this tail */
 	}
-	for (size_t i = tail_start(np - 1, piece, n) + threadIdx.x; i < n; i += TAIL_THREADS) {
-		unsigned v = sym[i]; /* the last piece: any length, no piece after it */
+}
+
+/* Step 3: the tails of segments 1 .. that step 2 left (all but each segment's last), one hop
+ * into the last tail of the segment before. Thread t: symbol t % WIN of piece t / WIN's tail. */
+__global__ void fix_kernel(uint16_t *sym, size_t n, size_t piece)
+{
+	const size_t np = (n + piece - 1) / piece;
+	const size_t total = np * WIN, stride = (size_t)gridDim.x * blockDim.x;
+	for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+		const size_t k = t / WIN, s = k / SEG;
+		const size_t last = (s + 1) * SEG < np ? (s + 1) * SEG - 1 : np - 1;
+		if (s == 0 || k == last)
+			continue;
+		const size_t x = (k + 1) * piece - WIN + t % WIN; /* pieces before the last are full */
+		const unsigned v = sym[x];
 		if (v >= 256)
-			sym[i] = prev[v - 256];
+			sym[x] = sym[s * SEG * piece - WIN + (v - 256)];
 	}
 }
 
@@ -684,11 +724,20 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 	    (!d_win && !d_count))
 		return GPZ_ERR_PARAM;
 	if (n > piece) {
+		const size_t np = (n + piece - 1) / piece, nseg = (np + SEG - 1) / SEG;
 		/* one value for every call, so that concurrent lanes never lower it under each other */
-		GPZ_CUDA_TRY(cudaFuncSetAttribute(tail_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		GPZ_CUDA_TRY(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		                                  (int)TAIL_SMEM));
-		tail_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece);
+		chain_kernel<<<(unsigned)nseg, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, 0, SEG, 1,
+		                                                              SEG);
 		GPZ_LAUNCH_TRY();
+		if (nseg > 1) {
+			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, SEG - 1, 0, SEG,
+			                                                 nseg);
+			GPZ_LAUNCH_TRY();
+			fix_kernel<<<grid_for(np * WIN), 256, 0, st>>>(d_sym, n, piece);
+			GPZ_LAUNCH_TRY();
+		}
 	}
 	bytes_kernel<<<grid_for(n), 256, 0, st>>>(d_sym, n, piece, d_win, d_out, d_list, list_cap,
 	                                           d_count);
