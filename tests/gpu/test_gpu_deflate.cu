@@ -411,8 +411,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const std::vector<int> all_levels{ 1, 2, 3, 4, 5, 6, 7, 8, 9 }, some_levels{ 1, 6, 9 };
-	/* three GPU batches of 64 pieces and a short one: history across batches, BFINAL on the last */
-	Input batches{ "mixed 3 batches + 7", mixed(3 * 64 * PIECE + 7) };
+	/* three GPU batches of 256 pieces and a short one: history across batches, BFINAL on the last */
+	Input batches{ "mixed 3 batches + 7", mixed(3 * 256 * PIECE + 7) };
 	if (fallback)
 		return fallback_mode(batches);
 	check_engine(g_gpu, batches, 1, GPZ_FORMAT_GZIP);
