@@ -6,8 +6,7 @@
  * last 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel,
  * and the bytes are written. Memory: each lane holds a batch's input, output and 16-bit symbols
  * (GPZ_DFL_PER_THREAD pieces a thread, at most GPZ_DFL_CPU_BATCH: 3.125 bytes an output byte).
- * On a context created for the GPU (not AUTO: its CPU threads are faster here, a warp
- * decoding a piece at about 10 MB/s) a lane decodes a batch of GPU_BATCH
+ * On a context with a GPU (AUTO ones from 64 MiB of output on) a lane decodes a batch of GPU_BATCH
  * pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the batch's window
  * listed after its bytes, and filled in at its turn. */
 #include "common/context.h"
@@ -27,6 +26,7 @@
 /* Pieces a GPU lane decodes at once: a warp each, so the more the better, within what a lane
  * may pin (its output and the list of window bytes: 1.5 bytes an output byte) */
 #define GPU_BATCH 512
+#define GPU_AUTO_MIN ((uint64_t)64 << 20) /* output bytes from which AUTO contexts use the GPU */
 #define BATCH_MAX (GPU_BATCH > GPZ_DFL_CPU_BATCH ? GPU_BATCH : GPZ_DFL_CPU_BATCH)
 
 struct iio {
@@ -204,9 +204,11 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 	if (r == GPZ_OK) {
 		int th = ctx->nthreads;
 		io->ctx = ctx;
-		/* measured on an H200 host with 16 cores, 4 GB of text: 16 CPU threads 2.0-2.2 GB/s,
-		 * GPU lanes 1.6-1.9 GB/s (bench/results/2026-11-23-h200-gpu-inflate.md) */
-		io->gpu = gpz_ctx_gpu(ctx) && ctx->gpu_asked;
+		/* measured on an H200 host with 16 cores, 4 GB of text, 256 KiB pieces: GPU lanes
+		 * 2.3-2.7 GB/s, 16 CPU threads 1.6-1.8 (bench/results/2026-11-23-h200-gpu-inflate-2.md);
+		 * smaller members finish before the GPU's copies and start pay off */
+		io->gpu = (ctx->gpu_asked || (uint64_t)io->np * GPZ_DEFLATE_PIECE >= GPU_AUTO_MIN) &&
+		          gpz_ctx_gpu(ctx);
 		io->batch = th > 1 ? GPZ_DFL_PER_THREAD * (size_t)th : 1;
 		io->batch = io->batch < GPZ_DFL_CPU_BATCH ? io->batch : GPZ_DFL_CPU_BATCH;
 		if (io->gpu)
