@@ -105,7 +105,7 @@ typedef struct gpz_params {
 	int chunk_log;       /* chunks of 2^chunk_log symbols decode independently */
 	size_t frame_bytes;  /* input bytes per frame, a multiple of symbol_bytes, <= 1 GiB */
 	/* 0: Huffman-only frames (type 1). 1..9: LZ mode at this DEFLATE level (gzip's meaning):
-	 * each frame is cut into 1 MiB pieces, each an independent raw DEFLATE stream
+	 * each frame is cut into independent 1 MiB raw DEFLATE streams of four 256 KiB pieces
 	 * (type-4 frames, docs/FORMAT.md), compressed in parallel (on the GPU on a GPU context, on
 	 * the context's threads otherwise: the same bytes); a frame of one repeated byte is written
 	 * as constant, one that DEFLATE does not shrink as stored. LZ mode codes bytes: symbol_bytes
@@ -276,7 +276,8 @@ typedef struct gpz_block_info {
 	int symbol_bytes;
 	int chunk_log;              /* Huffman: log2 symbols per chunk; deflate: log2 bytes per
 	                             * piece; 0 for stored and constant frames */
-	int max_code_len;           /* Huffman frames only; 0 otherwise */
+	int max_code_len;           /* Huffman and LZ-symbol frames; deflate frames: log2 of the
+	                             * pieces chained a group (0: independent pieces); else 0 */
 	uint32_t alphabet;          /* Huffman: code lengths stored; constant: the symbol */
 	uint64_t content_bytes;     /* uncompressed bytes of the frame */
 	/* trailer: */

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #define PIECE GPZ_LZ_PIECE
+#define GROUP (PIECE << GPZ_LZ_GROUP_LOG) /* a raw DEFLATE stream of chained pieces */
 
 static gpz_ctx *ctx;
 
@@ -87,7 +88,8 @@ static int zlib_piece_ok(const uint8_t *c, size_t n, const uint8_t *want, size_t
 	return ok;
 }
 
-/* The first frame of an LZ stream, read with zlib alone from the layout in FORMAT.md. */
+/* The first frame of an LZ stream, read with zlib alone from the layout in FORMAT.md: every
+ * group of pieces one raw DEFLATE stream of its bytes. */
 static void check_layout(const uint8_t *c, size_t n, const uint8_t *src, size_t size,
                          const char *what)
 {
@@ -96,7 +98,8 @@ static void check_layout(const uint8_t *c, size_t n, const uint8_t *src, size_t 
 	size_t pieces = (size_t)((content + PIECE - 1) / PIECE), at;
 	int ok = 1;
 
-	CHECK(f[0] == 4 && f[1] == 1 && f[2] == 20 && f[3] == 0 && gpz_load_le32(f + 4) == 0 &&
+	CHECK(f[0] == 4 && f[1] == 1 && f[2] == GPZ_LZ_PIECE_LOG && f[3] == GPZ_LZ_GROUP_LOG &&
+	      gpz_load_le32(f + 4) == 0 &&
 	      gpz_load_le32(f + 16) == 0 && gpz_load_le32(f + 20) == 0 && content <= size,
 	      "%s: deflate frame header fields", what);
 	if (f[0] != 4 || content > size)
@@ -108,11 +111,13 @@ static void check_layout(const uint8_t *c, size_t n, const uint8_t *src, size_t 
 	at = 32 + 4 * pieces;
 	CHECK(gpz_load_le32(f + at) == (uint32_t)gpz_xxh64(f, at, 0), "%s: header check", what);
 	at += 4;
-	for (size_t i = 0; i < pieces && ok; i++) {
-		size_t len = gpz_load_le32(f + 32 + 4 * i), off = i * PIECE;
-		size_t m = content - off < PIECE ? (size_t)content - off : PIECE;
+	for (size_t i = 0; i < pieces && ok; i += GPZ_LZ_GROUP) {
+		size_t len = 0, off = i * PIECE;
+		size_t m = content - off < GROUP ? (size_t)content - off : GROUP;
+		for (size_t k = i; k < i + GPZ_LZ_GROUP && k < pieces; k++)
+			len += gpz_load_le32(f + 32 + 4 * k);
 		ok = at + len <= n && zlib_piece_ok(f + at, len, src + off, m);
-		CHECK(ok, "%s: piece %zu is not a raw DEFLATE stream of its bytes", what, i);
+		CHECK(ok, "%s: group at piece %zu is not a raw DEFLATE stream of its bytes", what, i);
 		at += len;
 	}
 	CHECK(gpz_load_le64(f + at) == gpz_content_checksum(src, (size_t)content),
@@ -136,7 +141,7 @@ static void fill_text(uint8_t *b, size_t n, uint64_t seed)
 
 static void edge(void)
 {
-	size_t big = 3 * PIECE + 777;
+	size_t big = 3 * GROUP + 777;
 	uint8_t *buf = malloc(big), *c;
 	const int levels[] = { 1, 6, 9 };
 	uint64_t st = 5;
@@ -158,7 +163,8 @@ static void edge(void)
 	fill_text(buf, big, 1);
 	for (int li = 0; li < 3; li++) {
 		int l = levels[li];
-		const size_t sizes[] = { 2, 100, 4096, PIECE - 1, PIECE, PIECE + 1, 2 * PIECE, big };
+		const size_t sizes[] = { 2,         100,       4096,      PIECE - 1, PIECE, PIECE + 1,
+		                         GROUP - 1, GROUP + 1, 2 * GROUP, big };
 		trip(buf, 0, l, 0, "", "empty", NULL);
 		trip(buf, 1, l, 0, "3", "one byte", NULL);
 		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
@@ -207,8 +213,9 @@ static void edge(void)
 		buf[i] = (uint8_t)test_rand(&st);
 	for (int li = 0; li < 3; li++) {
 		trip(buf, 1000000, levels[li], 100000, "4444333444", "frames of 100000", NULL);
-		trip(buf, big, levels[li], PIECE + 3 * 65536, "444", "frames of 1.1875 MiB", NULL);
-		trip(buf, big, levels[li], 2 * PIECE + 1, "44", "frames of 2 MiB + 1", NULL);
+		trip(buf, big, levels[li], GROUP + 3 * 65536, "444", "frames of 1.1875 MiB", NULL);
+		trip(buf, big, levels[li], 2 * GROUP + 1, "44", "frames of 2 MiB + 1", NULL);
+		trip(buf, big, levels[li], PIECE + 5, "4444444444444", "frames of a piece + 5", NULL);
 	}
 	/* Huffman-only mode is unchanged by the new field */
 	p = lz_params(0, 0);

@@ -215,9 +215,9 @@ for lv in -1 -6 -9 --fast --best; do
 	same out t.orig "LZ $lv round trip"
 	run 0 "test the $lv LZ file" "$GPZ" -t lz.gpz
 	run 0 "list the $lv LZ file" "$GPZ" -l lz.gpz
-	awk 'NR == 2 && $7 == "deflate" && $6 == 1048576 { ok = 1 } END { exit !ok }' out ||
-		fail "-l shows deflate frames with 1 MiB pieces ($lv)"
-	pass "-l shows deflate frames with 1 MiB pieces ($lv)"
+	awk 'NR == 2 && $7 == "deflate" && $6 == 262144 { ok = 1 } END { exit !ok }' out ||
+		fail "-l shows deflate frames with 256 KiB pieces ($lv)"
+	pass "-l shows deflate frames with 256 KiB pieces ($lv)"
 done
 run 0 "compress -6 (default format gpz) to a file" "$GPZ" -k -6 -o lz6.gpz t.orig
 "$GPZ" -c --huff t.orig >huff.gpz

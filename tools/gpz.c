@@ -205,7 +205,7 @@ static void usage(void)
 "  -1 .. -9                DEFLATE level: -1 (--fast) fastest, -9 (--best) smallest; for\n"
 "                          gzip, zlib and deflate the default is 6. With --format=gpz a level\n"
 "                          selects LZ mode: .gpz frames of independent 1 MiB raw DEFLATE\n"
-"                          pieces, compressed and decoded in parallel (bytes only); LZ mode\n"
+"                          streams, compressed and decoded in parallel (bytes only); LZ mode\n"
 "                          at -6 is also the default for .gpz unless --huff, -b, --chunk-log\n"
 "                          or --lz-symbols/--lz-auto ask for Huffman-only frames\n"
 "      --lz-symbols        LZ over symbols of any width (-b): literals, runs of the most\n"

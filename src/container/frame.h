@@ -15,12 +15,16 @@ extern "C" {
 
 #define GPZ_FRAME_HEADER_SIZE 32 /* = GPZ_BLOCK_PEEK_SIZE of gpz.h */
 #define GPZ_TRAILER_TYPE 0xFF
-/* Pieces of LZ-mode (type-4) frames: each an independent raw DEFLATE stream, a group of
- * GPZ_LZ_GROUP of the piece driver's pieces (deflate.h) chained by sync markers: 1 MiB pieces
- * keep the ratio of history within them, and the driver's pieces inside are its parallel work. */
-#define GPZ_LZ_PIECE_LOG 20
-#define GPZ_LZ_PIECE ((size_t)1 << GPZ_LZ_PIECE_LOG)
-#define GPZ_LZ_GROUP ((int)(GPZ_LZ_PIECE / GPZ_DEFLATE_PIECE))
+/* Pieces of LZ-mode (type-4) frames as gpz writes them: the piece driver's (deflate.h), chained
+ * in groups of 2^GPZ_LZ_GROUP_LOG (1 MiB), each group a raw DEFLATE stream of its own: history
+ * within a group keeps the ratio, and every piece is an entry point for a parallel decoder
+ * (docs/FORMAT.md). */
+#define GPZ_LZ_PIECE_LOG GPZ_DEFLATE_PIECE_LOG
+#define GPZ_LZ_PIECE GPZ_DEFLATE_PIECE
+#define GPZ_LZ_GROUP_LOG 2
+#define GPZ_LZ_GROUP (1 << GPZ_LZ_GROUP_LOG)
+#define GPZ_LZ_MAX_GROUP_LOG 4   /* what readers accept */
+#define GPZ_LZ_GROUP_MIN_LOG 15  /* chained pieces are at least a window long */
 #define GPZ_CHECK_SIZE 4     /* header check after the chunk index */
 #define GPZ_CONTENT_SIZE 8   /* content checksum at the end of a frame */
 

@@ -258,16 +258,26 @@ static size_t lz_sum_at(uint64_t nchunks)
 	return align256((nchunks + 1) * 8) + align256(nchunks * sizeof(gpz_gpu_infl_res));
 }
 
-/* A deflate (LZ-mode) frame's pieces, a warp each, straight into d_dst: the index checked as the
- * CPU checks it, and every piece a whole DEFLATE stream of exactly its bytes (the bits before a
- * stored block's length zero, as the CPU's reader requires); any fault is GPZ_ERR_CORRUPT, as
- * there. */
+/* Where chained pieces' 16-bit symbols go in g->work: after the checksum's 256 bytes (its
+ * count of window symbols before the batch, always 0 here, 64 bytes in). */
+static size_t lz_sym_at(uint64_t nchunks)
+{
+	return lz_sum_at(nchunks) + 256;
+}
+
+/* A deflate (LZ-mode) frame's pieces, a warp each, into d_dst: the index checked as the CPU
+ * checks it, and every piece whole DEFLATE of exactly its bytes ending where the CPU's reader
+ * requires (BFINAL at a group's end, a block boundary elsewhere; the bits before a stored block's
+ * length zero); any fault is GPZ_ERR_CORRUPT, as there. Pieces chained in groups decode to
+ * 16-bit symbols first, their references into the piece before resolved afterwards. */
 static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gpz_block_info *in,
                                 const uint8_t *d_payload, uint64_t payload, uint8_t *d_dst,
                                 uint64_t **starts, cudaStream_t s)
 {
 	uint64_t n = in->content_bytes, np = gpz_frame_chunks(n, in->chunk_log);
 	size_t ps = (size_t)1 << in->chunk_log, res_at = align256((np + 1) * 8);
+	int gl = in->max_code_len;
+	uint64_t gmask = ((uint64_t)1 << gl) - 1;
 	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc((size_t)np * sizeof(*res));
 	gpz_result r = GPZ_OK;
 
@@ -277,20 +287,33 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 	if (r == GPZ_OK)
 		r = gpz_lz_piece_starts(head + GPZ_FRAME_HEADER_SIZE, n, in->chunk_log, payload, *starts);
 	if (r == GPZ_OK)
-		r = gpz_gpu_reserve(&g->work, &g->work_cap, lz_sum_at(np) + 256);
+		r = gpz_gpu_reserve(&g->work, &g->work_cap,
+		                    gl ? lz_sym_at(np) + align256(n * 2) : lz_sum_at(np) + 256);
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->work, *starts, (size_t)(np + 1) * 8,
 		                                    cudaMemcpyHostToDevice, s));
+	uint16_t *sym = (uint16_t *)(g->work + lz_sym_at(np));
 	if (r == GPZ_OK)
 		r = gpz_gpu_inflate_pieces(d_payload, (const uint64_t *)g->work, (size_t)np, ps,
-		                           (size_t)n, GPZ_GPU_INFL_STRICT, d_dst,
+		                           (size_t)n,
+		                           GPZ_GPU_INFL_STRICT |
+		                               (gl ? GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_GROUP(gl) : 0),
+		                           gl ? (void *)sym : (void *)d_dst,
 		                           (gpz_gpu_infl_res *)(g->work + res_at), (gpz_stream_t)s);
 	if (r == GPZ_OK)
 		r = d2h(res, g->work + res_at, (size_t)np * sizeof(*res), s);
 	for (uint64_t i = 0; r == GPZ_OK && i < np; i++) {
 		uint64_t m = n - i * ps < ps ? n - i * ps : ps;
-		if (res[i].result != GPZ_OK || !res[i].final || res[i].n != m)
+		int last = (i & gmask) == gmask || i + 1 == np;
+		if (res[i].result != GPZ_OK || (int)res[i].final != last || res[i].n != m)
 			r = GPZ_ERR_CORRUPT;
+	}
+	if (r == GPZ_OK && gl) {
+		uint32_t *count = (uint32_t *)(g->work + lz_sum_at(np) + 64);
+		r = gpz_cuda_result(cudaMemsetAsync(count, 0, sizeof(*count), s));
+		if (r == GPZ_OK) /* no window before a group: nothing is listed */
+			r = gpz_gpu_inflate_resolve(sym, (size_t)n, ps, NULL, d_dst, NULL, 0, count,
+			                            (gpz_stream_t)s);
 	}
 	free(res);
 	return r;

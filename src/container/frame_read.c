@@ -13,6 +13,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#define DEFLATE_WINDOW 32768
+
 static gpz_result parse_trailer(const uint8_t *s, size_t size, gpz_block_info *info)
 {
 	if (size < GPZ_TRAILER_SIZE)
@@ -53,8 +55,11 @@ static gpz_result check_frame_fields(const gpz_block_info *in, uint32_t cb_bytes
 		 * index check (lz_piece_starts) makes this exact */
 		uint64_t pieces;
 		if (in->symbol_bytes != 1 || in->chunk_log < GPZ_MIN_CHUNK_LOG ||
-		    in->chunk_log > GPZ_MAX_CHUNK_LOG || in->max_code_len || in->alphabet || cb_bytes)
-			return GPZ_ERR_CORRUPT;
+		    in->chunk_log > GPZ_MAX_CHUNK_LOG || in->max_code_len < 0 ||
+		    in->max_code_len > GPZ_LZ_MAX_GROUP_LOG ||
+		    (in->max_code_len && in->chunk_log < GPZ_LZ_GROUP_MIN_LOG) || in->alphabet ||
+		    cb_bytes)
+			return GPZ_ERR_CORRUPT; /* max_code_len: log2 of the pieces a group */
 		pieces = gpz_frame_chunks(n, in->chunk_log);
 		return payload < pieces || payload > n + n / 256 + 64 * pieces ? GPZ_ERR_CORRUPT
 		                                                                 : GPZ_OK;
@@ -246,33 +251,42 @@ static int stored_padding_ok(const uint8_t *next, size_t avail, unsigned ub)
 	return ((v >> 3) & ((1u << (have - 3)) - 1)) == 0;
 }
 
-/* Inflate one piece of clen bytes into exactly m bytes: the stream must end (BFINAL) at the
- * piece's last byte with zero padding bits, and produce exactly m bytes. */
-static gpz_result inflate_piece(const uint8_t *c, size_t clen, uint8_t *out, size_t m)
+/* Inflate one piece of clen bytes into exactly m bytes at out, the `dict` bytes before out its
+ * window (0: the start of a stream). The last piece of a group must end (BFINAL) at its last
+ * byte with zero padding bits; any other must end at a block boundary at its last byte without
+ * BFINAL (gpz ends such pieces with an empty stored block), as the GPU's reader requires. */
+static gpz_result inflate_piece(const uint8_t *c, size_t clen, uint8_t *out, size_t m, size_t dict,
+                                int last)
 {
 	z_stream z;
-	int zr = Z_OK, ok;
+	int zr = Z_OK, ok, boundary = 0;
 
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, -15) != Z_OK)
 		return GPZ_ERR_NOMEM;
+	ok = !dict || inflateSetDictionary(&z, out - dict, (uInt)dict) == Z_OK;
 	z.next_in = (Bytef *)c;
 	z.avail_in = (uInt)clen;
 	z.next_out = out;
 	z.avail_out = (uInt)m;
-	ok = stored_padding_ok(c, clen, 0);
+	ok = ok && stored_padding_ok(c, clen, 0);
 	/* Z_BLOCK: inflate stops at every block boundary, where data_type tells the unused bits of
 	 * the last byte taken (+64 after the final block, +128 at a boundary) */
 	while (ok && (zr = inflate(&z, Z_BLOCK)) == Z_OK) {
 		unsigned ub = (unsigned)z.data_type & 7;
-		if (!(z.data_type & 128))
+		boundary = (z.data_type & 128) != 0;
+		if (!boundary)
 			continue;
 		if (z.data_type & 64) /* after the final block: the piece ends, padding is zero */
-			ok = z.avail_in == 0 && (ub == 0 || (z.next_in[-1] >> (8 - ub)) == 0);
+			ok = last && z.avail_in == 0 && (ub == 0 || (z.next_in[-1] >> (8 - ub)) == 0);
 		else
 			ok = stored_padding_ok(z.next_in, z.avail_in, ub);
 	}
-	ok = ok && zr == Z_STREAM_END && z.avail_in == 0 && z.avail_out == 0;
+	if (last)
+		ok = ok && zr == Z_STREAM_END;
+	else /* stopped for want of input, right after a block (not the final one) */
+		ok = ok && zr == Z_BUF_ERROR && boundary && !(z.data_type & 64);
+	ok = ok && z.avail_in == 0 && z.avail_out == 0;
 	inflateEnd(&z);
 	if (zr == Z_MEM_ERROR)
 		return GPZ_ERR_NOMEM;
@@ -283,19 +297,27 @@ struct inflate_job {
 	const uint8_t *data;    /* payload */
 	const uint64_t *starts; /* piece offsets in it */
 	uint8_t *dst;
-	uint64_t n;
-	int log;
+	uint64_t n, np;
+	int log, group_log;
 	gpz_result *res;
 };
 
-static void inflate_task(void *vj, size_t i)
+/* Group g: its pieces in order, each with the ones before it in the group as its window. */
+static void inflate_task(void *vj, size_t g)
 {
 	struct inflate_job *j = vj;
-	uint64_t at = (uint64_t)i << j->log, ps = (uint64_t)1 << j->log;
-	uint64_t m = j->n - at < ps ? j->n - at : ps;
+	uint64_t ps = (uint64_t)1 << j->log, k0 = (uint64_t)g << j->group_log;
+	uint64_t k1 = k0 + ((uint64_t)1 << j->group_log) < j->np ? k0 + ((uint64_t)1 << j->group_log)
+	                                                           : j->np;
+	gpz_result r = GPZ_OK;
 
-	j->res[i] = inflate_piece(j->data + j->starts[i], (size_t)(j->starts[i + 1] - j->starts[i]),
-	                          j->dst + at, (size_t)m);
+	for (uint64_t k = k0; r == GPZ_OK && k < k1; k++) {
+		uint64_t at = k << j->log, m = j->n - at < ps ? j->n - at : ps;
+		uint64_t dict = (k - k0) * ps < DEFLATE_WINDOW ? (k - k0) * ps : DEFLATE_WINDOW;
+		r = inflate_piece(j->data + j->starts[k], (size_t)(j->starts[k + 1] - j->starts[k]),
+		                  j->dst + at, (size_t)m, (size_t)dict, k + 1 == k1);
+	}
+	j->res[g] = r;
 }
 
 static gpz_result decode_deflate(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
@@ -303,21 +325,22 @@ static gpz_result decode_deflate(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 {
 	uint64_t payload = gpz_load_le64(s + 24), n = in->content_bytes;
 	uint64_t npieces = gpz_frame_chunks(n, in->chunk_log);
+	uint64_t ngroups = ((npieces - 1) >> in->max_code_len) + 1;
 	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE;
-	struct inflate_job j = { index + 4 * npieces + GPZ_CHECK_SIZE, NULL, dst, n, in->chunk_log,
-	                         NULL };
+	struct inflate_job j = { index + 4 * npieces + GPZ_CHECK_SIZE, NULL, dst, n, npieces,
+		                 in->chunk_log, in->max_code_len, NULL };
 	uint64_t *starts = malloc((size_t)(npieces + 1) * sizeof(*starts));
 	gpz_result r = GPZ_OK;
 
-	j.res = malloc((size_t)npieces * sizeof(*j.res));
+	j.res = malloc((size_t)ngroups * sizeof(*j.res));
 	if (!starts || !j.res)
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
 		r = gpz_lz_piece_starts(index, n, in->chunk_log, payload, starts);
 	if (r == GPZ_OK) {
 		j.starts = starts;
-		gpz_parallel_for(ctx->nthreads, (size_t)npieces, inflate_task, &j);
-		for (uint64_t i = 0; r == GPZ_OK && i < npieces; i++)
+		gpz_parallel_for(ctx->nthreads, (size_t)ngroups, inflate_task, &j);
+		for (uint64_t i = 0; r == GPZ_OK && i < ngroups; i++)
 			r = j.res[i];
 	}
 	free(starts);

@@ -1,7 +1,8 @@
 /* frame_write.c - compress one frame on the CPU: histogram, plan (frame_plan.c), then the
  * payload, chunk index, header check and content checksum (docs/FORMAT.md). Contexts on the GPU
- * backend hand Huffman-mode frames to frame_gpu.cu; LZ-mode frames (type 4: independent raw
- * DEFLATE pieces) are written here, their pieces coded on the GPU (deflate/batch.c) or the CPU. */
+ * backend hand Huffman-mode frames to frame_gpu.cu; LZ-mode frames (type 4: raw DEFLATE pieces
+ * chained in groups) are written here, their pieces coded on the GPU (deflate/batch.c) or the
+ * CPU. */
 #include "common/context.h"
 #include "container/frame.h"
 #include "container/frame_gpu.h"
@@ -186,15 +187,14 @@ struct lz_pieces {
 	int stored;
 };
 
-/* Frame piece k's size from its group of driver pieces' sizes (sub[], nsub of them); a piece
- * beyond the format's bound makes the frame stored (never seen). */
-static void lz_piece_sizes(const uint32_t *sub, size_t nsub, size_t n, struct lz_pieces *o)
+/* The pieces' sizes into o; a piece beyond the format's bound makes the frame stored (never
+ * seen: the driver's bound is lower). */
+static void lz_piece_sizes(const uint32_t *bytes, size_t np, size_t n, struct lz_pieces *o)
 {
-	for (size_t i = 0; i < nsub; i++) {
-		size_t k = i / GPZ_LZ_GROUP, m = n - k * GPZ_LZ_PIECE;
-		o->sizes[k] = (i % GPZ_LZ_GROUP ? o->sizes[k] : 0) + sub[i];
-		if (i + 1 == nsub || (i + 1) % GPZ_LZ_GROUP == 0)
-			o->stored |= o->sizes[k] > gpz_lz_piece_bound(m < GPZ_LZ_PIECE ? m : GPZ_LZ_PIECE);
+	for (size_t i = 0; i < np; i++) {
+		size_t m = n - i * GPZ_LZ_PIECE;
+		o->sizes[i] = bytes[i];
+		o->stored |= bytes[i] > gpz_lz_piece_bound(m < GPZ_LZ_PIECE ? m : GPZ_LZ_PIECE);
 	}
 }
 
@@ -202,32 +202,30 @@ static void lz_piece_sizes(const uint32_t *sub, size_t nsub, size_t n, struct lz
 static gpz_result lz_pieces_cpu(gpz_ctx *ctx, int level, const uint8_t *src, size_t n, uint8_t *pay,
                                 size_t room, struct lz_pieces *o)
 {
-	size_t nsub = (n + GPZ_DEFLATE_PIECE - 1) / GPZ_DEFLATE_PIECE, at = 0;
-	size_t slot = gpz_deflate_piece_cap(GPZ_DEFLATE_PIECE);
-	uint8_t *slots = malloc(nsub * slot);
-	struct gpz_dfl_piece *out = calloc(nsub, sizeof(*out));
-	uint32_t *sub = calloc(nsub, sizeof(*sub));
-	gpz_result r = slots && out && sub ? GPZ_OK : GPZ_ERR_NOMEM;
+	size_t np = (n + GPZ_LZ_PIECE - 1) >> GPZ_LZ_PIECE_LOG, at = 0;
+	size_t slot = gpz_deflate_piece_cap(GPZ_LZ_PIECE);
+	uint8_t *slots = malloc(np * slot);
+	struct gpz_dfl_piece *out = calloc(np, sizeof(*out));
+	gpz_result r = slots && out ? GPZ_OK : GPZ_ERR_NOMEM;
 
-	for (size_t i = 0; r == GPZ_OK && i < nsub; i++) {
+	for (size_t i = 0; r == GPZ_OK && i < np; i++) {
 		out[i].buf = slots + i * slot;
 		out[i].cap = slot;
 	}
 	if (r == GPZ_OK)
 		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, GPZ_LZ_GROUP, 1,
 		                   GPZ_DFL_CHECK_NONE, out);
-	for (size_t i = 0; r == GPZ_OK && i < nsub; i++) {
+	for (size_t i = 0; r == GPZ_OK && i < np; i++) {
 		r = out[i].r;
-		sub[i] = (uint32_t)out[i].bytes;
+		o->sizes[i] = (uint32_t)out[i].bytes;
 		o->payload += out[i].bytes;
 	}
 	if (r == GPZ_OK)
-		lz_piece_sizes(sub, nsub, n, o);
-	for (size_t i = 0; r == GPZ_OK && !o->stored && o->payload <= room && i < nsub; i++) {
+		lz_piece_sizes(o->sizes, np, n, o);
+	for (size_t i = 0; r == GPZ_OK && !o->stored && o->payload <= room && i < np; i++) {
 		memcpy(pay + at, out[i].buf, out[i].bytes);
 		at += out[i].bytes;
 	}
-	free(sub);
 	free(slots);
 	free(out);
 	return r;
@@ -295,6 +293,7 @@ static gpz_result compress_lz(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params 
 		goto done;
 	}
 	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, 0, n, o.payload);
+	dst[3] = GPZ_LZ_GROUP_LOG;
 	for (size_t i = 0; i < npieces; i++)
 		gpz_store_le32(dst + index_at + 4 * i, o.sizes[i]);
 	gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));

@@ -59,13 +59,15 @@ const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n);
  * at d_out + k * cap: bytes, or with GPZ_GPU_INFL_SYMBOLS 16-bit symbols where 256 + w stands
  * for byte w of the unknown 32 KiB before the piece (for piece 0 with
  * GPZ_GPU_INFL_FIRST_WINDOW, for the others with GPZ_GPU_INFL_CHAINED; elsewhere such a
- * reference is corrupt input). GPZ_GPU_INFL_STRICT: the bits before a stored block's length
- * must be zero (gpz writes them so; .gpz frames require it). d_res[k] receives the piece's
- * result, symbols and whether its last block was final. Asynchronous on stream. */
+ * reference is corrupt input; with GPZ_GPU_INFL_GROUP(g) instead, for every piece but the first
+ * of each group of 2^g). GPZ_GPU_INFL_STRICT: the bits before a stored block's length must be
+ * zero (gpz writes them so; .gpz frames require it). d_res[k] receives the piece's result,
+ * symbols and whether its last block was final. Asynchronous on stream. */
 #define GPZ_GPU_INFL_SYMBOLS 1
 #define GPZ_GPU_INFL_FIRST_WINDOW 2
 #define GPZ_GPU_INFL_CHAINED 4
 #define GPZ_GPU_INFL_STRICT 8
+#define GPZ_GPU_INFL_GROUP(g) ((g) << 4) /* g: 1 .. 15 */
 typedef struct gpz_gpu_infl_res {
 	int32_t result;
 	uint32_t n;

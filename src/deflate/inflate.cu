@@ -496,7 +496,8 @@ __device__ gpz_result piece(piece_state &f, warp_mem &w, T *out, int *final)
 template <typename T>
 __global__ void __launch_bounds__(WARPS * 32)
 inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, size_t total,
-               T *out, int first_markers, int chained, int strict, gpz_gpu_infl_res *res)
+               T *out, int first_markers, int chained, int group_log, int strict,
+               gpz_gpu_infl_res *res)
 {
 	__shared__ warp_mem mem[WARPS];
 	const unsigned wid = threadIdx.x / 32;
@@ -514,7 +515,10 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	f.b.n = 0;
 	f.pos = 0;
 	f.cap = (uint32_t)(total - k * cap < cap ? total - k * cap : cap); /* > 0: checked */
-	f.markers = sizeof(T) > 1 && (k == 0 ? first_markers : chained);
+	if (group_log) /* chained within groups: a group's first piece has no window */
+		f.markers = sizeof(T) > 1 && (k & (((size_t)1 << group_log) - 1)) != 0;
+	else
+		f.markers = sizeof(T) > 1 && (k == 0 ? first_markers : chained);
 	f.strict = strict != 0;
 	f.fixed = 0;
 	gpz_result r = ok ? piece(f, mem[wid], out + k * cap, &final) : GPZ_ERR_CORRUPT;
@@ -695,7 +699,7 @@ extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t
 	cudaStream_t st = (cudaStream_t)stream;
 	unsigned blocks = (unsigned)((np + WARPS - 1) / WARPS);
 	int first = (flags & GPZ_GPU_INFL_FIRST_WINDOW) != 0, chained = (flags & GPZ_GPU_INFL_CHAINED) != 0;
-	int strict = (flags & GPZ_GPU_INFL_STRICT) != 0;
+	int strict = (flags & GPZ_GPU_INFL_STRICT) != 0, group_log = (flags >> 4) & 15;
 
 	if (np == 0)
 		return GPZ_OK;
@@ -704,10 +708,11 @@ extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t
 		return GPZ_ERR_PARAM;
 	if (flags & GPZ_GPU_INFL_SYMBOLS)
 		inflate_kernel<uint16_t><<<blocks, WARPS * 32, 0, st>>>(
-			d_in, d_off, np, cap, total, (uint16_t *)d_out, first, chained, strict, d_res);
+			d_in, d_off, np, cap, total, (uint16_t *)d_out, first, chained, group_log, strict,
+			d_res);
 	else
 		inflate_kernel<uint8_t><<<blocks, WARPS * 32, 0, st>>>(
-			d_in, d_off, np, cap, total, (uint8_t *)d_out, 0, 0, strict, d_res);
+			d_in, d_off, np, cap, total, (uint8_t *)d_out, 0, 0, 0, strict, d_res);
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }
