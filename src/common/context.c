@@ -5,6 +5,41 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
+
+/* GPU starts still running in this process. A process may exit while one runs (a program that
+ * fails fast right after creating an AUTO context: an HDF5 read of a corrupt chunk crashed so,
+ * now and then): the CUDA runtime's teardown at exit must not race a thread setting up a device,
+ * so exit waits for them (at most 10 s), from a handler registered before the first start. */
+static pthread_mutex_t starts_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t starts_cv = PTHREAD_COND_INITIALIZER;
+static int starts_running;
+static pthread_once_t starts_once = PTHREAD_ONCE_INIT;
+
+static void wait_for_starts(void)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&starts_mu);
+	while (starts_running && pthread_cond_timedwait(&starts_cv, &starts_mu, &until) == 0)
+		;
+	pthread_mutex_unlock(&starts_mu);
+}
+
+static void register_wait(void)
+{
+	atexit(wait_for_starts);
+}
+
+static void starts_add(int d)
+{
+	pthread_mutex_lock(&starts_mu);
+	starts_running += d;
+	if (!starts_running)
+		pthread_cond_broadcast(&starts_cv);
+	pthread_mutex_unlock(&starts_mu);
+}
 
 int gpz_gpu_available(void)
 {
@@ -21,6 +56,7 @@ static void *start_gpu(void *v)
 		b = GPZ_BACKEND_GPU;
 	ctx->backend = b;
 	__atomic_store_n(&ctx->settled, 1, __ATOMIC_RELEASE);
+	starts_add(-1);
 	return NULL;
 }
 
@@ -48,6 +84,8 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 		}
 	} else if (backend == GPZ_BACKEND_AUTO && gpz_gpu_built()) {
 		ctx->settled = 0;
+		pthread_once(&starts_once, register_wait);
+		starts_add(1);
 		ctx->starting = pthread_create(&ctx->starter, NULL, start_gpu, ctx) == 0;
 		if (!ctx->starting)
 			start_gpu(ctx); /* no thread to spare: start it here */
