@@ -8,9 +8,11 @@
 #include <time.h>
 
 /* GPU starts still running in this process. A process may exit while one runs (a program that
- * fails fast right after creating an AUTO context: an HDF5 read of a corrupt chunk crashed so,
- * now and then): the CUDA runtime's teardown at exit must not race a thread setting up a device,
- * so exit waits for them (at most 10 s), from a handler registered before the first start. */
+ * fails fast right after creating an AUTO context): the CUDA runtime's teardown at exit must not
+ * race a thread setting up a device, so exit waits for them (at most 10 s), from a handler
+ * registered before the first start. (The shared library is linked -z nodelete, so that a host
+ * that dlcloses it at exit, as HDF5 does its plugins, runs this at exit too, not at dlclose,
+ * where the loader's lock would hold up the start.) */
 static pthread_mutex_t starts_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t starts_cv = PTHREAD_COND_INITIALIZER;
 static int starts_running;
