@@ -177,15 +177,16 @@ typedef enum gpz_format {
 /* gzip header fields (NULL name = none); mtime in seconds since the epoch, 0 = unknown.
  * index_size: when not 0, a streaming gzip stream reserves room in its header for the piece index
  * of an input of this many bytes (an empty input is one piece: pass 1 for it) (docs/FORMAT.md,
- * "gzip piece index": every piece's length in bits, so a reader can start decoding at any piece)
+ * "gzip piece index": every piece's length in bytes, so a reader can start decoding at any piece)
  * and gpz_deflate_stream_header gives the filled header at the end, for a caller that can rewrite
  * the start of its output; left unfilled, the reserved field is marked so and readers ignore it.
- * Inputs of more than GPZ_GZIP_INDEX_MAX_PIECES pieces get no index. The one-shot
+ * Past GPZ_GZIP_INDEX_MAX_PIECES pieces (4.29 GB) an entry covers 2, 4, ... pieces. The one-shot
  * gpz_deflate_compress always writes the index for gzip (its index_size is ignored).
  * tail_index: for a stream without index_size (output that cannot be rewritten: a pipe), the
  * piece index goes after the stream instead, as an empty gzip member of its own (FORMAT.md,
- * "trailing piece index"; up to GPZ_GZIP_TAIL_INDEX_MAX_PIECES pieces): gzip and zlib readers
- * decode it to nothing, gpz's readers find it at the end of a file or buffer. */
+ * "trailing piece index"; up to GPZ_GZIP_TAIL_INDEX_MAX_PIECES entries, neighbours merged as the
+ * input grows): gzip and zlib readers decode it to nothing, gpz's readers find it at the end of a
+ * file or buffer. */
 typedef struct gpz_gzip_info {
 	const char *name;
 	uint32_t mtime;

@@ -509,6 +509,56 @@ static void corpus_file(const char *path, void *unused)
 	free(src);
 }
 
+/* GPZ_TEST_INDEX_ENTRIES=3 (ctest inflate_grouped): indexes whose entries cover runs of pieces,
+ * as inputs past 4.29 GB get, in the header (one-shot, streaming with the size told) and after
+ * the stream (a pipe: entries merge as it grows); every reader decodes them. */
+static void grouped(void)
+{
+	uint64_t st = 21, used = 0;
+	size_t n = 9 * PIECE + 4321, clen = 0, sl = 0;
+	uint8_t *src = malloc(n);
+	for (size_t i = 0; i < n; i++) /* copies reaching across pieces, as in members_at */
+		src[i] = i > 40000 && i % 5 == 0 ? src[i - 32000 - i % 701]
+		       : (uint8_t)("entries cover runs of pieces "[test_rand(&st) % 29]);
+	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
+	/* 10 pieces, at most 3 entries: 4 pieces each (log2 18 + 2) */
+	CHECK(clen > 40 && c[16] == 2 && c[17] == GPZ_DEFLATE_PIECE_LOG + 2 && c[20] == 3 &&
+	      c[21] == 0, "header index: 3 entries of 4 pieces (%u, %u)", c[17], c[20]);
+	round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, "grouped header index");
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
+	gpz_ctx *cs[2] = { ctx1, ctx3 };
+	for (int k = 0; k < 2; k++) {
+		gpz_result r = member_at(cs[k], c, clen, 0, &m, &used);
+		CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
+		      "grouped member_at, context %d: %s", k, gpz_result_string(r));
+	}
+	uint8_t *z = malloc(n + 1);
+	CHECK(zlib_members(c, clen, z, n + 1) == n && !memcmp(z, src, n), "zlib reads it");
+	/* through a pipe: 10 pieces into 3 entries, merged twice on the way (1, 2, then 4 a run) */
+	uint8_t *p = streamed_gzip(src, n, 1, &sl);
+	const uint8_t *t = p + sl - (46 + 4 * 3);
+	CHECK(sl > 60 && t[0] == 0x1f && t[16] == 3 && t[17] == GPZ_DEFLATE_PIECE_LOG + 2 &&
+	      t[20] == 3, "trailing index: 3 entries of 4 pieces (%u, %u)", t[17], t[20]);
+	round_trip(p, sl, src, n, GPZ_FORMAT_GZIP, "grouped trailing index");
+	gpz_result r = member_at(ctx3, p, sl, 0, &m, &used);
+	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "grouped trailing member_at: %s",
+	      gpz_result_string(r));
+	CHECK(zlib_members(p, sl, z, n + 1) == n && !memcmp(z, src, n), "zlib reads the piped one");
+	/* a lying entry is caught as for single pieces */
+	uint8_t *bad = malloc(clen);
+	memcpy(bad, c, clen);
+	bad[24] ^= 1; /* entry 0's length */
+	size_t got = 0;
+	r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, z, n + 1, &got);
+	CHECK(r != GPZ_OK || (got == n && !memcmp(z, src, n)), "a wrong entry: wrong output accepted");
+	free(bad);
+	free(p);
+	free(z);
+	free(m.dst);
+	free(c);
+	free(src);
+}
+
 int main(int argc, char **argv)
 {
 	const char *which = argc > 1 ? argv[1] : "edge";
@@ -527,6 +577,12 @@ int main(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s/%s", shared, sets[i]);
 			test_for_each_file(path, corpus_file, NULL);
 		}
+	} else if (!strcmp(which, "grouped")) {
+		if (!getenv("GPZ_TEST_INDEX_ENTRIES")) {
+			printf("SKIP: needs GPZ_TEST_INDEX_ENTRIES=3\n");
+			return TEST_SKIP;
+		}
+		grouped();
 	} else {
 		gpz_streams();
 		window_heavy();

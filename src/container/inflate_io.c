@@ -20,7 +20,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#define PIECE GPZ_DEFLATE_PIECE
 #define WINDOW 32768
 #define HEAD_MAX ((size_t)80 << 10) /* header bytes read: FEXTRA (<= 64 KiB), name, comment */
 /* Pieces a GPU lane decodes at once: a warp each, so the more the better, within what a lane
@@ -34,7 +33,8 @@ struct iio {
 	int gpu;                /* the lanes decode on their GPUs */
 	uint64_t *off;          /* np + 1 offsets of the pieces in the member's data */
 	uint32_t np;
-	size_t batch;           /* pieces a frame */
+	size_t piece;           /* output bytes an index entry stands for */
+	size_t batch;           /* entries a frame */
 	gpz_write_fn write;
 	void *user;
 	uint8_t tail[WINDOW];   /* the last 32 KiB written: the next batch's first window */
@@ -61,8 +61,8 @@ static size_t iio_bound(void *u, size_t n)
 	const struct iio *io = u;
 	(void)n;
 	if (io->gpu)
-		return io->batch * PIECE + gpz_gpu_infl_batch_list(io->batch) * sizeof(uint64_t);
-	return 3 * io->batch * PIECE + io->batch * (PIECE / 8);
+		return io->batch * io->piece + gpz_gpu_infl_batch_list(io->batch) * sizeof(uint64_t);
+	return 3 * io->batch * io->piece + io->batch * (io->piece / 8);
 }
 
 static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
@@ -83,15 +83,16 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		                        k0,
 		                        nk,
 		                        io->np,
-		                        (uint16_t *)(out + io->batch * PIECE),
-		                        (uint64_t *)(out + 3 * io->batch * PIECE),
+		                        (uint16_t *)(out + io->batch * io->piece),
+		                        (uint64_t *)(out + 3 * io->batch * io->piece),
 		                        out,
-		                        io->batch * PIECE,
-		                        m->res };
+		                        io->batch * io->piece,
+		                        m->res,
+		                        io->piece };
 	m->on_gpu = 0;
 	m->nlist = 0;
 	if (io->gpu) {
-		uint64_t *list = (uint64_t *)(out + io->batch * PIECE);
+		uint64_t *list = (uint64_t *)(out + io->batch * io->piece);
 		gpz_result r = !g || gpz_ctx_test_gpu_failure()
 		                       ? GPZ_ERR_GPU
 		                       : gpz_gpu_infl_batch(g, &m->b, list, &m->nlist, len);
@@ -103,11 +104,11 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 			return r; /* bad input (the CPU would say the same), or no fallback asked for */
 		/* the CPU redoes it, with symbols and marks of its own */
 		m->nlist = 0;
-		m->scratch = malloc(nk * PIECE * sizeof(uint16_t) + nk * (PIECE / 8));
+		m->scratch = malloc(nk * io->piece * sizeof(uint16_t) + nk * (io->piece / 8));
 		if (!m->scratch)
 			return GPZ_ERR_NOMEM;
 		m->b.sym = m->scratch;
-		m->b.mask = (uint64_t *)((uint8_t *)m->scratch + nk * PIECE * sizeof(uint16_t));
+		m->b.mask = (uint64_t *)((uint8_t *)m->scratch + nk * io->piece * sizeof(uint16_t));
 	}
 	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, 0, len);
 	if (r != GPZ_OK) { /* no put follows */
@@ -127,7 +128,7 @@ static gpz_result iio_put(void *u, const uint8_t *buf, size_t len, const void *m
 
 	(void)in_bytes;
 	if (m->on_gpu)
-		gpz_infl_batch_fill(io->ctx->nthreads, &m->b, (const uint64_t *)(buf + io->batch * PIECE),
+		gpz_infl_batch_fill(io->ctx->nthreads, &m->b, (const uint64_t *)(buf + io->batch * io->piece),
 		                    m->nlist, io->tail);
 	else
 		gpz_infl_batch_resolve(io->ctx->nthreads, &m->b, m->b.k0 ? io->tail : NULL);
@@ -168,6 +169,7 @@ static gpz_result member_index(struct iio *io, gpz_read_at_fn read_at, void *use
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK) {
 		io->np = m.np;
+		io->piece = (size_t)1 << m.piece_log;
 		io->off[0] = 0;
 		for (uint32_t k = 0; k < m.np; k++)
 			io->off[k + 1] = io->off[k] + gpz_load_le32(m.lens + 4 * k);
@@ -207,10 +209,10 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 		/* measured on an H200 host with 16 cores, 4 GB of text, 256 KiB pieces: GPU lanes
 		 * 2.3-2.7 GB/s, 16 CPU threads 1.6-1.8 (bench/results/2026-11-23-h200-gpu-inflate-2.md);
 		 * smaller members finish before the GPU's copies and start pay off */
-		io->gpu = (ctx->gpu_asked || (uint64_t)io->np * GPZ_DEFLATE_PIECE >= GPU_AUTO_MIN) &&
+		io->gpu = io->piece == GPZ_DEFLATE_PIECE && /* the GPU's reader: pieces alone */
+		          (ctx->gpu_asked || (uint64_t)io->np * io->piece >= GPU_AUTO_MIN) &&
 		          gpz_ctx_gpu(ctx);
-		io->batch = th > 1 ? GPZ_DFL_PER_THREAD * (size_t)th : 1;
-		io->batch = io->batch < GPZ_DFL_CPU_BATCH ? io->batch : GPZ_DFL_CPU_BATCH;
+		io->batch = gpz_infl_batch_entries(th, io->piece);
 		if (io->gpu)
 			io->batch = GPU_BATCH;
 		io->write = write;

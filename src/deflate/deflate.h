@@ -125,10 +125,13 @@ gpz_result gpz_inflate_piece_bytes(const uint8_t *in, size_t in_n, uint8_t *out,
                                    size_t cap, size_t *out_n, int *final);
 
 /* A gzip member's header (gunzip.c): where its DEFLATE data starts, and gpz's piece index
- * (np pieces, their lengths as u32 LE at lens; np 0 when there is none, or not version 2). */
+ * (np entries, their lengths as u32 LE at lens, each for 2^piece_log output bytes: one piece of
+ * GPZ_DEFLATE_PIECE or a run of them; np 0 when there is none, or not version 2). */
+#define GPZ_GZIP_MAX_PIECE_LOG (GPZ_DEFLATE_PIECE_LOG + 12)
 struct gpz_gzip_member {
 	size_t data;
 	uint32_t np;
+	unsigned piece_log;
 	const uint8_t *lens;
 };
 gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m);
@@ -140,6 +143,7 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 struct gpz_gzip_tail {
 	uint64_t member, back;
 	uint32_t np;
+	unsigned piece_log;
 	const uint8_t *lens;
 };
 #define GPZ_GZIP_TAIL_BYTES (46 + 4 * (size_t)GPZ_GZIP_TAIL_INDEX_MAX_PIECES)
@@ -176,6 +180,7 @@ struct gpz_infl_batch {
 	uint8_t *dst;
 	size_t room;
 	struct gpz_infl_res *res;
+	size_t piece; /* output bytes an index entry stands for */
 };
 /* gpz_inflate with the GPU resources g (NULL: on the CPU threads only). */
 struct gpz_gpu;
@@ -186,7 +191,9 @@ gpz_result gpz_inflate_on(gpz_ctx *ctx, struct gpz_gpu *g, gpz_format format, co
  * bytes free for it: is it what an indexed member's piece must be (every piece but the last
  * whole and not final, the last final and, unless alone, not empty)? r, or the error. */
 gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, size_t np,
-                                size_t room);
+                                size_t piece, size_t room);
+/* Index entries of `piece` bytes a CPU batch takes on nthreads threads. */
+size_t gpz_infl_batch_entries(int nthreads, size_t piece);
 gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, int window_known,
                                  size_t *out_n);
 void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window);

@@ -24,7 +24,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#define PIECE GPZ_DEFLATE_PIECE
 #define WINDOW 32768
 /* Members from which AUTO contexts inflate on the GPU (as for DEFLATE compression) */
 #define GPU_AUTO_MIN ((uint64_t)64 << 20)
@@ -58,10 +57,12 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 			const uint8_t *d = s + o + 4;
 			if (end - o - 4 < len)
 				return GPZ_ERR_CORRUPT;
-			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 8 && d[0] == 2 && d[1] == GPZ_DEFLATE_PIECE_LOG &&
+			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 8 && d[0] == 2 &&
+			    d[1] >= GPZ_DEFLATE_PIECE_LOG && d[1] <= GPZ_GZIP_MAX_PIECE_LOG &&
 			    gpz_load_le32(d + 4) > 0 && (len - 8) / 4 == gpz_load_le32(d + 4) &&
 			    (len - 8) % 4 == 0) {
 				m->np = gpz_load_le32(d + 4);
+				m->piece_log = d[1];
 				m->lens = d + 8;
 			}
 			o += 4 + len;
@@ -103,7 +104,8 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	m = tail + tn - size;
 	if (m[0] != 0x1f || m[1] != 0x8b || m[2] != 8 || m[3] != 0x04 ||
 	    gpz_load_le16(m + 10) != 24 + 4 * np || m[12] != 'G' || m[13] != 'P' ||
-	    gpz_load_le16(m + 14) != 20 + 4 * np || m[16] != 3 || m[17] != GPZ_DEFLATE_PIECE_LOG || m[18] || m[19] ||
+	    gpz_load_le16(m + 14) != 20 + 4 * np || m[16] != 3 || m[17] < GPZ_DEFLATE_PIECE_LOG ||
+	    m[17] > GPZ_GZIP_MAX_PIECE_LOG || m[18] || m[19] ||
 	    gpz_load_le32(m + 20) != np)
 		return 0;
 	t->back = gpz_load_le64(m + 24);
@@ -111,6 +113,7 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 		return 0;
 	t->member = total - size - t->back;
 	t->np = (uint32_t)np;
+	t->piece_log = m[17];
 	t->lens = m + 32;
 	return 1;
 }
@@ -126,6 +129,7 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
 		data_len += gpz_load_le32(t->lens + 4 * k);
 	if (m->data + data_len + 8 == t->back) {
 		m->np = t->np;
+		m->piece_log = t->piece_log;
 		m->lens = t->lens;
 	}
 }
@@ -176,10 +180,10 @@ struct batch_task {
 };
 
 gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, size_t np,
-                                size_t room)
+                                size_t piece, size_t room)
 {
 	int last = k + 1 == np;
-	if (r == GPZ_OK && (final != last || (!last && n != PIECE) || (last && k > 0 && n == 0)))
+	if (r == GPZ_OK && (final != last || (!last && n != piece) || (last && k > 0 && n == 0)))
 		r = GPZ_ERR_CORRUPT; /* not where the index says the stream ends, or a short piece */
 	if (r == GPZ_OK && n > room)
 		r = GPZ_ERR_DST_TOO_SMALL;
@@ -188,7 +192,7 @@ gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, siz
 
 static void crc_of(struct gpz_infl_batch *b, size_t j)
 {
-	b->res[j].crc = (uint32_t)crc32(0L, b->dst + j * PIECE, (uInt)b->res[j].n);
+	b->res[j].crc = (uint32_t)crc32(0L, b->dst + j * b->piece, (uInt)b->res[j].n);
 	b->res[j].crc_done = 1;
 }
 
@@ -198,20 +202,21 @@ static void crc_of(struct gpz_infl_batch *b, size_t j)
 static int decode_symbols(struct gpz_infl_batch *b, size_t j)
 {
 	struct gpz_infl_res *pr = &b->res[j];
-	size_t k = b->k0 + j, start = j * PIECE, n = 0;
+	size_t k = b->k0 + j, start = j * b->piece, n = 0;
 	uint16_t *sym = b->sym + start;
 	int final = 0;
 	gpz_result r = gpz_inflate_piece(b->in + b->off[j], (size_t)(b->off[j + 1] - b->off[j]), NULL,
-	                                 0, k > 0, sym, PIECE, &n, &final);
+	                                 0, k > 0, sym, b->piece, &n, &final);
 
-	r = gpz_infl_piece_check(r, n, final, k, b->np, b->room > start ? b->room - start : 0);
+	r = gpz_infl_piece_check(r, n, final, k, b->np, b->piece,
+	                         b->room > start ? b->room - start : 0);
 	pr->r = r;
 	pr->n = r == GPZ_OK ? n : 0;
 	pr->nmark = 0;
 	/* every symbol's low byte (right for bytes), and a bit for each window symbol: branch-free,
 	 * so the compiler vectorises it, and the resolve pass then reads only the marked symbols */
 	uint8_t *d = b->dst + start;
-	uint64_t *mask = b->mask + j * (PIECE / 64);
+	uint64_t *mask = b->mask + j * (b->piece / 64);
 	int clean = 1;
 	for (size_t w = 0; w * 64 < pr->n; w++) {
 		size_t i0 = w * 64, cnt = pr->n - i0 < 64 ? pr->n - i0 : 64;
@@ -235,22 +240,22 @@ static int decode_symbols(struct gpz_infl_batch *b, size_t j)
 static void decode_bytes(struct gpz_infl_batch *b, size_t j)
 {
 	struct gpz_infl_res *pr = &b->res[j];
-	size_t k = b->k0 + j, start = j * PIECE, n = 0;
-	size_t room = b->room > start ? b->room - start : 0, cap = room < PIECE ? room : PIECE;
+	size_t k = b->k0 + j, start = j * b->piece, n = 0;
+	size_t room = b->room > start ? b->room - start : 0, cap = room < b->piece ? room : b->piece;
 	const uint8_t *in = b->in + b->off[j];
 	size_t in_n = (size_t)(b->off[j + 1] - b->off[j]);
 	int final = 0;
 	gpz_result r = gpz_inflate_piece_bytes(in, in_n, b->dst + start, k ? WINDOW : 0, cap, &n,
 	                                       &final);
 
-	if (r == GPZ_ERR_CORRUPT && cap < PIECE) {
+	if (r == GPZ_ERR_CORRUPT && cap < b->piece) {
 		/* a copy or the piece's end past a short dst (the decoder stops before a copy that
 		 * would not fit: n may be below cap), or bad input? the symbols, with room for the
 		 * whole piece, say */
 		decode_symbols(b, j);
 		return;
 	}
-	r = gpz_infl_piece_check(r, n, final, k, b->np, room);
+	r = gpz_infl_piece_check(r, n, final, k, b->np, b->piece, room);
 	pr->r = r;
 	pr->n = r == GPZ_OK ? n : 0;
 	pr->nmark = 0;
@@ -310,9 +315,9 @@ gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, int win
 static void resolve(struct gpz_infl_batch *b, size_t j, const uint8_t *window, size_t from,
                     size_t to)
 {
-	const uint16_t *sym = b->sym + j * PIECE;
-	const uint64_t *mask = b->mask + j * (PIECE / 64);
-	uint8_t *d = b->dst + j * PIECE;
+	const uint16_t *sym = b->sym + j * b->piece;
+	const uint64_t *mask = b->mask + j * (b->piece / 64);
+	uint8_t *d = b->dst + j * b->piece;
 	for (size_t w = from / 64; w * 64 < to; w++) {
 		uint64_t m = mask[w];
 		if (w * 64 < from)
@@ -328,7 +333,7 @@ static void resolve(struct gpz_infl_batch *b, size_t j, const uint8_t *window, s
 
 static const uint8_t *window_of(const struct batch_task *t, size_t j)
 {
-	return j ? t->b->dst + j * PIECE - WINDOW : t->window;
+	return j ? t->b->dst + j * t->b->piece - WINDOW : t->window;
 }
 
 static void resolve_task(void *v, size_t j)
@@ -373,24 +378,32 @@ void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t 
 	gpz_parallel_for(nthreads, b->nk, crc_task, &t);
 }
 
-/* The member's DEFLATE data, np pieces at raw (lengths in lens), into dst: *got bytes, *crc.
- * Batches of GPZ_DFL_PER_THREAD pieces a thread: their symbols need 2 bytes an output byte. */
-static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
+/* The member's DEFLATE data, np index entries of `piece` output bytes at raw (lengths in lens),
+ * into dst: *got bytes, *crc. Batches of GPZ_DFL_PER_THREAD pieces a thread, at most
+ * GPZ_DFL_CPU_BATCH pieces' bytes: their symbols need 2 bytes an output byte. */
+size_t gpz_infl_batch_entries(int nthreads, size_t piece)
+{
+	size_t nb = nthreads > 1 ? GPZ_DFL_PER_THREAD * (size_t)nthreads : 1;
+	size_t most = GPZ_DFL_CPU_BATCH * GPZ_DEFLATE_PIECE / piece;
+	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
+	return nb < most ? nb : most ? most : 1;
+}
+
+static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np, size_t piece,
                                  const uint8_t *lens, uint8_t *dst, size_t cap, size_t *got,
                                  uint32_t *crc)
 {
-	size_t nb = ctx->nthreads > 1 ? GPZ_DFL_PER_THREAD * (size_t)ctx->nthreads : 1;
+	size_t nb = gpz_infl_batch_entries(ctx->nthreads, piece);
 	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
 	struct gpz_infl_res *res;
 	uint16_t *sym;
 	uint64_t *mask;
 	gpz_result r = GPZ_OK;
 
-	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
 	nb = nb < np ? nb : np;
 	res = calloc(nb, sizeof(*res));
-	sym = malloc(nb * PIECE * sizeof(*sym));
-	mask = malloc(nb * (PIECE / 8));
+	sym = malloc(nb * piece * sizeof(*sym));
+	mask = malloc(nb * (piece / 8));
 	*got = 0;
 	*crc = 0;
 	if (!off || !res || !sym || !mask)
@@ -398,9 +411,9 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np,
 	for (uint32_t k = 0; off && k <= np; k++)
 		off[k] = k ? off[k - 1] + gpz_load_le32(lens + 4 * (k - 1)) : 0;
 	for (size_t k0 = 0; r == GPZ_OK && k0 < np; k0 += nb) {
-		size_t start = k0 * PIECE, n = 0;
-		struct gpz_infl_batch b = { raw, off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
-			                    mask, dst + start, cap > start ? cap - start : 0, res };
+		size_t start = k0 * piece, n = 0;
+		struct gpz_infl_batch b = { raw,  off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
+			                    mask, dst + start, cap > start ? cap - start : 0, res, piece };
 		r = gpz_infl_batch_decode(ctx->nthreads, &b, 1, &n);
 		if (r != GPZ_OK)
 			break;
@@ -434,7 +447,9 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 		data_len += gpz_load_le32(m.lens + 4 * k);
 	if (m.np && data_len <= n - m.data) { /* the index fits the input: pieces in parallel */
 		r = GPZ_ERR_GPU; /* until the GPU has done it */
-		if (g && (ctx->gpu_asked || data_len >= GPU_AUTO_MIN)) {
+		/* the GPU's reader takes the pieces alone, not runs of them (inputs past 4.29 GB) */
+		if (g && m.piece_log == GPZ_DEFLATE_PIECE_LOG &&
+		    (ctx->gpu_asked || data_len >= GPU_AUTO_MIN)) {
 			r = gpz_ctx_test_gpu_failure()
 			            ? GPZ_ERR_GPU
 			            : gpz_gpu_inflate_host(g, s + m.data, m.np, m.lens, dst, cap, got, &crc);
@@ -442,7 +457,8 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 				return r;
 		}
 		if (r != GPZ_OK)
-			r = indexed_member(ctx, s + m.data, m.np, m.lens, dst, cap, got, &crc);
+			r = indexed_member(ctx, s + m.data, m.np, (size_t)1 << m.piece_log, m.lens, dst,
+			                   cap, got, &crc);
 		in_used = (size_t)data_len;
 	} else {
 		r = zlib_raw(s + m.data, n - m.data, -15, dst, cap, &in_used, got);

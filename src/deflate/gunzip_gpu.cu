@@ -53,7 +53,7 @@ gpz_result check_pieces(const gpz_gpu_infl_res *res, size_t k0, size_t nk, size_
 	*n = 0;
 	for (size_t j = 0; j < nk; j++) {
 		gpz_result r = gpz_infl_piece_check((gpz_result)res[j].result, res[j].n,
-		                                    (int)res[j].final, k0 + j, np,
+		                                    (int)res[j].final, k0 + j, np, PIECE,
 		                                    room > *n ? room - *n : 0);
 		if (out) {
 			out[j].r = r;
@@ -242,6 +242,8 @@ gpz_result member_head(const uint8_t *d_src, size_t n, struct gpz_gzip_member *m
 	*off = NULL;
 	if (r == GPZ_OK)
 		r = gpz_gzip_header(h, hn, m);
+	if (r == GPZ_OK && m->piece_log != GPZ_DEFLATE_PIECE_LOG)
+		m->np = 0; /* entries for runs of pieces (inputs past 4.29 GB): the host reads them */
 	if (r == GPZ_OK && m->np) {
 		*off = (uint64_t *)malloc(((size_t)m->np + 1) * sizeof(uint64_t));
 		if (!*off)

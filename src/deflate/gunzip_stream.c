@@ -18,7 +18,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#define PIECE GPZ_DEFLATE_PIECE
 #define WINDOW 32768
 #define HEAD_MAX ((size_t)80 << 10) /* header bytes looked at: FEXTRA (<= 64 KiB), name, comment */
 #define ZCHUNK ((size_t)1 << 20)    /* zlib's steps */
@@ -112,17 +111,17 @@ static gpz_result zlib_stream(struct rd *r, struct wr *w, int wbits)
 	return e;
 }
 
-/* An indexed member's pieces (np of them, lengths at lens), from the reader's position: batches
- * of nb pieces into out (the 32 KiB window, then nb pieces). *crc and *size of its output. */
-static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np,
+/* An indexed member's pieces (np index entries of `piece` bytes, lengths at lens), from the
+ * reader's position: batches of nb entries into out (the 32 KiB window, then nb entries). *crc
+ * and *size of its output. */
+static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, size_t piece,
                          const uint32_t *lens, uint32_t *crc, uint64_t *size)
 {
-	size_t nb = ctx->nthreads > 1 ? GPZ_DFL_PER_THREAD * (size_t)ctx->nthreads : 1;
-	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
+	size_t nb = gpz_infl_batch_entries(ctx->nthreads, piece);
 	nb = nb < np ? nb : np;
-	uint8_t *out = malloc(WINDOW + nb * PIECE);
-	uint16_t *sym = malloc(nb * PIECE * sizeof(*sym));
-	uint64_t *mask = malloc(nb * (PIECE / 8));
+	uint8_t *out = malloc(WINDOW + nb * piece);
+	uint16_t *sym = malloc(nb * piece * sizeof(*sym));
+	uint64_t *mask = malloc(nb * (piece / 8));
 	uint64_t off[GPZ_DFL_CPU_BATCH + 1];
 	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
 	gpz_result e = out && sym && mask ? GPZ_OK : GPZ_ERR_NOMEM;
@@ -141,7 +140,8 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np,
 			break;
 		}
 		struct gpz_infl_batch b = { r->buf + r->pos, off, k0,  nk,          np,
-			                    sym,               mask, out + WINDOW, nk * PIECE, res };
+			                    sym,               mask, out + WINDOW, nk * piece, res,
+			                    piece };
 		e = gpz_infl_batch_decode(ctx->nthreads, &b, 1, &got);
 		if (e != GPZ_OK)
 			break;
@@ -185,7 +185,7 @@ static gpz_result member(gpz_ctx *ctx, struct rd *r, struct wr *w)
 	for (uint32_t k = 0; k < m.np; k++)
 		lens[k] = gpz_load_le32(m.lens + 4 * k);
 	use(r, m.data);
-	e = pieces(ctx, r, w, m.np, lens, &crc, &size);
+	e = pieces(ctx, r, w, m.np, (size_t)1 << m.piece_log, lens, &crc, &size);
 	free(lens);
 	if (e == GPZ_OK)
 		e = need(r, 8);

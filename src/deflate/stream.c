@@ -14,6 +14,7 @@
 #include "common/crc_combine.h"
 #include "lz/lz.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -28,11 +29,33 @@ static size_t index_bytes(uint32_t np)
 	return np ? 2 + 4 + INDEX_SUB + 4 * (size_t)np : 0;
 }
 
-/* Pieces of an n-byte stream, or 0 when the index would not fit (an empty stream is one). */
-static uint32_t index_pieces(uint64_t n)
+/* The most entries an index takes: the format's; a test (GPZ_TEST_INDEX_ENTRIES) lowers it to
+ * reach coarser entries without gigabytes of input. */
+static size_t index_max(size_t format_max)
 {
-	uint64_t np = n ? (n - 1) / PIECE + 1 : 1;
-	return np <= GPZ_GZIP_INDEX_MAX_PIECES ? (uint32_t)np : 0;
+	static atomic_long test = -1;
+	long t = atomic_load(&test);
+	if (t < 0) {
+		const char *e = getenv("GPZ_TEST_INDEX_ENTRIES");
+		t = e ? atol(e) : 0;
+		atomic_store(&test, t);
+	}
+	return t > 0 && (size_t)t < format_max ? (size_t)t : format_max;
+}
+
+/* Index entries for np pieces (an empty stream is one piece), each covering 2^*log of them so
+ * that they fit the extra field: inputs past 16380 pieces (4.29 GB) get coarser entries. */
+static uint32_t index_entries(uint64_t np, unsigned *log)
+{
+	*log = 0;
+	while (((np - 1) >> *log) + 1 > index_max(GPZ_GZIP_INDEX_MAX_PIECES))
+		++*log;
+	return (uint32_t)(((np - 1) >> *log) + 1);
+}
+
+static uint32_t index_pieces(uint64_t n, unsigned *log)
+{
+	return index_entries(n ? (n - 1) / PIECE + 1 : 1, log);
 }
 
 size_t gpz_deflate_update_bound(size_t n)
@@ -80,7 +103,7 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 		st->name = strdup(gzip->name);
 	st->mtime = gzip ? gzip->mtime : 0;
 	if (gzip && gzip->index_size && format == GPZ_FORMAT_GZIP)
-		st->index_np = index_pieces(gzip->index_size);
+		st->index_np = index_pieces(gzip->index_size, &st->index_log);
 	else if (gzip && gzip->tail_index && format == GPZ_FORMAT_GZIP)
 		st->tail_index = 1;
 	st->piece_bytes = st->index_np ? calloc(st->index_np, sizeof(*st->piece_bytes)) : NULL;
@@ -101,7 +124,7 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
  * bytes, the piece count, then each piece's length in bytes in the deflate stream (u32 LE each).
  */
 static size_t write_header(gpz_format format, int level, const char *gz_name, uint32_t mtime,
-                           uint32_t np, const uint32_t *len, uint8_t *d)
+                           uint32_t np, unsigned log, const uint32_t *len, uint8_t *d)
 {
 	if (format == GPZ_FORMAT_GZIP) {
 		size_t o = 10, name = gz_name ? strlen(gz_name) : 0;
@@ -122,7 +145,7 @@ static size_t write_header(gpz_format format, int level, const char *gz_name, ui
 			gpz_store_le16(d + o + 4, (uint16_t)sub);
 			o += 6;
 			d[o] = len ? 2 : 0;
-			d[o + 1] = GPZ_DEFLATE_PIECE_LOG;
+			d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + log);
 			d[o + 2] = d[o + 3] = 0;
 			gpz_store_le32(d + o + 4, np);
 			o += INDEX_SUB;
@@ -153,11 +176,12 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 	if (!st || !len || (!dst && dst_cap))
 		return GPZ_ERR_PARAM;
 	*len = 0;
-	if (!st->index_np || !st->finished || st->pieces != st->index_np)
+	if (!st->index_np || !st->finished || !st->pieces ||
+	    ((st->pieces - 1) >> st->index_log) + 1 != st->index_np)
 		return GPZ_ERR_PARAM;
 	if (dst_cap < st->hl)
 		return GPZ_ERR_DST_TOO_SMALL;
-	*len = write_header(st->format, st->level, st->name, st->mtime, st->index_np,
+	*len = write_header(st->format, st->level, st->name, st->mtime, st->index_np, st->index_log,
 	                    st->piece_bytes, dst);
 	return GPZ_OK;
 }
@@ -167,31 +191,31 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 const uint8_t *gpz_dfl_stream_head(gpz_deflate_stream *st, size_t *len)
 {
 	if (!st->started) {
-		st->hl = write_header(st->format, st->level, st->name, st->mtime, st->index_np, NULL,
-		                      st->hdr);
+		st->hl = write_header(st->format, st->level, st->name, st->mtime, st->index_np,
+		                      st->index_log, NULL, st->hdr);
 		st->started = 1;
 	}
 	*len = st->hl;
 	return st->hdr;
 }
 
-/* Piece k's length for the trailing index: the array grows as pieces come; the index is
- * dropped (the stream stays valid) past what it may hold, or when memory runs out. */
+/* Piece k's length for the trailing index, whose size is not known ahead: when its entries run
+ * out, neighbours merge (each entry then covers twice the pieces). Without memory for it the
+ * index is dropped (the stream stays valid). */
 static void tail_index_add(gpz_deflate_stream *st, size_t k, uint32_t bytes)
 {
-	if (k >= GPZ_GZIP_TAIL_INDEX_MAX_PIECES) {
+	const size_t max = index_max(GPZ_GZIP_TAIL_INDEX_MAX_PIECES);
+	if (!st->piece_bytes && !(st->piece_bytes = malloc(max * sizeof(*st->piece_bytes)))) {
 		st->tail_index = 0;
 		return;
 	}
-	if ((k & (k - 1)) == 0) { /* 0, 1, 2, 4, ...: double */
-		uint32_t *p = realloc(st->piece_bytes, (k ? 2 * k : 1) * sizeof(*p));
-		if (!p) {
-			st->tail_index = 0;
-			return;
-		}
-		st->piece_bytes = p;
+	if ((k >> st->index_log) >= max) { /* full: entries of twice the pieces */
+		for (size_t i = 0; i < max; i += 2)
+			st->piece_bytes[i / 2] = st->piece_bytes[i] + (i + 1 < max ? st->piece_bytes[i + 1] : 0);
+		st->index_log++;
 	}
-	st->piece_bytes[k] = bytes;
+	size_t g = k >> st->index_log;
+	st->piece_bytes[g] = (k & (((size_t)1 << st->index_log) - 1) ? st->piece_bytes[g] : 0) + bytes;
 }
 
 void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, size_t in_bytes)
@@ -203,8 +227,8 @@ void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, s
 	st->total += in_bytes;
 	for (uint32_t i = 0; i < b->npieces; i++, st->pieces++) {
 		st->data_bytes += b->piece_bytes[i];
-		if (st->pieces < st->index_np)
-			st->piece_bytes[st->pieces] = b->piece_bytes[i];
+		if ((st->pieces >> st->index_log) < st->index_np)
+			st->piece_bytes[st->pieces >> st->index_log] += b->piece_bytes[i];
 		else if (st->tail_index)
 			tail_index_add(st, st->pieces, b->piece_bytes[i]);
 	}
@@ -215,7 +239,7 @@ void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, s
  * and the count again at the end, where a reader coming from the end of the file finds it. */
 static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 {
-	size_t np = st->pieces, sub = 20 + 4 * np, o = 0;
+	size_t np = ((st->pieces - 1) >> st->index_log) + 1, sub = 20 + 4 * np, o = 0;
 	/* from the indexed member's first byte to this member's: header, stream, trailer */
 	uint64_t back = st->hl + st->data_bytes + 8;
 
@@ -231,7 +255,7 @@ static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 	gpz_store_le16(d + 14, (uint16_t)sub);
 	o = 16;
 	d[o] = 3;
-	d[o + 1] = GPZ_DEFLATE_PIECE_LOG;
+	d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + st->index_log);
 	d[o + 2] = d[o + 3] = 0;
 	gpz_store_le32(d + o + 4, (uint32_t)np);
 	gpz_store_le64(d + o + 8, back);
@@ -253,7 +277,7 @@ const uint8_t *gpz_dfl_stream_tail(gpz_deflate_stream *st, size_t *len)
 	st->finished = 1;
 	*len = 0;
 	free(st->tail);
-	st->tail = malloc(8 + (tail ? 46 + 4 * st->pieces : 0));
+	st->tail = malloc(8 + (tail ? 46 + 4 * (((st->pieces - 1) >> st->index_log) + 1) : 0));
 	if (!st->tail)
 		return NULL;
 	if (st->format == GPZ_FORMAT_GZIP) {

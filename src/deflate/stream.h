@@ -21,9 +21,10 @@ struct gpz_deflate_stream {
 	uint32_t check;        /* running CRC-32 or Adler-32 */
 	uint64_t total;        /* input bytes coded */
 	int started, finished;
-	uint32_t index_np;     /* pieces the gzip piece index has room for (0: no index) */
-	int tail_index;        /* or: the index goes after the stream (while it fits) */
-	uint32_t *piece_bytes; /* their lengths as they are appended */
+	uint32_t index_np;     /* entries the gzip piece index has room for (0: no index) */
+	int tail_index;        /* or: the index goes after the stream */
+	unsigned index_log;    /* an entry covers 2^index_log pieces (inputs past 16380 pieces) */
+	uint32_t *piece_bytes; /* the entries' lengths as pieces are appended */
 	size_t pieces;         /* pieces appended */
 	uint64_t data_bytes;   /* the deflate stream's bytes so far */
 	uint8_t *tail;         /* the trailer, and the trailing index */
