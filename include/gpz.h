@@ -194,8 +194,8 @@ typedef struct gpz_gzip_info {
 	int tail_index;
 } gpz_gzip_info;
 
-#define GPZ_GZIP_INDEX_MAX_PIECES 16380 /* the subfield must fit the 65535-byte extra field */
-#define GPZ_GZIP_TAIL_INDEX_MAX_PIECES 16377
+#define GPZ_GZIP_INDEX_MAX_PIECES 16379 /* the subfield must fit the 65535-byte extra field */
+#define GPZ_GZIP_TAIL_INDEX_MAX_PIECES 16376
 
 /* One-shot: the largest output for src_size bytes, and the call. */
 GPZ_API size_t gpz_deflate_bound(size_t src_size);

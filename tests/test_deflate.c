@@ -85,11 +85,13 @@ static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t
 	if (got <= 30 || !(c[3] & 0x04))
 		return;
 	size_t xlen = c[10] | (size_t)c[11] << 8, sub = c[14] | (size_t)c[15] << 8;
-	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 8 + 4 * np && xlen == 4 + sub && c[16] == 2 &&
+	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 12 + 4 * np && xlen == 4 + sub && c[16] == 4 &&
 	          c[17] == GPZ_DEFLATE_PIECE_LOG && le32(c + 20) == np,
 	      "%s: piece index header wrong (np %zu)", what, np);
-	if (sub != 8 + 4 * np || 12 + xlen > got)
+	if (sub != 12 + 4 * np || 12 + xlen > got)
 		return;
+	uLong crc = crc32(crc32(crc32(0L, c + 17, 1), c + 20, 4), c + 28, (uInt)(4 * np));
+	CHECK(le32(c + 24) == (uint32_t)crc, "%s: the index's CRC-32", what);
 	size_t h = 12 + xlen;
 	if (c[3] & 0x08)
 		while (h < got && c[h++])
@@ -105,7 +107,7 @@ static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t
 			      (unsigned long long)at);
 			break;
 		}
-		at += le32(c + 24 + 4 * k);
+		at += le32(c + 28 + 4 * k);
 	}
 	CHECK(at == raw_n, "%s: index sums to %llu bytes, stream has %zu", what,
 	      (unsigned long long)at, raw_n);

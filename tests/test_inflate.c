@@ -273,32 +273,37 @@ static void bad_input(void)
 			      t % 11 == 5 ? PIECE - 9 : PIECE, "gpz piece", (int)(k * 100 + (size_t)t));
 		}
 	}
-	/* a lying piece index (FORMAT.md: lengths at byte 24 on): never wrong output */
+	/* a lying piece index (FORMAT.md: lengths at byte 28 on): its CRC-32 fails, so zlib reads
+	 * the stream instead (the right bytes); with the CRC-32 made to match, the pieces' own
+	 * checks catch it: never wrong output */
 	size_t np = (n - 1) / PIECE + 1;
 	for (size_t k = 0; k < np; k++) {
 		for (int delta = -2; delta <= 2; delta++) {
 			if (!delta)
 				continue;
-			memcpy(bad, c, clen);
-			uint8_t *e = bad + 24 + 4 * k;
-			uint32_t v = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 |
-			             (uint32_t)e[3] << 24;
-			v += (uint32_t)delta;
-			e[0] = (uint8_t)v, e[1] = (uint8_t)(v >> 8), e[2] = (uint8_t)(v >> 16),
-			e[3] = (uint8_t)(v >> 24);
-			gpz_result r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
-			CHECK(r != GPZ_OK, "piece %zu's index length %+d: %s", k, delta,
-			      gpz_result_string(r));
-			if (k + 1 == np)
-				continue;
-			e += 4; /* the same total: piece k + 1 starts delta bytes off */
-			v = ((uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 |
-			     (uint32_t)e[3] << 24) - (uint32_t)delta;
-			e[0] = (uint8_t)v, e[1] = (uint8_t)(v >> 8), e[2] = (uint8_t)(v >> 16),
-			e[3] = (uint8_t)(v >> 24);
-			r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
-			CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
-			      "piece %zu starting %+d bytes off: wrong output accepted", k + 1, delta);
+			for (int fix = 0; fix < 2; fix++) {
+				memcpy(bad, c, clen);
+				uint8_t *e = bad + 28 + 4 * k;
+				gpz_store_le32(e, gpz_load_le32(e) + (uint32_t)delta);
+				if (fix)
+					gpz_store_le32(bad + 24, gpz_gzip_index_crc(bad + 16, bad + 28, np));
+				gpz_result r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
+				if (fix)
+					CHECK(r != GPZ_OK, "piece %zu's index length %+d, CRC-32 matched: %s",
+					      k, delta, gpz_result_string(r));
+				else
+					CHECK(r == GPZ_OK && got == n && !memcmp(d, src, n),
+					      "piece %zu's index length %+d: not read past: %s", k, delta,
+					      gpz_result_string(r));
+				if (k + 1 == np || !fix)
+					continue;
+				e += 4; /* the same total: piece k + 1 starts delta bytes off */
+				gpz_store_le32(e, gpz_load_le32(e) - (uint32_t)delta);
+				gpz_store_le32(bad + 24, gpz_gzip_index_crc(bad + 16, bad + 28, np));
+				r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
+				CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
+				      "piece %zu starting %+d bytes off: wrong output accepted", k + 1, delta);
+			}
 		}
 	}
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, n - 1, &got) == GPZ_ERR_DST_TOO_SMALL,
@@ -450,7 +455,7 @@ static void tail_index(void)
 	struct gpz_gzip_tail t;
 
 	/* the stream is the same; the index member follows it; every reader gets the input */
-	CHECK(len == plain + 46 + 4 * np && !memcmp(c, p, plain), "the index member follows");
+	CHECK(len == plain + 50 + 4 * np && !memcmp(c, p, plain), "the index member follows");
 	CHECK(gpz_gzip_tail_index(c, len, len, &t) == 1 && t.member == 0 && t.np == np &&
 	      t.back == plain, "tail index found");
 	CHECK(!gpz_gzip_tail_index(p, plain, plain, &t), "no tail index in a plain stream");
@@ -468,12 +473,18 @@ static void tail_index(void)
 	r = member_at(ctx3, two, a + len, a, &m, &used);
 	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "member_at %zu: %s", a,
 	      gpz_result_string(r));
-	/* the index is used: a boundary moved by a byte (same total) makes the pieces fail */
+	/* the index is used: a boundary moved by a byte (same total, its CRC-32 made to match)
+	 * makes the pieces fail; left unmatched, the index is ignored and zlib reads on */
 	uint8_t *bad = malloc(len);
 	memcpy(bad, c, len);
-	uint8_t *lens = bad + len - (46 + 4 * np) + 32;
+	uint8_t *im = bad + len - (50 + 4 * np), *lens = im + 36;
 	gpz_store_le32(lens, gpz_load_le32(lens) + 1);
 	gpz_store_le32(lens + 4, gpz_load_le32(lens + 4) - 1);
+	r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, len, d, n + 1, &got);
+	CHECK(r == GPZ_OK && got == n && !memcmp(d, src, n), "a damaged trailing index is ignored");
+	CHECK(member_at(ctx3, bad, len, 0, &m, &used) == GPZ_ERR_FORMAT,
+	      "member_at: a damaged trailing index is no index");
+	gpz_store_le32(im + 32, (uint32_t)crc32(gpz_gzip_index_crc(im + 16, lens, np), im + 24, 8));
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, len, d, n + 1, &got) != GPZ_OK,
 	      "a shifted piece boundary in the trailing index must fail the pieces");
 	/* every byte of the index member changed: the right output or an error */
@@ -522,7 +533,7 @@ static void grouped(void)
 		       : (uint8_t)("entries cover runs of pieces "[test_rand(&st) % 29]);
 	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
 	/* 10 pieces, at most 3 entries: 4 pieces each (log2 18 + 2) */
-	CHECK(clen > 40 && c[16] == 2 && c[17] == GPZ_DEFLATE_PIECE_LOG + 2 && c[20] == 3 &&
+	CHECK(clen > 40 && c[16] == 4 && c[17] == GPZ_DEFLATE_PIECE_LOG + 2 && c[20] == 3 &&
 	      c[21] == 0, "header index: 3 entries of 4 pieces (%u, %u)", c[17], c[20]);
 	round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, "grouped header index");
 	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
@@ -536,8 +547,8 @@ static void grouped(void)
 	CHECK(zlib_members(c, clen, z, n + 1) == n && !memcmp(z, src, n), "zlib reads it");
 	/* through a pipe: 10 pieces into 3 entries, merged twice on the way (1, 2, then 4 a run) */
 	uint8_t *p = streamed_gzip(src, n, 1, &sl);
-	const uint8_t *t = p + sl - (46 + 4 * 3);
-	CHECK(sl > 60 && t[0] == 0x1f && t[16] == 3 && t[17] == GPZ_DEFLATE_PIECE_LOG + 2 &&
+	const uint8_t *t = p + sl - (50 + 4 * 3);
+	CHECK(sl > 60 && t[0] == 0x1f && t[16] == 5 && t[17] == GPZ_DEFLATE_PIECE_LOG + 2 &&
 	      t[20] == 3, "trailing index: 3 entries of 4 pieces (%u, %u)", t[17], t[20]);
 	round_trip(p, sl, src, n, GPZ_FORMAT_GZIP, "grouped trailing index");
 	gpz_result r = member_at(ctx3, p, sl, 0, &m, &used);
@@ -547,7 +558,7 @@ static void grouped(void)
 	/* a lying entry is caught as for single pieces */
 	uint8_t *bad = malloc(clen);
 	memcpy(bad, c, clen);
-	bad[24] ^= 1; /* entry 0's length */
+	bad[28] ^= 1; /* entry 0's length */
 	size_t got = 0;
 	r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, z, n + 1, &got);
 	CHECK(r != GPZ_OK || (got == n && !memcmp(z, src, n)), "a wrong entry: wrong output accepted");

@@ -653,14 +653,16 @@ if [ -d "$CORPORA" ]; then
 		python3 -c "import gzip,sys; sys.stdout.buffer.write(gzip.open('big.gz').read())" | \
 		cmp -s - big.keep || fail "python gzip of an indexed .gz"
 	python3 - big.gz "$(size_of big.keep)" <<'PY' || fail ".gz file: piece index filled in"
-import struct, sys
+import struct, sys, zlib
 b = open(sys.argv[1], "rb").read()
 n = int(sys.argv[2]); np = (n - 1) // (1 << 18) + 1
 assert b[3] & 4, "FEXTRA"
 xlen, = struct.unpack_from("<H", b, 10)
-assert b[12:14] == b"GP" and struct.unpack_from("<H", b, 14)[0] == 8 + 4 * np
-assert b[16] == 2 and b[17] == 18 and struct.unpack_from("<I", b, 20)[0] == np
-lens = struct.unpack_from("<%dI" % np, b, 24)
+assert b[12:14] == b"GP" and struct.unpack_from("<H", b, 14)[0] == 12 + 4 * np
+assert b[16] == 4 and b[17] == 18 and struct.unpack_from("<I", b, 20)[0] == np
+crc = zlib.crc32(b[28:28 + 4 * np], zlib.crc32(b[20:24], zlib.crc32(b[17:18])))
+assert struct.unpack_from("<I", b, 24)[0] == crc, "the index's CRC-32"
+lens = struct.unpack_from("<%dI" % np, b, 28)
 h = 12 + xlen
 if b[3] & 8:
     h = b.index(b"\0", h) + 1
@@ -678,9 +680,9 @@ PY
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 n = int(sys.argv[2]); np = (n - 1) // (1 << 18) + 1
-m = len(b) - (46 + 4 * np)  # the index member: the last bytes
+m = len(b) - (50 + 4 * np)  # the index member: the last bytes
 assert b[-10:] == b"\x03\0" + b"\0" * 8 and struct.unpack_from("<I", b, len(b) - 14)[0] == np
-assert b[m:m + 4] == b"\x1f\x8b\x08\x04" and b[m + 12:m + 14] == b"GP" and b[m + 16] == 3
+assert b[m:m + 4] == b"\x1f\x8b\x08\x04" and b[m + 12:m + 14] == b"GP" and b[m + 16] == 5
 assert struct.unpack_from("<Q", b, m + 24)[0] == m, "it names the member at 0"
 PY
 	gzip -dc big-stdout.gz | cmp -s - big.keep || fail "gzip -d of a .gz with a trailing index"
@@ -691,7 +693,7 @@ PY
 		END { exit !ok }' out || fail "-l: the trailing index is not a member"
 	"$GPZ" -q -c --format=gzip --no-index big.keep >noidx-c.gz
 	np=$((($(size_of big.keep) - 1) / 262144 + 1))
-	[ "$(size_of noidx-c.gz)" -eq $(($(size_of big-stdout.gz) - 46 - 4 * np)) ] || \
+	[ "$(size_of noidx-c.gz)" -eq $(($(size_of big-stdout.gz) - 50 - 4 * np)) ] || \
 		fail "--no-index on stdout: the stream alone"
 	cp big.keep noidx && "$GPZ" -q --format=gzip --no-index noidx
 	python3 -c "import sys; b = open('noidx.gz','rb').read(); sys.exit(b[3] & 4)" || \

@@ -135,6 +135,10 @@ struct gpz_gzip_member {
 	const uint8_t *lens;
 };
 gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m);
+/* The piece index's CRC-32 (zlib's) over its log2 and count fields (the subfield's data from
+ * `sub`: bytes 1 and 4..7) and its np lengths (at lens); a trailing index continues it over its
+ * `back` field. A reader checks it before it seeks with the index. */
+uint32_t gpz_gzip_index_crc(const uint8_t *sub, const uint8_t *lens, size_t np);
 /* A trailing piece index (docs/FORMAT.md: an empty gzip member at the very end of the input,
  * written after streams whose header could not take the index): tail is the input's last tn
  * bytes of total. Returns 1 and the indexed member's offset in the input, its header-to-index
@@ -146,7 +150,7 @@ struct gpz_gzip_tail {
 	unsigned piece_log;
 	const uint8_t *lens;
 };
-#define GPZ_GZIP_TAIL_BYTES (46 + 4 * (size_t)GPZ_GZIP_TAIL_INDEX_MAX_PIECES)
+#define GPZ_GZIP_TAIL_BYTES (50 + 4 * (size_t)GPZ_GZIP_TAIL_INDEX_MAX_PIECES)
 int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct gpz_gzip_tail *t);
 /* A member m without an index of its own takes t's when t spans exactly m's header, pieces and
  * trailer (t NULL: nothing). */

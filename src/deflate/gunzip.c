@@ -30,6 +30,13 @@
 
 /* ---- gzip header ---- */
 
+uint32_t gpz_gzip_index_crc(const uint8_t *sub, const uint8_t *lens, size_t np)
+{
+	uLong c = crc32(0L, sub + 1, 1);
+	c = crc32(c, sub + 4, 4);
+	return (uint32_t)crc32(c, lens, (uInt)(4 * np));
+}
+
 gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m)
 {
 	size_t o = 10;
@@ -57,13 +64,15 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 			const uint8_t *d = s + o + 4;
 			if (end - o - 4 < len)
 				return GPZ_ERR_CORRUPT;
-			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 8 && d[0] == 2 &&
+			/* gpz's index, filled in and intact (else it is not used: zlib reads on) */
+			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 12 && d[0] == 4 &&
 			    d[1] >= GPZ_DEFLATE_PIECE_LOG && d[1] <= GPZ_GZIP_MAX_PIECE_LOG &&
-			    gpz_load_le32(d + 4) > 0 && (len - 8) / 4 == gpz_load_le32(d + 4) &&
-			    (len - 8) % 4 == 0) {
+			    gpz_load_le32(d + 4) > 0 && (len - 12) / 4 == gpz_load_le32(d + 4) &&
+			    (len - 12) % 4 == 0 &&
+			    gpz_gzip_index_crc(d, d + 12, (len - 12) / 4) == gpz_load_le32(d + 8)) {
 				m->np = gpz_load_le32(d + 4);
 				m->piece_log = d[1];
-				m->lens = d + 8;
+				m->lens = d + 12;
 			}
 			o += 4 + len;
 		}
@@ -96,17 +105,18 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	size_t np, size;
 
 	memset(t, 0, sizeof(*t));
-	if (tn < 50 || tn > total || memcmp(tail + tn - 10, end, 10) != 0)
+	if (tn < 54 || tn > total || memcmp(tail + tn - 10, end, 10) != 0)
 		return 0;
 	np = gpz_load_le32(tail + tn - 14);
-	if (np == 0 || np > GPZ_GZIP_TAIL_INDEX_MAX_PIECES || (size = 46 + 4 * np) > tn)
+	if (np == 0 || np > GPZ_GZIP_TAIL_INDEX_MAX_PIECES || (size = 50 + 4 * np) > tn)
 		return 0;
 	m = tail + tn - size;
 	if (m[0] != 0x1f || m[1] != 0x8b || m[2] != 8 || m[3] != 0x04 ||
-	    gpz_load_le16(m + 10) != 24 + 4 * np || m[12] != 'G' || m[13] != 'P' ||
-	    gpz_load_le16(m + 14) != 20 + 4 * np || m[16] != 3 || m[17] < GPZ_DEFLATE_PIECE_LOG ||
-	    m[17] > GPZ_GZIP_MAX_PIECE_LOG || m[18] || m[19] ||
-	    gpz_load_le32(m + 20) != np)
+	    gpz_load_le16(m + 10) != 28 + 4 * np || m[12] != 'G' || m[13] != 'P' ||
+	    gpz_load_le16(m + 14) != 24 + 4 * np || m[16] != 5 || m[17] < GPZ_DEFLATE_PIECE_LOG ||
+	    m[17] > GPZ_GZIP_MAX_PIECE_LOG || m[18] || m[19] || gpz_load_le32(m + 20) != np ||
+	    (uint32_t)crc32(gpz_gzip_index_crc(m + 16, m + 36, np), m + 24, 8) !=
+	            gpz_load_le32(m + 32))
 		return 0;
 	t->back = gpz_load_le64(m + 24);
 	if (t->back > total - size)
@@ -114,7 +124,7 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	t->member = total - size - t->back;
 	t->np = (uint32_t)np;
 	t->piece_log = m[17];
-	t->lens = m + 32;
+	t->lens = m + 36;
 	return 1;
 }
 

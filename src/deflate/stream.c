@@ -21,7 +21,7 @@
 
 #define PIECE GPZ_DEFLATE_PIECE
 #define HIST GPZ_LZ_WINDOW
-#define INDEX_SUB 8 /* piece index subfield: version, log2 piece, 2 reserved, count; then u32s */
+#define INDEX_SUB 12 /* index subfield: version, log2, 2 reserved, count, CRC-32; then u32s */
 
 /* Bytes the gzip piece index adds to the header for np pieces (0 = none). */
 static size_t index_bytes(uint32_t np)
@@ -44,7 +44,7 @@ static size_t index_max(size_t format_max)
 }
 
 /* Index entries for np pieces (an empty stream is one piece), each covering 2^*log of them so
- * that they fit the extra field: inputs past 16380 pieces (4.29 GB) get coarser entries. */
+ * that they fit the extra field: inputs past 16379 pieces (4.29 GB) get coarser entries. */
 static uint32_t index_entries(uint64_t np, unsigned *log)
 {
 	*log = 0;
@@ -120,8 +120,9 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 /*
  * The stream's header: gzip (RFC 1952: FEXTRA with the piece index when np > 0, FNAME when there
  * is a name), zlib (RFC 1950) or nothing. The index (docs/FORMAT.md) is subfield 'G','P':
- * version (2, or 0 while len is NULL: reserved, not filled), log2 of the piece size, two zero
- * bytes, the piece count, then each piece's length in bytes in the deflate stream (u32 LE each).
+ * version (4, or 0 while len is NULL: reserved, not filled), log2 of the bytes an entry stands
+ * for, two zero bytes, the entry count, the index's CRC-32, then each entry's length in bytes in
+ * the deflate stream (u32 LE each).
  */
 static size_t write_header(gpz_format format, int level, const char *gz_name, uint32_t mtime,
                            uint32_t np, unsigned log, const uint32_t *len, uint8_t *d)
@@ -144,13 +145,14 @@ static size_t write_header(gpz_format format, int level, const char *gz_name, ui
 			d[o + 3] = 'P';
 			gpz_store_le16(d + o + 4, (uint16_t)sub);
 			o += 6;
-			d[o] = len ? 2 : 0;
+			d[o] = len ? 4 : 0;
 			d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + log);
 			d[o + 2] = d[o + 3] = 0;
 			gpz_store_le32(d + o + 4, np);
-			o += INDEX_SUB;
-			for (uint32_t i = 0; i < np; i++, o += 4)
-				gpz_store_le32(d + o, len ? len[i] : 0);
+			for (uint32_t i = 0; i < np; i++)
+				gpz_store_le32(d + o + INDEX_SUB + 4 * i, len ? len[i] : 0);
+			gpz_store_le32(d + o + 8, gpz_gzip_index_crc(d + o, d + o + INDEX_SUB, np));
+			o += INDEX_SUB + 4 * (size_t)np;
 		}
 		if (name) {
 			memcpy(d + o, gz_name, name);
@@ -235,11 +237,12 @@ void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, s
 }
 
 /* The trailing piece index (docs/FORMAT.md) at d: an empty gzip member whose extra field holds
- * subfield 'G','P' version 3: the pieces' lengths, how far back the member they belong to begins,
- * and the count again at the end, where a reader coming from the end of the file finds it. */
+ * subfield 'G','P' version 5: the entries' lengths, how far back the member they belong to
+ * begins, a CRC-32 over both, and the count again at the end, where a reader coming from the end
+ * of the file finds it. */
 static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 {
-	size_t np = ((st->pieces - 1) >> st->index_log) + 1, sub = 20 + 4 * np, o = 0;
+	size_t np = ((st->pieces - 1) >> st->index_log) + 1, sub = 24 + 4 * np, o = 0;
 	/* from the indexed member's first byte to this member's: header, stream, trailer */
 	uint64_t back = st->hl + st->data_bytes + 8;
 
@@ -254,14 +257,16 @@ static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 	d[13] = 'P';
 	gpz_store_le16(d + 14, (uint16_t)sub);
 	o = 16;
-	d[o] = 3;
+	d[o] = 5;
 	d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + st->index_log);
 	d[o + 2] = d[o + 3] = 0;
 	gpz_store_le32(d + o + 4, (uint32_t)np);
 	gpz_store_le64(d + o + 8, back);
-	o += 16;
-	for (size_t i = 0; i < np; i++, o += 4)
-		gpz_store_le32(d + o, st->piece_bytes[i]);
+	for (size_t i = 0; i < np; i++)
+		gpz_store_le32(d + o + 20 + 4 * i, st->piece_bytes[i]);
+	/* over log2, count, back and the lengths */
+	gpz_store_le32(d + o + 16, (uint32_t)crc32(gpz_gzip_index_crc(d + o, d + o + 20, np), d + o + 8, 8));
+	o += 20 + 4 * np;
 	gpz_store_le32(d + o, (uint32_t)np);
 	o += 4;
 	d[o++] = 0x03; /* an empty final block (fixed codes: end of block) */
@@ -277,7 +282,7 @@ const uint8_t *gpz_dfl_stream_tail(gpz_deflate_stream *st, size_t *len)
 	st->finished = 1;
 	*len = 0;
 	free(st->tail);
-	st->tail = malloc(8 + (tail ? 46 + 4 * (((st->pieces - 1) >> st->index_log) + 1) : 0));
+	st->tail = malloc(8 + (tail ? 50 + 4 * (((st->pieces - 1) >> st->index_log) + 1) : 0));
 	if (!st->tail)
 		return NULL;
 	if (st->format == GPZ_FORMAT_GZIP) {

@@ -23,7 +23,7 @@ struct gpz_deflate_stream {
 	int started, finished;
 	uint32_t index_np;     /* entries the gzip piece index has room for (0: no index) */
 	int tail_index;        /* or: the index goes after the stream */
-	unsigned index_log;    /* an entry covers 2^index_log pieces (inputs past 16380 pieces) */
+	unsigned index_log;    /* an entry covers 2^index_log pieces (inputs past 16379 pieces) */
 	uint32_t *piece_bytes; /* the entries' lengths as pieces are appended */
 	size_t pieces;         /* pieces appended */
 	uint64_t data_bytes;   /* the deflate stream's bytes so far */

@@ -16,6 +16,7 @@
 #include "cuda_test.h"
 
 extern "C" {
+#include "common/bits.h"
 #include "deflate/deflate.h"
 #include "deflate/deflate_gpu.h"
 }
@@ -378,15 +379,23 @@ static void stream_tests(void)
 		std::vector<uint8_t> bad(c.begin(), c.begin() + cut);
 		same_as_cpu(bad, s.size(), GPZ_FORMAT_GZIP, ("cut at " + std::to_string(cut)).c_str());
 	}
+	/* lying index entries (lengths from byte 28), the index's CRC-32 (byte 24) made to match so
+	 * that the decoders use them; left unmatched, the index is ignored by both */
 	for (int k = 0; k < 4; k++)
-		for (int delta = -1; delta <= 1; delta += 2) {
-			std::vector<uint8_t> bad = c;
-			bad[24 + 4 * k] = (uint8_t)(bad[24 + 4 * k] + delta);
-			if (k < 3)
-				bad[28 + 4 * k] = (uint8_t)(bad[28 + 4 * k] - delta);
-			same_as_cpu(bad, s.size(), GPZ_FORMAT_GZIP,
-			            ("index " + std::to_string(k) + " " + std::to_string(delta)).c_str());
-		}
+		for (int delta = -1; delta <= 1; delta += 2)
+			for (int fix = 0; fix < 2; fix++) {
+				std::vector<uint8_t> bad = c;
+				bad[28 + 4 * k] = (uint8_t)(bad[28 + 4 * k] + delta);
+				if (k < 3)
+					bad[32 + 4 * k] = (uint8_t)(bad[32 + 4 * k] - delta);
+				if (fix)
+					gpz_store_le32(&bad[24], gpz_gzip_index_crc(&bad[16], &bad[28],
+					                                            gpz_load_le32(&bad[20])));
+				same_as_cpu(bad, s.size(), GPZ_FORMAT_GZIP,
+				            ("index " + std::to_string(k) + " " + std::to_string(delta) +
+				             (fix ? " crc" : ""))
+				                    .c_str());
+			}
 }
 
 /* Through the engine: batches on the GPU, their windows filled on the host. */
