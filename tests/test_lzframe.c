@@ -1,7 +1,7 @@
 /* test_lzframe.c - LZ mode of the .gpz container (type-4 deflate frames, docs/FORMAT.md):
  * round trips at levels 1, 6 and 9 on edge cases and corpus files (1 and 3 threads must give the
  * same bytes), the frame layout checked with zlib alone, frames built by zlib's own deflate read
- * back (other piece sizes, stored blocks), and every bit flip and truncation of small LZ streams
+ * back (other piece sizes and groups, stored blocks), and every bit flip and truncation of small LZ streams
  * rejected (or, for the few flips inside a piece that DEFLATE maps to the same bytes, decoded
  * exactly; see attack()). Usage: test_lzframe edge|hostile|corpora|silesia  (77 = skipped: data absent) */
 #include "testutil.h"
@@ -229,9 +229,11 @@ static void edge(void)
 
 /* ---- frames written by zlib (an independent encoder) ---- */
 
-/* A whole stream with one deflate frame of 2^log-byte pieces, each compressed by zlib at zlevel
- * (0 = stored blocks). Returns its size; *out is malloc'd. */
-static size_t zlib_stream(const uint8_t *src, size_t n, int log, int zlevel, uint8_t **out)
+/* A whole stream with one deflate frame of 2^log-byte pieces compressed by zlib at zlevel (0 =
+ * stored blocks), chained in groups of 2^glog (one zlib stream a group, a sync flush after each
+ * piece but the group's last; glog 0: every piece a stream). Returns its size; *out is malloc'd. */
+static size_t zlib_stream(const uint8_t *src, size_t n, int log, int glog, int zlevel,
+                          uint8_t **out)
 {
 	size_t ps = (size_t)1 << log, np = (n + ps - 1) / ps;
 	size_t cap = 64 + 4 * np + n + n / 256 + 64 * np + GPZ_TRAILER_SIZE, w;
@@ -239,25 +241,33 @@ static size_t zlib_stream(const uint8_t *src, size_t n, int log, int zlevel, uin
 	size_t at = 36 + 4 * np, payload = 0;
 
 	gpz_write_header(s, cap, &w);
+	z_stream z;
 	for (size_t i = 0; i < np; i++) {
 		size_t m = n - i * ps < ps ? n - i * ps : ps;
-		z_stream z;
-		memset(&z, 0, sizeof(z));
-		deflateInit2(&z, zlevel, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+		int end = (i + 1) % ((size_t)1 << glog) == 0 || i + 1 == np;
+		if (i % ((size_t)1 << glog) == 0) {
+			memset(&z, 0, sizeof(z));
+			deflateInit2(&z, zlevel, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+		}
+		uLong before = z.total_out;
 		z.next_in = (Bytef *)src + i * ps;
 		z.avail_in = (uInt)m;
 		z.next_out = f + at;
 		z.avail_out = (uInt)(m + m / 256 + 64);
-		CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END, "zlib deflate of piece %zu", i);
-		gpz_store_le32(f + 32 + 4 * i, (uint32_t)z.total_out);
-		at += z.total_out;
-		payload += z.total_out;
-		deflateEnd(&z);
+		CHECK(deflate(&z, end ? Z_FINISH : Z_SYNC_FLUSH) == (end ? Z_STREAM_END : Z_OK) &&
+		              z.avail_in == 0,
+		      "zlib deflate of piece %zu", i);
+		gpz_store_le32(f + 32 + 4 * i, (uint32_t)(z.total_out - before));
+		at += z.total_out - before;
+		payload += z.total_out - before;
+		if (end)
+			deflateEnd(&z);
 	}
 	memset(f, 0, 32);
 	f[0] = 4;
 	f[1] = 1;
 	f[2] = (uint8_t)log;
+	f[3] = (uint8_t)glog;
 	gpz_store_le64(f + 8, n);
 	gpz_store_le64(f + 24, payload);
 	gpz_store_le32(f + 32 + 4 * np, (uint32_t)gpz_xxh64(f, 32 + 4 * np, 0));
@@ -288,12 +298,16 @@ static void foreign(void)
 	for (size_t i = 100000; i < 120000; i++)
 		buf[i] = (uint8_t)test_rand(&st);
 	for (int log = GPZ_MIN_CHUNK_LOG; log <= GPZ_MAX_CHUNK_LOG; log += 4)
-		for (int zl = 0; zl <= 9; zl += 3) {
-			size_t got = zlib_stream(buf, n, log, zl, &c);
-			CHECK(decodes_to(c, got, buf, n), "zlib level %d, pieces of 2^%d: not decoded",
-			      zl, log);
-			free(c);
-		}
+		for (int zl = 0; zl <= 9; zl += 3)
+			for (int glog = 0; glog <= GPZ_LZ_MAX_GROUP_LOG; glog += 2) {
+				if (glog && log < GPZ_LZ_GROUP_MIN_LOG)
+					continue; /* chained pieces are at least a window long */
+				size_t got = zlib_stream(buf, n, log, glog, zl, &c);
+				CHECK(decodes_to(c, got, buf, n),
+				      "zlib level %d, pieces of 2^%d in groups of 2^%d: not decoded", zl, log,
+				      glog);
+				free(c);
+			}
 	free(buf);
 }
 
@@ -408,7 +422,7 @@ static void hostile(void)
 	for (int zl = 0; zl <= 9; zl += 9) {
 		char what[64];
 		snprintf(what, sizeof(what), "zlib level %d pieces of 256 bytes", zl);
-		got = zlib_stream(buf, 1500, 8, zl, &c);
+		got = zlib_stream(buf, 1500, 8, 0, zl, &c);
 		attack(c, got, buf, 1500, what, zl == 0);
 		free(c);
 	}
