@@ -12,6 +12,12 @@ cmake --install "$build" --prefix "$T/prefix" >/dev/null || fail "cmake --instal
 for f in bin/gpz include/gpz.h share/man/man1/gpz.1 share/doc/gpz/LICENSE; do
 	[ -e "$T/prefix/$f" ] || fail "not installed: $f"
 done
+# the shared library stays mapped after dlclose (an AUTO context's GPU start runs on a thread of
+# its own; HDF5 unloads plugins at exit): see CMakeLists.txt
+so=$(find "$T/prefix" -name 'libgpz.so.*' | head -n 1)
+if [ -n "$so" ] && command -v readelf >/dev/null 2>&1; then
+	readelf -d "$so" | grep -q NODELETE || fail "libgpz.so is not linked -z nodelete"
+fi
 pc=$(find "$T/prefix" -name gpz.pc | head -n 1)
 [ -n "$pc" ] || fail "no gpz.pc"
 mkdir "$T/app"
