@@ -7,13 +7,13 @@
 #include "common/checksum.h"
 #include "common/parallel.h"
 #include "huffman/huffman.h"
+#include "lz/lz.h"
 #include "lzsym/lzsym.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#define DEFLATE_WINDOW 32768
 
 static gpz_result parse_trailer(const uint8_t *s, size_t size, gpz_block_info *info)
 {
@@ -313,7 +313,7 @@ static void inflate_task(void *vj, size_t g)
 
 	for (uint64_t k = k0; r == GPZ_OK && k < k1; k++) {
 		uint64_t at = k << j->log, m = j->n - at < ps ? j->n - at : ps;
-		uint64_t dict = (k - k0) * ps < DEFLATE_WINDOW ? (k - k0) * ps : DEFLATE_WINDOW;
+		uint64_t dict = (k - k0) * ps < GPZ_LZ_WINDOW ? (k - k0) * ps : GPZ_LZ_WINDOW;
 		r = inflate_piece(j->data + j->starts[k], (size_t)(j->starts[k + 1] - j->starts[k]),
 		                  j->dst + at, (size_t)m, (size_t)dict, k + 1 == k1);
 	}

@@ -145,13 +145,14 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 /* ---- LZ mode: type-4 frames ---- */
 
 /* Header of a frame written in LZ mode (1-byte symbols; docs/FORMAT.md). */
-static void put_lz_header(uint8_t *h, gpz_frame_type type, int chunk_log, uint32_t alphabet,
-                          size_t n, uint64_t payload)
+static void put_lz_header(uint8_t *h, gpz_frame_type type, int chunk_log, int group_log,
+                          uint32_t alphabet, size_t n, uint64_t payload)
 {
 	memset(h, 0, GPZ_FRAME_HEADER_SIZE);
 	h[0] = (uint8_t)type;
 	h[1] = 1;
 	h[2] = (uint8_t)chunk_log;
+	h[3] = (uint8_t)group_log;
 	gpz_store_le32(h + 4, alphabet);
 	gpz_store_le64(h + 8, n);
 	gpz_store_le64(h + 24, payload);
@@ -166,7 +167,7 @@ static gpz_result write_byte_frame(gpz_ctx *ctx, gpz_frame_type type, const uint
 
 	if (total > cap)
 		return GPZ_ERR_DST_TOO_SMALL;
-	put_lz_header(dst, type, 0, type == GPZ_FRAME_CONSTANT ? src[0] : 0, n, payload);
+	put_lz_header(dst, type, 0, 0, type == GPZ_FRAME_CONSTANT ? src[0] : 0, n, payload);
 	gpz_store_le32(dst + GPZ_FRAME_HEADER_SIZE, gpz_header_check(dst, GPZ_FRAME_HEADER_SIZE));
 	memcpy(dst + GPZ_FRAME_HEADER_SIZE + GPZ_CHECK_SIZE, src, payload);
 	gpz_store_le64(dst + total - GPZ_CONTENT_SIZE, gpz_checksum_threads(src, n, ctx->nthreads));
@@ -187,14 +188,13 @@ struct lz_pieces {
 	int stored;
 };
 
-/* The pieces' sizes into o; a piece beyond the format's bound makes the frame stored (never
- * seen: the driver's bound is lower). */
-static void lz_piece_sizes(const uint32_t *bytes, size_t np, size_t n, struct lz_pieces *o)
+/* A piece of o->sizes beyond the format's bound makes the frame stored (never seen: the piece
+ * driver's own bound is lower). */
+static void lz_check_bounds(size_t np, size_t n, struct lz_pieces *o)
 {
 	for (size_t i = 0; i < np; i++) {
 		size_t m = n - i * GPZ_LZ_PIECE;
-		o->sizes[i] = bytes[i];
-		o->stored |= bytes[i] > gpz_lz_piece_bound(m < GPZ_LZ_PIECE ? m : GPZ_LZ_PIECE);
+		o->stored |= o->sizes[i] > gpz_lz_piece_bound(m < GPZ_LZ_PIECE ? m : GPZ_LZ_PIECE);
 	}
 }
 
@@ -221,7 +221,7 @@ static gpz_result lz_pieces_cpu(gpz_ctx *ctx, int level, const uint8_t *src, siz
 		o->payload += out[i].bytes;
 	}
 	if (r == GPZ_OK)
-		lz_piece_sizes(o->sizes, np, n, o);
+		lz_check_bounds(np, n, o);
 	for (size_t i = 0; r == GPZ_OK && !o->stored && o->payload <= room && i < np; i++) {
 		memcpy(pay + at, out[i].buf, out[i].bytes);
 		at += out[i].bytes;
@@ -245,7 +245,8 @@ static gpz_result lz_pieces_gpu(struct gpz_gpu *g, int level, const uint8_t *src
 		r = GPZ_OK;
 	} else if (r == GPZ_OK) {
 		o->payload = b->bytes;
-		lz_piece_sizes(b->piece_bytes, b->npieces, n, o);
+		memcpy(o->sizes, b->piece_bytes, b->npieces * sizeof(*o->sizes));
+		lz_check_bounds(b->npieces, n, o);
 	}
 	free(b);
 	return r;
@@ -292,8 +293,7 @@ static gpz_result compress_lz(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params 
 		r = GPZ_ERR_DST_TOO_SMALL;
 		goto done;
 	}
-	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, 0, n, o.payload);
-	dst[3] = GPZ_LZ_GROUP_LOG;
+	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, GPZ_LZ_GROUP_LOG, 0, n, o.payload);
 	for (size_t i = 0; i < npieces; i++)
 		gpz_store_le32(dst + index_at + 4 * i, o.sizes[i]);
 	gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));
