@@ -8,11 +8,14 @@
 #include <time.h>
 
 /* GPU starts still running in this process. A process may exit while one runs (a program that
- * fails fast right after creating an AUTO context): the CUDA runtime's teardown at exit must not
- * race a thread setting up a device, so exit waits for them (at most 10 s), from a handler
- * registered before the first start. (The shared library is linked -z nodelete, so that a host
- * that dlcloses it at exit, as HDF5 does its plugins, runs this at exit too, not at dlclose,
- * where the loader's lock would hold up the start.) */
+ * fails fast right after creating an AUTO context): the CUDA driver's own exit handlers must not
+ * run under a thread setting up a device (glibc aborts on a mutex inside the driver), so exit
+ * waits for the starts (at most 10 s) from a handler of ours. Exit handlers run in the reverse
+ * order of registration and the driver registers its own when it initialises, so the caller's
+ * thread probes the GPU (cudaGetDeviceCount, about 0.1 s on an H200 host) before ours is
+ * registered and the start is handed to a thread. (The shared library is linked -z nodelete, so
+ * that a host that dlcloses it at exit, as HDF5 does its plugins, runs this at exit too, not at
+ * dlclose, where the loader's lock would hold up the start.) */
 static pthread_mutex_t starts_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t starts_cv = PTHREAD_COND_INITIALIZER;
 static int starts_running;
@@ -84,7 +87,7 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 			free(ctx);
 			return r;
 		}
-	} else if (backend == GPZ_BACKEND_AUTO && gpz_gpu_built()) {
+	} else if (backend == GPZ_BACKEND_AUTO && gpz_gpu_built() && gpz_gpu_available()) {
 		ctx->settled = 0;
 		pthread_once(&starts_once, register_wait);
 		starts_add(1);

@@ -7,14 +7,18 @@
 
 extern "C" int gpz_gpu_usable(void)
 {
-	static int usable = -1; /* probed once: cudaGetDeviceCount initialises the driver */
-	if (usable < 0) {
+	/* probed once (cudaGetDeviceCount initialises the driver); threads that race here all
+	 * probe and store the same answer */
+	static int usable = -1;
+	int u = __atomic_load_n(&usable, __ATOMIC_ACQUIRE);
+	if (u < 0) {
 		int n = 0;
-		usable = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-		if (!usable)
+		u = cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+		if (!u)
 			cudaGetLastError(); /* clear the sticky "no device" error */
+		__atomic_store_n(&usable, u, __ATOMIC_RELEASE);
 	}
-	return usable;
+	return u;
 }
 
 extern "C" int gpz_gpu_built(void)
