@@ -429,6 +429,16 @@ GPZ_API gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, u
                                          uint64_t offset, gpz_write_fn write, void *user,
                                          uint64_t *in_bytes, uint64_t *out_bytes);
 
+/* gpz_inflate_member_at with positional output: each batch of pieces, once complete and in its
+ * turn for the CRC-32, goes to write_at at its offset from the member's first output byte,
+ * from the lanes' threads, several at once and in any order (a file written with pwrite or
+ * through a mapping fills faster so). On an error some of the output may have been written
+ * already (a CRC-32 is checked at the end): the result says the member is bad. */
+GPZ_API gpz_result gpz_inflate_member_at_to(gpz_ctx *ctx, gpz_read_at_fn read_at,
+                                            uint64_t src_size, uint64_t offset,
+                                            gpz_write_at_fn write_at, void *user,
+                                            uint64_t *in_bytes, uint64_t *out_bytes);
+
 /* The frame content checksum of docs/FORMAT.md (xxHash64 over 64 KiB blocks, summed). */
 GPZ_API uint64_t gpz_content_checksum(const void *data, size_t size);
 

@@ -337,16 +337,48 @@ static void bad_input(void)
 
 /* ---- gpz_inflate_member_at: an indexed member through the engine ---- */
 
-/* The member at offset of c[0 .. clen): r, and the output in m. */
-static gpz_result member_at(gpz_ctx *c, const uint8_t *in, size_t clen, size_t offset,
-                            struct test_mem *m, uint64_t *used)
+/* Positional output into m->dst (several lanes at once): m->len is where the furthest write
+ * ended; a range past cap fails. */
+static gpz_result mem_write_at(void *user, const void *buf, size_t n, uint64_t off)
+{
+	struct test_mem *m = user;
+	size_t end = (size_t)off + n, seen;
+	if (off > m->cap || n > m->cap - off)
+		return GPZ_ERR_DST_TOO_SMALL;
+	memcpy(m->dst + off, buf, n);
+	seen = __atomic_load_n(&m->len, __ATOMIC_RELAXED);
+	while (seen < end && !__atomic_compare_exchange_n(&m->len, &seen, end, 0, __ATOMIC_RELAXED,
+	                                                  __ATOMIC_RELAXED))
+		;
+	return GPZ_OK;
+}
+
+/* The member at offset of c[0 .. clen): r, and the output in m (written in order, or at its
+ * offsets when positional). */
+static gpz_result member_at_out(gpz_ctx *c, const uint8_t *in, size_t clen, size_t offset,
+                                struct test_mem *m, uint64_t *used, int positional)
 {
 	uint64_t made = 0;
+	gpz_result r;
 	m->src = in;
 	m->size = clen;
 	m->len = 0;
+	if (positional) {
+		memset(m->dst, 0xA5, m->cap); /* nothing left over from the call before */
+		r = gpz_inflate_member_at_to(c, test_mem_read_at, clen, offset, mem_write_at, m, used,
+		                             &made);
+		CHECK(r != GPZ_OK || made == m->len, "positional: %llu bytes made, written to %zu",
+		      (unsigned long long)made, m->len);
+		return r;
+	}
 	return gpz_inflate_member_at(c, test_mem_read_at, clen, offset, test_mem_write, m, used,
 	                             &made);
+}
+
+static gpz_result member_at(gpz_ctx *c, const uint8_t *in, size_t clen, size_t offset,
+                            struct test_mem *m, uint64_t *used)
+{
+	return member_at_out(c, in, clen, offset, m, used, 0);
 }
 
 static void members_at(void)
@@ -363,10 +395,12 @@ static void members_at(void)
 	gpz_ctx_create(&deep, GPZ_BACKEND_CPU, 2);
 	gpz_ctx_set_depth(deep, 3);
 	gpz_ctx *cs[3] = { ctx1, ctx3, deep };
-	for (int k = 0; k < 3; k++) { /* batches of 1, 12 and 8 pieces, 2 or 3 lanes */
-		gpz_result r = member_at(cs[k], c, clen, 0, &m, &used);
+	for (int k = 0; k < 6; k++) { /* batches of 1, 12 and 8 pieces, 2 or 3 lanes; in order
+	                                * and positional */
+		gpz_result r = member_at_out(cs[k % 3], c, clen, 0, &m, &used, k >= 3);
 		CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
-		      "member_at, context %d: %s, %zu of %zu bytes", k, gpz_result_string(r), m.len, n);
+		      "member_at, context %d, positional %d: %s, %zu of %zu bytes", k % 3, k >= 3,
+		      gpz_result_string(r), m.len, n);
 	}
 	/* the same member after a zlib-made one (no index: GPZ_ERR_FORMAT) */
 	uint8_t *two = malloc(clen + 2 * n + 1000);
@@ -377,6 +411,13 @@ static void members_at(void)
 	gpz_result r = member_at(ctx3, two, a + clen, a, &m, &used);
 	CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
 	      "member_at an offset: %s", gpz_result_string(r));
+	r = member_at_out(deep, two, a + clen, a, &m, &used, 1);
+	CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
+	      "member_at an offset, positional: %s", gpz_result_string(r));
+	m.cap = n - 1; /* positional output that cannot all be written: the writer's error */
+	CHECK(member_at_out(deep, c, clen, 0, &m, &used, 1) == GPZ_ERR_DST_TOO_SMALL,
+	      "positional output's failed write is the call's result");
+	m.cap = n + 1;
 	/* bad input: truncated, corrupted */
 	for (size_t cut = clen / 3; cut < clen; cut += clen / 7 + 1)
 		CHECK(member_at(ctx3, c, cut, 0, &m, &used) != GPZ_OK, "member cut at %zu", cut);
@@ -385,7 +426,7 @@ static void members_at(void)
 		memcpy(bad, c, clen);
 		size_t at = (size_t)(test_rand(&st) % clen);
 		bad[at] ^= (uint8_t)(1 + test_rand(&st) % 255);
-		r = member_at(t % 2 ? ctx3 : deep, bad, clen, 0, &m, &used);
+		r = member_at_out(t % 2 ? ctx3 : deep, bad, clen, 0, &m, &used, t % 4 >= 2);
 		CHECK(r != GPZ_OK || (m.len == n && !memcmp(m.dst, src, n)),
 		      "member byte %zu changed: accepted with wrong output", at);
 	}

@@ -708,6 +708,22 @@ PY
 	run 0 "-t of indexed and plain gzip members" "$GPZ" -t mixed.gz
 	run 0 "-lv of a .gz (members, no frames)" "$GPZ" -lv mixed.gz
 	pass "indexed and plain gzip members in one file"
+	# positional output (lanes write their batches at their offsets), then zlib in order after
+	run 0 "positional output: indexed and plain gzip members" \
+		env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o mixed.out mixed.gz
+	same mixed.out mixed.want "positional output of indexed, plain, indexed gzip members"
+	cat big.gz big.gz >big2.gz
+	run 0 "positional output: two indexed members" \
+		env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o big2.out big2.gz
+	cat big.keep big.keep >big2.want
+	same big2.out big2.want "positional output of two indexed gzip members"
+	cp big.gz bigbad.gz
+	flip_byte bigbad.gz $(($(size_of big.gz) * 2 / 3))
+	rm -f bigbad
+	run 1 "positional output: a corrupt indexed member fails" \
+		env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k bigbad.gz
+	absent bigbad "no output for a corrupt .gz under positional output"
+	rm -f mixed.out big2.gz big2.out big2.want bigbad.gz
 	# zero padding after the last member is accepted (gzip does); other bytes are not
 	cp mixed.gz padded.gz && head -c 4096 /dev/zero >>padded.gz
 	"$GPZ" -dc padded.gz | cmp -s - mixed.want || fail "zero padding after gzip members"

@@ -1206,8 +1206,13 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 		return -1;
 	while (r == GPZ_OK && at < size) {
 		uint64_t used = 0, made = 0;
-		r = gpz_inflate_member_at(ctx, engine_read_at, size, at, engine_write, &io, &used,
-		                          &made);
+		io.base = c->out;
+		if (out && out->positional) /* the lanes write their batches in parallel */
+			r = gpz_inflate_member_at_to(ctx, engine_read_at, size, at, engine_write_at, &io,
+			                             &used, &made);
+		else
+			r = gpz_inflate_member_at(ctx, engine_read_at, size, at, engine_write, &io, &used,
+			                          &made);
 		if (r == GPZ_OK) {
 			c->frames += at > 0; /* gzip members after the first */
 			at += used;
@@ -1233,6 +1238,9 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	}
 	if (at > 0 && lseek(j->fd, (off_t)at, SEEK_SET) != (off_t)at)
 		return io_error(j->name);
+	/* zlib goes on writing in order, after what the members before wrote at their offsets */
+	if (out && out->positional && lseek(out->fd, (off_t)c->out, SEEK_SET) != (off_t)c->out)
+		return io_error(j->oname);
 	if (at > 0)
 		fio_in_init(in, j->fd);
 	unsigned char head[17];

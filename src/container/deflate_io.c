@@ -145,7 +145,7 @@ gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn rea
 		size_t n = src_size - off < d.step ? (size_t)(src_size - off) : d.step;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
-			gpz_engine_submit_job(e, NULL, n, 0, off, off + n == src_size);
+			gpz_engine_submit_job(e, NULL, n, 0, off, off + n == src_size, 0);
 		off += n;
 	} while (r == GPZ_OK && off < src_size);
 	r = dio_close(&d, e, r, out_bytes);
@@ -212,7 +212,7 @@ gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn read, gpz
 		pending = keep - hist + got;
 		last = eof && pending <= d.step;
 		n = last ? pending : d.step;
-		gpz_engine_submit_job(e, NULL, n, hist, 0, last);
+		gpz_engine_submit_job(e, NULL, n, hist, 0, last, 0);
 		prev = buf + hist + n - HIST; /* n is a whole batch (> HIST) unless last */
 		keep = HIST + pending - n;
 		hist = HIST;
@@ -256,7 +256,7 @@ static gpz_result from_memory(gpz_deflate_stream *st, const uint8_t *src, size_t
 		size_t k = n - off < d.step ? n - off : d.step;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
-			gpz_engine_submit_job(e, src + off, k, off < HIST ? off : HIST, 0, off + k == n);
+			gpz_engine_submit_job(e, src + off, k, off < HIST ? off : HIST, 0, off + k == n, 0);
 		off += k;
 	} while (r == GPZ_OK && off < n);
 	return dio_close(&d, e, r, NULL);

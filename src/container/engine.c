@@ -371,11 +371,13 @@ static gpz_result run_job(struct slot *s, const uint8_t **res, size_t *len)
 }
 
 /* Wait for the frame's turn, hand its output over, and free the slot. A memory sink only needs
- * the turn to learn where the output goes: the copy itself runs beside the other lanes'. */
+ * the turn to learn where the output goes, and a job's positional output only its put (which
+ * finishes the bytes in order): the copy or the write itself runs beside the other lanes'. */
 static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t len)
 {
 	struct gpz_engine *e = s->e;
 	uint8_t *to = NULL;
+	int write_after = 0;
 
 	pthread_mutex_lock(&e->mu);
 	while (e->handed != s->index)
@@ -396,6 +398,7 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 		pthread_mutex_lock(&e->mu);
 		if (r != GPZ_OK && e->err == GPZ_OK)
 			e->err = r;
+		write_after = r == GPZ_OK && e->job.put && e->write_at && len;
 	}
 	e->handed++;
 	pthread_cond_broadcast(&e->cv);
@@ -403,6 +406,13 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 		pthread_mutex_unlock(&e->mu);
 		memcpy(to, res, len);
 		pthread_mutex_lock(&e->mu);
+	}
+	if (write_after) {
+		pthread_mutex_unlock(&e->mu);
+		r = e->write_at(e->wa_user, res, len, s->out_off);
+		pthread_mutex_lock(&e->mu);
+		if (r != GPZ_OK && e->err == GPZ_OK)
+			e->err = r;
 	}
 	s->busy = 0;
 	pthread_cond_broadcast(&e->cv);
@@ -433,7 +443,7 @@ static void *lane_main(void *arg)
 			r = e->job.run     ? run_job(s, &res, &len)
 			  : e->decompress ? run_decompress(s, &res, &len)
 			                  : run_compress(s, &res, &len);
-		if (r == GPZ_OK && e->write_at && res) {
+		if (r == GPZ_OK && e->write_at && res && !e->job.put) {
 			r = len ? e->write_at(e->wa_user, res, len, s->out_off) : GPZ_OK;
 			res = NULL; /* written: nothing left to hand over */
 		}
@@ -573,9 +583,9 @@ void gpz_engine_submit_to(struct gpz_engine *e, size_t n, uint64_t out_off)
 }
 
 void gpz_engine_submit_job(struct gpz_engine *e, const void *src, size_t n, size_t pre,
-                           uint64_t in_off, int last)
+                           uint64_t in_off, int last, uint64_t out_off)
 {
-	submit(e, src, n, NULL, 0, !src && e->read_at, in_off, pre, last, 0);
+	submit(e, src, n, NULL, 0, !src && e->read_at, in_off, pre, last, out_off);
 }
 
 void gpz_engine_submit(struct gpz_engine *e, const void *src, size_t n, void *dst,

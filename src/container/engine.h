@@ -40,7 +40,8 @@ void gpz_engine_positional(struct gpz_engine *e, gpz_read_at_fn read_at, void *u
 /* Positional output (decompression): a lane gives its frame's content to write_at at the
  * offset its submission named (gpz_engine_submit_to) as soon as it is decoded, beside the other
  * lanes, instead of waiting for its turn: calls come from several threads at once and in any
- * order. Errors still count in frame order. */
+ * order. Errors still count in frame order. A job's frame (gpz_engine_submit_job's out_off) is
+ * written once its put has returned, which then must not write it itself. */
 void gpz_engine_positional_out(struct gpz_engine *e, gpz_write_at_fn write_at, void *user);
 
 /* Wait until the next frame's lane is free; *buf (may be NULL when the caller names its input
@@ -90,9 +91,9 @@ gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,
 /* Submit the next frame of a job: n bytes at src with the pre bytes before it (left unchanged
  * until gpz_engine_close); or, with src NULL, the pre + n bytes in the buffer gpz_engine_next
  * gave, or, for positional input, read by the lane at in_off (with min(job pre, in_off) bytes of
- * history before it). */
+ * history before it). out_off: where its output goes under positional output (else unused). */
 void gpz_engine_submit_job(struct gpz_engine *e, const void *src, size_t n, size_t pre,
-                           uint64_t in_off, int last);
+                           uint64_t in_off, int last, uint64_t out_off);
 
 /* Wait for every submitted frame, stop the lanes' threads, and return the first error in frame
  * order (GPZ_OK when there was none). *sink_end (may be NULL): where the memory sink's output

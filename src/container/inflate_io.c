@@ -36,6 +36,7 @@ struct iio {
 	size_t piece;           /* output bytes an index entry stands for */
 	size_t batch;           /* entries a frame */
 	gpz_write_fn write;
+	gpz_write_at_fn write_at; /* or positional output: the engine writes after iio_put */
 	void *user;
 	uint8_t tail[WINDOW];   /* the last 32 KiB written: the next batch's first window */
 	uint64_t out;
@@ -136,7 +137,10 @@ static gpz_result iio_put(void *u, const uint8_t *buf, size_t len, const void *m
 	m->scratch = NULL;
 	for (size_t j = 0; j < m->b.nk; j++)
 		io->crc = gpz_crc32_combine(io->crc, m->res[j].crc, m->res[j].n);
-	r = io->write(io->user, buf, len);
+	if (io->write_at) /* written at the offset it was submitted with: it must start there */
+		r = io->out == m->b.k0 * io->piece ? GPZ_OK : GPZ_ERR_CORRUPT;
+	else
+		r = io->write(io->user, buf, len);
 	io->out += len;
 	if (len >= WINDOW) /* only the last batch may be shorter, and nothing follows it */
 		memcpy(io->tail, buf + len - WINDOW, WINDOW);
@@ -182,9 +186,9 @@ static gpz_result member_index(struct iio *io, gpz_read_at_fn read_at, void *use
 	return r;
 }
 
-gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_size,
-                                 uint64_t offset, gpz_write_fn write, void *user,
-                                 uint64_t *in_bytes, uint64_t *out_bytes)
+static gpz_result member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_size,
+                            uint64_t offset, gpz_write_fn write, gpz_write_at_fn write_at,
+                            void *user, uint64_t *in_bytes, uint64_t *out_bytes)
 {
 	struct iio *io = calloc(1, sizeof(*io));
 	struct gpz_engine_job job = { io, 0, sizeof(struct imeta), iio_bound, iio_run, iio_put };
@@ -197,7 +201,7 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 		*in_bytes = 0;
 	if (out_bytes)
 		*out_bytes = 0;
-	if (!ctx || !read_at || !write || offset >= src_size) {
+	if (!ctx || !read_at || !(write || write_at) || offset >= src_size) {
 		free(io);
 		return GPZ_ERR_PARAM;
 	}
@@ -216,17 +220,21 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 		if (io->gpu)
 			io->batch = GPU_BATCH;
 		io->write = write;
+		io->write_at = write_at;
 		io->user = user;
 		r = gpz_engine_open_job(ctx, &job, &e);
 	}
 	if (r == GPZ_OK) {
 		gpz_engine_positional(e, read_at, user);
+		if (write_at)
+			gpz_engine_positional_out(e, write_at, user);
 		for (uint32_t k0 = 0; r == GPZ_OK && k0 < io->np; k0 += (uint32_t)io->batch) {
 			uint32_t k1 = io->np - k0 < io->batch ? io->np : k0 + (uint32_t)io->batch;
 			r = gpz_engine_next(e, 0, NULL);
 			if (r == GPZ_OK)
 				gpz_engine_submit_job(e, NULL, (size_t)(io->off[k1] - io->off[k0]), 0,
-				                      data + io->off[k0], k1 == io->np);
+				                      data + io->off[k0], k1 == io->np,
+				                      (uint64_t)k0 * io->piece);
 		}
 	}
 	if (e) {
@@ -245,4 +253,18 @@ gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t 
 		free(io->off);
 	free(io);
 	return r;
+}
+
+gpz_result gpz_inflate_member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_size,
+                                 uint64_t offset, gpz_write_fn write, void *user,
+                                 uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	return member_at(ctx, read_at, src_size, offset, write, NULL, user, in_bytes, out_bytes);
+}
+
+gpz_result gpz_inflate_member_at_to(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_size,
+                                    uint64_t offset, gpz_write_at_fn write_at, void *user,
+                                    uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	return member_at(ctx, read_at, src_size, offset, NULL, write_at, user, in_bytes, out_bytes);
 }
