@@ -1185,6 +1185,13 @@ static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
 	return 0;
 }
 
+/* The .gz file size from which the automatic backend inflates on the GPU. Its start (about
+ * 0.2 s) and the lanes' first pinned buffers (0.2-0.4 s) cost more than 16 CPU threads need
+ * for small files, while the GPU lanes run 5-7 GB/s against the threads' 2 GB/s once going
+ * (H200 host, text: 1 GB out of 0.32 GB of .gz took 0.89 s on the GPU and 0.67 s on 16 threads,
+ * 4 GB 1.4-1.5 s and 1.9-2.3 s; bench/results/2026-11-23-h200-tool-inflate.md). */
+#define GZ_GPU_MIN ((uint64_t)512 << 20)
+
 /* A regular .gz file: members gpz wrote with the piece index are inflated in parallel by the
  * library (positional reads, bounded memory); from the first member without one, zlib goes on
  * from there. */
@@ -1196,11 +1203,11 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	gpz_result r = GPZ_OK;
 	int rc;
 
-	/* the GPU when asked for (16 CPU threads inflate faster than GPU lanes on an H200 host:
-	 * bench/results/2026-11-23-h200-gpu-inflate.md); else a CPU context, as a GPU one would
-	 * start the device and pin lane buffers for nothing */
+	/* the GPU when asked for, and by the automatic backend for files from GZ_GPU_MIN on; else
+	 * a CPU context, as a GPU one would start the device and pin lane buffers for nothing */
 	gpz_ctx *ctx = NULL;
-	if (o->backend == GPZ_BACKEND_GPU && (ctx = get_ctx(o)) == NULL)
+	if ((o->backend == GPZ_BACKEND_GPU || (o->backend == GPZ_BACKEND_AUTO && size >= GZ_GPU_MIN)) &&
+	    (ctx = get_ctx(o)) == NULL)
 		return -1;
 	if (ctx == NULL && (ctx = cpu_ctx(o)) == NULL)
 		return -1;

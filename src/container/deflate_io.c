@@ -89,7 +89,7 @@ static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
                            gpz_write_fn write, void *user, struct gpz_engine **e)
 {
 	struct gpz_engine_job job = { d, HIST, sizeof(struct gpz_dfl_batch), dio_bound, dio_run,
-		                      dio_put };
+		                      dio_put, 0 };
 	gpz_ctx *ctx = st->ctx;
 	const uint8_t *h;
 	size_t hl;

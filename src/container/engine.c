@@ -81,6 +81,7 @@ struct gpz_engine {
 	gpz_write_at_fn write_at; /* positional output written by the lanes themselves */
 	void *wa_user;
 	struct lanes *L;
+	int n;                      /* lanes this engine uses: the first n of L */
 	struct slot slot[GPZ_MAX_DEPTH];
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -475,6 +476,7 @@ gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn 
 		e->slot[i].e = e;
 		e->slot[i].ln = &e->L->lane[i];
 	}
+	e->n = e->L->n;
 	*ep = e;
 	return GPZ_OK;
 }
@@ -488,7 +490,10 @@ gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,
 	if (r != GPZ_OK)
 		return r;
 	e->job = *job;
-	for (int i = 0; i < e->L->n; i++) {
+	if (job->gpu_lanes > 0 && job->gpu_lanes < e->n && gpz_ctx_is_settled(ctx) &&
+	    ctx->backend == GPZ_BACKEND_GPU)
+		e->n = job->gpu_lanes;
+	for (int i = 0; i < e->n; i++) {
 		e->slot[i].meta = job->meta_bytes ? malloc(job->meta_bytes) : NULL;
 		if (job->meta_bytes && !e->slot[i].meta) {
 			gpz_engine_close(e, NULL);
@@ -508,7 +513,7 @@ void gpz_engine_sink(struct gpz_engine *e, void *dst, size_t cap, size_t pos)
 
 gpz_result gpz_engine_next(struct gpz_engine *e, size_t need, uint8_t **buf)
 {
-	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
+	struct slot *s = &e->slot[e->submitted % (uint64_t)e->n];
 	gpz_result r;
 
 	pthread_mutex_lock(&e->mu);
@@ -531,7 +536,7 @@ gpz_result gpz_engine_next(struct gpz_engine *e, size_t need, uint8_t **buf)
 
 gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8_t **buf)
 {
-	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
+	struct slot *s = &e->slot[e->submitted % (uint64_t)e->n];
 	gpz_result r = buf_reserve(s->ln, &s->ln->in, need, keep);
 
 	*buf = s->ln->in.p;
@@ -554,7 +559,7 @@ void gpz_engine_positional_out(struct gpz_engine *e, gpz_write_at_fn write_at, v
 static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, size_t dst_cap,
                    int at, uint64_t in_off, size_t pre, int last, uint64_t out_off)
 {
-	struct slot *s = &e->slot[e->submitted % (uint64_t)e->L->n];
+	struct slot *s = &e->slot[e->submitted % (uint64_t)e->n];
 
 	pthread_mutex_lock(&e->mu);
 	s->out_off = out_off;

@@ -26,6 +26,11 @@
  * may pin (its output and the list of window bytes: 1.5 bytes an output byte) */
 #define GPU_BATCH 512
 #define GPU_AUTO_MIN ((uint64_t)64 << 20) /* output bytes from which AUTO contexts use the GPU */
+/* GPU lanes a member uses: each pins its batch's input and output (about 190 MiB) at its first
+ * batch, which costs more than a fifth lane gains (4 GB of text on an H200 host, first call /
+ * later calls: 4 lanes 0.84 / 0.68-0.74 s, 6 lanes 0.99-1.19 / 0.55-0.75 s, 8 lanes 1.33 /
+ * 0.73-0.76 s; bench/results/2026-11-23-h200-tool-inflate.md) */
+#define GPU_LANES 4
 #define BATCH_MAX (GPU_BATCH > GPZ_DFL_CPU_BATCH ? GPU_BATCH : GPZ_DFL_CPU_BATCH)
 
 struct iio {
@@ -191,7 +196,8 @@ static gpz_result member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_s
                             void *user, uint64_t *in_bytes, uint64_t *out_bytes)
 {
 	struct iio *io = calloc(1, sizeof(*io));
-	struct gpz_engine_job job = { io, 0, sizeof(struct imeta), iio_bound, iio_run, iio_put };
+	struct gpz_engine_job job = { io, 0, sizeof(struct imeta), iio_bound, iio_run, iio_put,
+		                      GPU_LANES };
 	struct gpz_engine *e = NULL;
 	uint64_t data = 0;
 	uint8_t t[8];
