@@ -6,8 +6,9 @@
 #     frames; host gpz_inflate on 16 threads and 1, zlib on 1) on debtext100m and samba,
 #  2. nvCOMP 6 on the same GPU: its own deflate / gdeflate (64 KiB chunks) on the same inputs,
 #     and its gzip decoder on the very .gz streams gpz wrote,
-#  3. the tool file to file: gpz -d of a 4 GB .gz and LZ .gpz (auto, --gpu, --cpu -T 16), cat
-#     (and gzip -dc with GZIP_TOO=1).
+#  3. the tool file to file: gpz -d of a 4 GB .gz and LZ .gpz (auto, --gpu, --cpu -T 16) to
+#     /dev/null, to a redirected stdout and to a named file (-o), next to cat (and gzip -dc with
+#     GZIP_TOO=1).
 # Usage: sh bench/inflate-run.sh [test|sanitize|bench|nvcomp|tool|all]   Logs and tables to $OUT.
 set -u
 what=${1:-all}
@@ -74,6 +75,8 @@ if [ "$what" = all ] || [ "$what" = tool ]; then
     echo "|---|---:|---:|"
     cat "$W/text4g" > /dev/null
     s=$(t sh -c "cat '$W/text4g' > /dev/null"); echo "| cat > /dev/null | $s | $(calc "$sz / $s / 1e9") |"
+    rm -f "$W/o"
+    s=$(t sh -c "cat '$W/text4g' > '$W/o'"); echo "| cat > file | $s | $(calc "$sz / $s / 1e9") |"
     for lv in 1 6; do
       # written in place, so that the header gets the piece index (not on standard output)
       "$G" --gpu -q -k -f --format=gzip -$lv "$W/text4g" && mv "$W/text4g.gz" "$W/t$lv.gz"
@@ -87,6 +90,10 @@ if [ "$what" = all ] || [ "$what" = tool ]; then
           s=$(t sh -c "'$G' $be -q -d -c '$W/$f' > '$W/o'")
           echo "| gpz $be -d -c $f > file | $s | $(calc "$sz / $s / 1e9") |"
           cmp -s "$W/o" "$W/text4g" || echo "| MISMATCH $be $f | | |"
+          rm -f "$W/o" # a named output: the tool's own file (positional writes where faster)
+          s=$(t sh -c "'$G' $be -q -d -k -f -o '$W/o' '$W/$f'")
+          echo "| gpz $be -d -o file $f | $s | $(calc "$sz / $s / 1e9") |"
+          cmp -s "$W/o" "$W/text4g" || echo "| MISMATCH $be -o $f | | |"
         done
       done
       if [ "${GZIP_TOO:-0}" = 1 ]; then # about 27 s a level
