@@ -79,11 +79,13 @@ typedef struct gpz_ctx gpz_ctx;
  * Create a context. nthreads is the number of CPU worker threads (0 = one per online CPU).
  * An explicit GPZ_BACKEND_GPU fails with GPZ_ERR_NO_GPU when no GPU is usable; AUTO falls back
  * to the CPU.
- * An AUTO context returns at once and starts the GPU (the first visible device, for the
- * device-buffer calls) on a thread of its own: creating a CUDA context takes about 0.4 s, during
- * which the frame engine's first frames run on the CPU (same bytes); calls that need to know the
- * backend (gpz_ctx_backend, device buffers, DEFLATE) wait for the start. GPZ_BACKEND_GPU starts
- * on the calling thread's current device before returning.
+ * An AUTO context asks the driver whether there is a GPU (about 0.1 s on a GPU machine, at once
+ * without one), returns, and starts the GPU (the first visible device, for the device-buffer
+ * calls) on a thread of its own: creating a CUDA context takes another 0.2-0.4 s, during which
+ * the frame engine's first frames run on the CPU (same bytes); calls that need to know the
+ * backend (gpz_ctx_backend, device buffers, DEFLATE) wait for the start. A process may exit
+ * during the start: exit waits for it. GPZ_BACKEND_GPU starts on the calling thread's current
+ * device before returning.
  */
 GPZ_API gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads);
 GPZ_API void gpz_ctx_free(gpz_ctx *ctx);
