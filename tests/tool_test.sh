@@ -410,6 +410,35 @@ run 1 "positional output: a corrupt middle frame fails" env GPZ_TEST_POSITIONAL_
 absent posbad "no output for the corrupt frame under positional output"
 no_temp_files "no temporary file after positional output failed"
 
+# ---- sizes claimed by a header are not trusted: a 72-byte file that says 1 GiB follows ----
+# (stored and Huffman frames; under a 300 MB address-space limit the tool must call the input
+# truncated or corrupt, not fail to allocate what the header claims; skipped under
+# AddressSanitizer, whose shadow
+# memory needs more address space than any such limit)
+if ldd "$GPZ" 2>/dev/null | grep -q asan; then
+	skip "claimed sizes under ulimit -v: AddressSanitizer build"
+else
+	printf '\211GPZ\001\000\000\000' >claim.hdr
+	for t in 2 1; do
+		# type, symbol_bytes 1, M (20 for Huffman), L (12), alphabet, n_symbols 2^30,
+		# codebook_bytes, reserved, payload_bytes; then 32 bytes of nothing
+		if [ $t = 2 ]; then f='\002\001\000\000\000\000\000\000'; cb='\000\000\000\000'
+		else f='\001\001\024\014\000\001\000\000'; cb='\310\000\000\000'; fi
+		{ cat claim.hdr; printf "$f"'\000\000\000\100\000\000\000\000'"$cb"'\000\000\000\000'
+		  printf '\000\000\000\100\000\000\000\000'; head -c 32 /dev/zero; } >claim$t.gpz
+		[ "$(size_of claim$t.gpz)" -eq 72 ] || fail "crafted header: 72 bytes"
+		for op in -t -dc -l; do
+			run 1 "a 72-byte type-$t frame claiming 1 GiB, $op, 300 MB of address space" \
+				sh -c "ulimit -v 300000 && exec \"\$0\" $op claim$t.gpz" "$GPZ"
+			contains err "truncated\\|corrupt" "bad input reported, not a failed allocation ($op, type $t)"
+			if grep -q -i "memory\\|allocate" err; then fail "$op of claim$t.gpz: $(cat err)"; fi
+		done
+	done
+	"$GPZ" -q -c t.orig >claimok.gpz
+	run 0 "a real stream under the same limit" sh -c "ulimit -v 300000 && exec \"\$0\" -t claimok.gpz" "$GPZ"
+	rm -f claim.hdr claim1.gpz claim2.gpz claimok.gpz
+fi
+
 # ---- several operands, skips and exit codes ----
 cp t.orig m1
 cp w16.orig m2
