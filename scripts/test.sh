@@ -23,7 +23,7 @@ if command -v clang >/dev/null 2>&1; then
   cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DGPZ_FUZZ=ON -DGPZ_CUDA=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$root/build-fuzz" -j"$(nproc)" --target fuzz_decompress fuzz_inflate fuzz_stream \
-    gpz-tool >/dev/null
+    fuzz_tool gpz-tool >/dev/null
   ctest --test-dir "$root/build-fuzz" -L fuzz --output-on-failure
   fuzz="and fuzz targets"
 else

@@ -1987,7 +1987,14 @@ static void init_opts(struct opts *o)
 	gpz_params_default(&o->params);
 }
 
-int main(int argc, char **argv)
+/* The fuzz target of the tool's decode and list paths (tests/fuzz/fuzz_tool.c) builds this file
+ * with another name for main and calls it once an input: main leaves no state behind. */
+#ifndef GPZ_TOOL_MAIN
+#define GPZ_TOOL_MAIN main
+#endif
+int GPZ_TOOL_MAIN(int argc, char **argv);
+
+int GPZ_TOOL_MAIN(int argc, char **argv)
 {
 	const char **files = calloc((size_t)argc + 1, sizeof *files);
 	struct opts o;
@@ -2032,5 +2039,11 @@ int main(int argc, char **argv)
 	free(g_in);
 	free(g_out);
 	free(files);
-	return g_status;
+	rc = g_status;
+	g_ctx = g_cpu_ctx = NULL;
+	g_in = g_out = NULL;
+	g_in_cap = g_out_cap = 0;
+	g_ctx_failed = g_status = g_list_files = 0;
+	memset(&g_list_total, 0, sizeof g_list_total);
+	return rc;
 }

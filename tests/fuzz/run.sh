@@ -9,5 +9,7 @@ sh "$here/seeds.sh" "$g" "$w/seeds"
 mkdir -p "$w/corpus-$t"
 seeds=$w/seeds/$t
 [ -d "$seeds" ] || seeds=$w/seeds/stream
+quiet=0
+[ "$t" = tool ] && quiet=3 # the tool prints on every input; libFuzzer's reports still come
 exec "$f" -runs="$runs" -max_len=65536 -timeout=20 -rss_limit_mb=3072 -dict="$here/gpz.dict" \
-  -print_final_stats=1 "$w/corpus-$t" "$seeds"
+  -close_fd_mask=$quiet -print_final_stats=1 "$w/corpus-$t" "$seeds"
