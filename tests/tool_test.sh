@@ -432,6 +432,9 @@ else
 				sh -c "ulimit -v 300000 && exec \"\$0\" $op claim$t.gpz" "$GPZ"
 			contains err "truncated\\|corrupt" "bad input reported, not a failed allocation ($op, type $t)"
 			if grep -q -i "memory\\|allocate" err; then fail "$op of claim$t.gpz: $(cat err)"; fi
+			run_in 1 "the same from a pipe, $op" claim$t.gpz \
+				sh -c "ulimit -v 300000 && cat | \"\$0\" $op" "$GPZ"
+			contains err "truncated\\|corrupt" "bad input from a pipe reported ($op, type $t)"
 		done
 	done
 	"$GPZ" -q -c t.orig >claimok.gpz
