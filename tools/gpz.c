@@ -1904,6 +1904,22 @@ static int known_suffix(const struct opts *o, const char *path)
 	                         : suffix_format(path) >= 0 || ends_with(path, ".tgz");
 }
 
+/* Between files: a block buffer grown past the usual reads goes back (a frame of 1 GiB read in
+ * one file is not kept for the files after it). */
+static void release_buffers(void)
+{
+	if (g_in_cap > DEFLATE_IO) {
+		free(g_in);
+		g_in = NULL;
+		g_in_cap = 0;
+	}
+	if (g_out_cap > DEFLATE_IO) {
+		free(g_out);
+		g_out = NULL;
+		g_out_cap = 0;
+	}
+}
+
 static void process(const struct opts *o, const char *path, int in_walk)
 {
 	struct job j;
@@ -1931,6 +1947,7 @@ static void process(const struct opts *o, const char *path, int in_walk)
 	if (!j.is_stdin && j.fd >= 0)
 		close(j.fd);
 	free(j.oname);
+	release_buffers();
 }
 
 static int cmp_names(const void *a, const void *b)
