@@ -196,6 +196,7 @@ typedef struct gpz_gzip_info {
 	int tail_index;
 } gpz_gzip_info;
 
+#define GPZ_GZIP_PIECE_BYTES 262144 /* the output bytes of a piece (all but a stream's last) */
 #define GPZ_GZIP_INDEX_MAX_PIECES 16379 /* the subfield must fit the 65535-byte extra field */
 #define GPZ_GZIP_TAIL_INDEX_MAX_PIECES 16376
 

@@ -705,6 +705,37 @@ for k in lens[:-1]:
     at += k
     assert b[at - 4:at] == b"\0\0\xff\xff", "piece ends in a sync marker"
 PY
+	# past the index's pieces (GPZ_TEST_INDEX_ENTRIES lowers them to 3 here) a file goes into
+	# several members, each indexed piece by piece, the name in the first alone
+	cp big.keep split
+	run 0 "a file past the index's pieces" env GPZ_TEST_INDEX_ENTRIES=3 "$GPZ" -q --format=gzip split
+	python3 - split.gz "$(size_of big.keep)" <<'PY' || fail "members of at most 3 pieces, indexed"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+n = int(sys.argv[2]); np = (n - 1) // (1 << 18) + 1
+at, members, pieces = 0, 0, 0
+while at < len(b):
+    assert b[at:at + 3] == b"\x1f\x8b\x08" and b[at + 3] & 4, "a member with FEXTRA"
+    assert bool(b[at + 3] & 8) == (members == 0), "the name in the first member alone"
+    xlen, = struct.unpack_from("<H", b, at + 10)
+    assert b[at + 12:at + 14] == b"GP" and b[at + 16] == 4 and b[at + 17] == 18, "an entry a piece"
+    k, = struct.unpack_from("<I", b, at + 20)
+    assert 1 <= k <= 3
+    h = at + 12 + xlen
+    if b[at + 3] & 8:
+        h = b.index(b"\0", h) + 1
+    at = h + sum(struct.unpack_from("<%dI" % k, b, at + 28)) + 8
+    members += 1
+    pieces += k
+assert at == len(b) and pieces == np and members == (np + 2) // 3, (members, pieces, np)
+PY
+	gzip -dc split.gz | cmp -s - big.keep || fail "gzip -d of a file in several members"
+	"$GPZ" -dc split.gz | cmp -s - big.keep || fail "gpz -d of a file in several members"
+	run 0 "-l of a file in several members" "$GPZ" -l split.gz
+	awk -v n="$(size_of big.keep)" '$NF == "split.gz" && $2 == n && $4 > 1 { ok = 1 }
+		 END { exit !ok }' out || fail "-l counts the members and the whole size"
+	pass "a file past the index's pieces: several members, each indexed piece by piece"
+	rm -f split.gz
 	"$GPZ" -q -c --format=gzip big.keep >big-stdout.gz
 	python3 -c "import sys; b = open('big-stdout.gz','rb').read(); sys.exit(b[3] & 4)" || \
 		fail "no piece index in the header on stdout (it cannot be rewritten there)"

@@ -756,6 +756,7 @@ struct engine_io {
 	int failed;        /* 1: reading failed, 2: writing failed */
 	int err;           /* errno of that failure */
 	uint64_t base;     /* positional output: where this stream's output starts */
+	uint64_t in_base;  /* positional input: where this stream's input starts in the file */
 };
 
 static gpz_result engine_read(void *user, void *buf, size_t cap, size_t *got)
@@ -805,7 +806,7 @@ static gpz_result engine_read_at(void *user, void *buf, size_t n, uint64_t off)
 {
 	struct engine_io *io = user;
 	size_t got = 0;
-	int rc = fio_pread_full(io->j->fd, buf, n, off, &got);
+	int rc = fio_pread_full(io->j->fd, buf, n, io->in_base + off, &got);
 
 	if (rc != 0 || got < n) { /* an error, or the file shrank under us */
 		__atomic_store_n(&io->err, rc != 0 ? errno : EIO, __ATOMIC_RELAXED);
@@ -839,20 +840,67 @@ static void note_fallbacks(const struct opts *o, const struct job *j, gpz_ctx *c
 
 /* ---- gzip, zlib and raw deflate ---- */
 
+/* Input bytes a gzip member holds at most when its index goes in its header: an entry a piece
+ * (GPZ_GZIP_INDEX_MAX_PIECES of them, 4.29 GB), which every reader, the GPU's too, can start at;
+ * a larger input gets more members rather than entries for runs of pieces, which only the CPU
+ * reads. GPZ_TEST_INDEX_ENTRIES lowers it, as it lowers the library's index, for the tests. */
+static uint64_t member_bytes(void)
+{
+	const char *e = getenv("GPZ_TEST_INDEX_ENTRIES");
+	long t = e ? atol(e) : 0;
+	uint64_t np = t > 0 && t < GPZ_GZIP_INDEX_MAX_PIECES ? (uint64_t)t : GPZ_GZIP_INDEX_MAX_PIECES;
+
+	return np * GPZ_GZIP_PIECE_BYTES;
+}
+
+/* A gzip header with its index filled in: up to 65535 bytes of FEXTRA, a name, the fixed part */
+static unsigned char g_hdr[4200 + 8 + 4 * GPZ_GZIP_INDEX_MAX_PIECES];
+
+/* One stream (a gzip member) of n bytes of the regular input at in_off, its header rewritten
+ * with the index filled in at out_off, where its output begins, when gi asks for the index. */
+static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx, fio_out *out,
+                        const gpz_gzip_info *gi, uint64_t in_off, uint64_t n, uint64_t out_off,
+                        struct counts *c)
+{
+	struct engine_io io = { j, NULL, out, 0, 0, 0, in_off };
+	uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
+	gpz_deflate_stream *ds;
+	size_t hn;
+	int rc = 0;
+	gpz_result r = gpz_deflate_stream_create(ctx, o->level, o->format, gi, &ds);
+
+	if (r != GPZ_OK)
+		return lib_error(j->name, r);
+	r = gpz_deflate_stream_from_at(ds, engine_read_at, n, engine_write, &io, &used, &made);
+	note_fallbacks(o, j, ctx, before);
+	c->in += used;
+	c->out += made;
+	if (r != GPZ_OK)
+		rc = engine_error(&io, r);
+	/* the header again, with the index filled in (an input that changed size while it was read
+	 * keeps the reserved, unfilled one: still valid gzip) */
+	if (rc == 0 && gi->index_size &&
+	    gpz_deflate_stream_header(ds, g_hdr, sizeof g_hdr, &hn) == GPZ_OK &&
+	    pwrite(out->fd, g_hdr, hn, (off_t)out_off) != (ssize_t)hn)
+		rc = io_error(j->oname != NULL ? j->oname : j->name);
+	gpz_deflate_stream_free(ds);
+	return rc;
+}
+
 /* gzip, zlib or raw deflate through the library's frame engine: regular files are read by its
- * lanes in parallel, other input through the push reader. */
+ * lanes in parallel (past member_bytes() in several gzip members when the index goes in the
+ * headers), other input through the push reader. */
 static int compress_deflate(const struct opts *o, const struct job *j, fio_out *out,
                             struct counts *c)
 {
 	gpz_ctx *ctx = job_ctx(o, j);
-	struct engine_io io = { j, NULL, out, 0, 0, 0 };
+	struct engine_io io = { j, NULL, out, 0, 0, 0, 0 };
 	gpz_deflate_stream *ds;
 	gpz_gzip_info gi = { NULL, 0, 0, 0 };
-	uint64_t size = (uint64_t)j->st.st_size, before;
-	unsigned char hdr[4200 + 8 + 4 * GPZ_GZIP_INDEX_MAX_PIECES];
-	size_t n;
+	uint64_t size = (uint64_t)j->st.st_size, before, part;
+	size_t hn;
 	gpz_result r;
-	int rc = 0;
+	int rc = 0, in_header;
 
 	if (ctx == NULL)
 		return -1;
@@ -862,28 +910,32 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 		gi.mtime = j->st.st_mtime > 0 ? (uint32_t)j->st.st_mtime : 0;
 	}
 	/* the piece index goes in the header once the stream is done: only where the output can
-	 * be rewritten (a file, not standard output) and the input's size is known */
-	if (!o->no_index && !j->use_stdout && !j->is_stdin && S_ISREG(j->st.st_mode))
-		gi.index_size = size > 0 ? size : 1;
-	else /* else after the stream, as an empty member of its own */
-		gi.tail_index = !o->no_index;
+	 * be rewritten (a file, not standard output) and the input's size is known; else after
+	 * the stream, as an empty member of its own */
+	in_header = !o->no_index && !j->use_stdout && !j->is_stdin && S_ISREG(j->st.st_mode);
+	gi.tail_index = !o->no_index && !in_header;
+	/* not /proc files, whose size says 0 */
+	if (S_ISREG(j->st.st_mode) && size > 0) {
+		part = in_header && o->format == GPZ_FORMAT_GZIP ? member_bytes() : size;
+		for (uint64_t at = 0; rc == 0 && at < size; at += part) {
+			uint64_t n = size - at < part ? size - at : part;
+			gi.index_size = in_header ? n : 0;
+			rc = deflate_part(o, j, ctx, out, &gi, at, n, c->out, c);
+			gi.name = NULL; /* the name in the first member only: one file */
+		}
+		return rc;
+	}
+	gi.index_size = in_header; /* an empty file: one piece */
 	r = gpz_deflate_stream_create(ctx, o->level, o->format, &gi, &ds);
 	if (r != GPZ_OK)
 		return lib_error(j->name, r);
 	before = gpz_ctx_gpu_fallbacks(ctx);
-	/* not /proc files, whose size says 0 */
-	if (S_ISREG(j->st.st_mode) && size > 0)
-		r = gpz_deflate_stream_from_at(ds, engine_read_at, size, engine_write, &io, &c->in,
-		                               &c->out);
-	else
-		r = gpz_deflate_stream_from(ds, engine_read, engine_write, &io, &c->in, &c->out);
+	r = gpz_deflate_stream_from(ds, engine_read, engine_write, &io, &c->in, &c->out);
 	note_fallbacks(o, j, ctx, before);
 	if (r != GPZ_OK)
 		rc = engine_error(&io, r);
-	/* the header again, with the index filled in (an input that changed size while it was read
-	 * keeps the reserved, unfilled one: still valid gzip) */
-	if (rc == 0 && gi.index_size && gpz_deflate_stream_header(ds, hdr, sizeof hdr, &n) == GPZ_OK &&
-	    pwrite(out->fd, hdr, n, 0) != (ssize_t)n)
+	if (rc == 0 && in_header && gpz_deflate_stream_header(ds, g_hdr, sizeof g_hdr, &hn) == GPZ_OK &&
+	    pwrite(out->fd, g_hdr, hn, 0) != (ssize_t)hn)
 		rc = io_error(j->oname != NULL ? j->oname : j->name);
 	gpz_deflate_stream_free(ds);
 	return rc;
@@ -1016,7 +1068,7 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
                            struct counts *c)
 {
 	uint64_t size = (uint64_t)j->st.st_size, before;
-	struct engine_io io = { j, NULL, out, 0, 0, 0 };
+	struct engine_io io = { j, NULL, out, 0, 0, 0, 0 };
 	gpz_ctx *ctx;
 	gpz_result r;
 
@@ -1198,7 +1250,7 @@ static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
 static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {
-	struct engine_io io = { j, NULL, out, 0, 0, 0 };
+	struct engine_io io = { j, NULL, out, 0, 0, 0, 0 };
 	uint64_t size = (uint64_t)j->st.st_size, at = 0;
 	gpz_result r = GPZ_OK;
 	int rc;
@@ -1266,7 +1318,7 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {
-	struct engine_io io = { j, in, out, 0, 0, 0 };
+	struct engine_io io = { j, in, out, 0, 0, 0, 0 };
 	gpz_result r;
 
 	if (cpu_ctx(o) == NULL)
@@ -1304,7 +1356,7 @@ static int pass_through(const struct job *j, fio_in *in, fio_out *out, struct co
 static int decode_stream(const struct opts *o, const struct job *j, fio_out *out,
                          struct counts *c)
 {
-	struct engine_io io = { j, NULL, NULL, 0, 0, 0 };
+	struct engine_io io = { j, NULL, NULL, 0, 0, 0, 0 };
 	gpz_ctx *ctx;
 	fio_in in;
 	size_t got;

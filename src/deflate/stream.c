@@ -29,6 +29,8 @@ static size_t index_bytes(uint32_t np)
 	return np ? 2 + 4 + INDEX_SUB + 4 * (size_t)np : 0;
 }
 
+_Static_assert(GPZ_DEFLATE_PIECE == GPZ_GZIP_PIECE_BYTES, "the public piece size is the coder's");
+
 /* The most entries an index takes: the format's; a test (GPZ_TEST_INDEX_ENTRIES) lowers it to
  * reach coarser entries without gigabytes of input. */
 static size_t index_max(size_t format_max)
