@@ -12,15 +12,24 @@
 int gpz_tool_main(int argc, char **argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); /* libFuzzer's entry */
 
+static char path[] = "/tmp/gpz-fuzz-tool-XXXXXX";
+
+static void remove_input(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char path[] = "/tmp/gpz-fuzz-tool-XXXXXX";
 	static int fd = -1;
 	char *test[] = { "gpz", "-t", "-q", path, NULL };
 	char *list[] = { "gpz", "-lv", path, NULL };
 
-	if (fd < 0 && (fd = mkstemp(path)) < 0)
-		abort();
+	if (fd < 0) {
+		if ((fd = mkstemp(path)) < 0)
+			abort();
+		atexit(remove_input);
+	}
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	gpz_tool_main(4, test);
