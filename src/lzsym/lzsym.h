@@ -26,7 +26,7 @@ extern "C" {
 #define GPZ_LZS_MIN_MATCH 2  /* the format's shortest match; the encoder uses MATCH_MIN */
 #define GPZ_LZS_MATCH_MIN 4  /* the shortest match gpz's tokenizer emits */
 #define GPZ_LZS_MATCH_TOKENS 12 /* ... and only where it replaces this many literals and runs */
-#define GPZ_LZS_HASH_LOG 15  /* the tokenizer's table: 2^15 entries (4 bytes each) */
+#define GPZ_LZS_HASH_LOG 12  /* the tokenizer's table: 2^12 entries, 16 KiB (a warp's on a GPU) */
 /* The most bits one token takes: two codes of up to 24 bits and two 22-bit extras. */
 #define GPZ_LZS_TOKEN_BITS (2 * GPZ_MAX_CODE_LEN + 44)
 
@@ -63,8 +63,9 @@ struct gpz_lzs_token {
 /*
  * The tokens of the chunk [c0, c1) of src (width w) from *pos on, greedy and deterministic: at
  * each position a run when the symbol is z, else the longest match (at least GPZ_LZS_MATCH_MIN
- * symbols, replacing at least GPZ_LZS_MATCH_TOKENS literals and runs) with the last position of
- * the same 4-symbol hash in the chunk, else a literal. At most max tokens into tok; *pos moves
+ * symbols, replacing at least GPZ_LZS_MATCH_TOKENS literals and runs) with the candidate, else a
+ * literal. The candidate of i: the last position before i in the chunk whose symbol is not z and
+ * whose next 4 symbols hash alike, whether the parse landed on it or a match covered it. At most max tokens into tok; *pos moves
  * past them (c1: the chunk is done); the tokens do not depend on max. head:
  * 2^GPZ_LZS_HASH_LOG entries of scratch, zeroed once, that need no clearing between chunks
  * (positions + 1 before c0 are stale). Returns the token count.

@@ -1,6 +1,10 @@
 /* match.c - the tokenizer of LZ-symbol frames (lzsym.h), CPU reference: greedy, one candidate a
- * position (the last with the same hash of the next 4 symbols), runs of the run symbol first.
- * Deterministic, chunk by chunk, so any thread count (and, later, the GPU) gives the same tokens. */
+ * position (the last position before it in the chunk, not of the run symbol, with the same hash
+ * of the next 4 symbols), runs of the run symbol first. Every such position enters the hash
+ * table whether the parse lands on it or a match covers it, so a position's candidate does not
+ * depend on the tokens before it: the GPU finds all candidates at once and only the choice of
+ * matches (rare) is sequential. Deterministic, chunk by chunk, so any thread count and the GPU
+ * give the same tokens. */
 #include "lzsym/lzsym.h"
 #include "common/bits.h"
 
@@ -48,6 +52,16 @@ static size_t alt_tokens(const uint8_t *src, size_t i, size_t len, uint32_t z, i
 	return t;
 }
 
+/* Positions [a, b) of the chunk ending at c1 enter the table: those not of the run symbol z with
+ * GPZ_LZS_MATCH_MIN symbols to hash (the positions a match covers). */
+static void insert_covered(const uint8_t *src, int w, size_t a, size_t b, size_t c1, uint32_t z,
+                           uint32_t *head)
+{
+	for (size_t k = a; k < b && c1 - k >= GPZ_LZS_MATCH_MIN; k++)
+		if (gpz_load_symbol(src, k, w) != z)
+			head[hash4(src, k, w)] = (uint32_t)(k + 1);
+}
+
 size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *pos, uint32_t z,
                       uint32_t *head, struct gpz_lzs_token *tok, size_t max)
 {
@@ -70,6 +84,7 @@ size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *p
 				size_t p = cand - 1, len = match_len(src, p, i, c1 - i, w);
 				if (len >= GPZ_LZS_MATCH_MIN && alt_tokens(src, i, len, z, w) >= GPZ_LZS_MATCH_TOKENS) {
 					tok[n++] = (struct gpz_lzs_token){ 0, (uint32_t)len, (uint32_t)(i - p) };
+					insert_covered(src, w, i + 1, i + len, c1, z, head);
 					i += len;
 					continue;
 				}
