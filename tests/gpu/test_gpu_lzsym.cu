@@ -1,0 +1,533 @@
+/* test_gpu_lzsym.cu - the staged GPU half of LZ-symbol frames (src/lzsym/tokens.cu, decode.cu)
+ * against the CPU reference (match.c, coder.c), bit for bit.
+ *
+ * For each input the CPU makes the frame's pieces as frame_lzsym.c does (run symbol, tokens
+ * chunk by chunk, counts, length-limited codes, each chunk's bits, the payload); the GPU must
+ * give the same counts, the same chunk lengths under the CPU's code lengths, the same payload
+ * under the CPU's codes, and decode the CPU's payload to the input. Then damaged payloads and
+ * chunk starts: the GPU's verdict must be the CPU's, and where both accept, the same output.
+ * Inputs: one value, alternating runs, copies (matches, overlapping ones too), 1-, 2- and 4-byte
+ * symbols, the largest alphabet, chunk logs 8 to 16, sizes that are not a multiple of the chunk
+ * (1, 31, 33 symbols ...), every prepared quantization file and Nyx-Quant.
+ *
+ *   test_gpu_lzsym            the tests
+ *   test_gpu_lzsym bench F    GPU passes and decode of file F (2-byte symbols), tiled to 1 GiB:
+ *                             GB/s of input, the same payload as the CPU's checked first
+ * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
+extern "C" {
+#include "testutil.h"
+#include "common/bits.h"
+#include "huffman/huffman.h"
+}
+#include "lzsym/lzsym_gpu.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+
+#include "cuda_test.h"
+
+namespace {
+
+const size_t NM_EXTRA = GPZ_LZS_EXTRA, NB = GPZ_LZS_BUCKETS;
+
+/* What the CPU makes of one input. */
+struct Ref {
+	uint32_t alphabet = 0, z = 0;
+	std::vector<uint32_t> counts;        /* main [alphabet + 96], then distance [48] */
+	std::vector<uint8_t> mlen, dlen;     /* code lengths (dlen all 0 without matches) */
+	std::vector<uint32_t> mtab, dtab;    /* encoder tables */
+	std::vector<uint32_t> chunk_bits;
+	std::vector<uint64_t> start;         /* nchunks + 1 */
+	std::vector<uint8_t> payload;        /* ceil(total / 8) bytes */
+	bool coded = false;                  /* false: one symbol value, no code to test */
+};
+
+/* frame_lzsym.c's lengths(): a code of one used symbol gets a second one. */
+int lengths(const uint32_t *counts, uint32_t n, uint8_t *len)
+{
+	uint32_t used = 0, first = 0;
+	for (uint32_t s = 0; s < n; s++)
+		if (counts[s] && !used++)
+			first = s;
+	memset(len, 0, n);
+	if (used == 0)
+		return 0;
+	if (used == 1) {
+		len[first] = 1;
+		len[first ? 0 : 1] = 1;
+		return 1;
+	}
+	return gpz_code_lengths(counts, n, GPZ_MAX_CODE_LEN, len);
+}
+
+size_t nchunks_of(size_t n, int chunk_log)
+{
+	return n ? ((n - 1) >> chunk_log) + 1 : 0;
+}
+
+Ref cpu_ref(const uint8_t *src, size_t n, int w, int chunk_log)
+{
+	Ref r;
+	std::vector<uint32_t> hist;
+	uint32_t top = 0;
+	for (size_t i = 0; i < n; i++)
+		top = std::max(top, gpz_load_symbol(src, i, w));
+	r.alphabet = top + 1;
+	hist.assign(r.alphabet, 0);
+	for (size_t i = 0; i < n; i++)
+		hist[gpz_load_symbol(src, i, w)]++;
+	for (uint32_t s = 1; s < r.alphabet; s++)
+		r.z = hist[s] > hist[r.z] ? s : r.z;
+
+	const uint32_t nm = r.alphabet + NM_EXTRA;
+	const size_t nc = nchunks_of(n, chunk_log);
+	std::vector<uint32_t> head((size_t)1 << GPZ_LZS_HASH_LOG, 0);
+	std::vector<gpz_lzs_token> tok(GPZ_LZS_BATCH);
+	std::vector<std::vector<gpz_lzs_token>> all(nc);
+	r.counts.assign(nm + NB, 0);
+	for (size_t c = 0; c < nc; c++) {
+		size_t c0 = c << chunk_log, c1 = std::min(n, c0 + ((size_t)1 << chunk_log)), pos = c0;
+		while (pos < c1) {
+			size_t nt = gpz_lzs_tokens(src, w, c0, c1, &pos, r.z, head.data(), tok.data(),
+			                           tok.size());
+			for (size_t k = 0; k < nt; k++) {
+				const gpz_lzs_token &t = tok[k];
+				if (t.len == 0)
+					r.counts[t.sym]++;
+				else if (t.dist == 0)
+					r.counts[r.alphabet + gpz_lzs_bucket(t.len - 1)]++;
+				else {
+					r.counts[r.alphabet + NB + gpz_lzs_bucket(t.len - GPZ_LZS_MIN_MATCH)]++;
+					r.counts[nm + gpz_lzs_bucket(t.dist - 1)]++;
+				}
+				all[c].push_back(t);
+			}
+		}
+	}
+	r.mlen.assign(nm, 0);
+	r.dlen.assign(NB, 0);
+	int ml = lengths(r.counts.data(), nm, r.mlen.data());
+	int dl = lengths(r.counts.data() + nm, NB, r.dlen.data());
+	CHECK(ml >= 0 && dl >= 0, "code lengths");
+	if (ml < 1)
+		return r; /* one value: a constant frame, nothing coded */
+	std::vector<uint32_t> code(nm);
+	r.mtab.assign(nm, 0);
+	r.dtab.assign(NB, 0);
+	gpz_canonical_codes(r.mlen.data(), nm, code.data());
+	gpz_encoder_table(r.mlen.data(), code.data(), nm, r.mtab.data());
+	if (dl > 0) {
+		gpz_canonical_codes(r.dlen.data(), NB, code.data());
+		gpz_encoder_table(r.dlen.data(), code.data(), NB, r.dtab.data());
+	}
+	struct gpz_lzs_code lc = { r.alphabet, r.z, r.mtab.data(), r.dtab.data() };
+	size_t cap = 16;
+	for (size_t c = 0; c < nc; c++)
+		cap += all[c].size() * GPZ_LZS_TOKEN_BITS / 8 + 1;
+	std::vector<uint8_t> buf(cap + 16, 0);
+	uint64_t at = 0;
+	r.start.push_back(0);
+	for (size_t c = 0; c < nc; c++) {
+		uint64_t e = gpz_lzs_put(&lc, all[c].data(), all[c].size(), buf.data(), at);
+		r.chunk_bits.push_back((uint32_t)(e - at));
+		r.start.push_back(e);
+		at = e;
+	}
+	r.payload.assign(buf.begin(), buf.begin() + (at + 7) / 8);
+	r.coded = true;
+	return r;
+}
+
+template <class T> T *to_dev(const std::vector<T> &v, size_t extra = 0)
+{
+	T *d = NULL;
+	CU(cudaMalloc((void **)&d, (v.size() + extra) * sizeof(T) + 1));
+	if (!v.empty())
+		CU(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+	return d;
+}
+
+template <class T> std::vector<T> from_dev(const T *d, size_t n)
+{
+	std::vector<T> v(n);
+	if (n)
+		CU(cudaMemcpy(v.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+	return v;
+}
+
+/* The CPU's verdict on a payload: 0 when every chunk decodes; out receives the symbols. */
+int cpu_decode(const Ref &r, const std::vector<uint8_t> &pay, const std::vector<uint64_t> &st,
+               size_t n, int w, int chunk_log, std::vector<uint8_t> &out)
+{
+	gpz_decoder dm, dd;
+	const uint32_t nm = r.alphabet + NM_EXTRA;
+	bool has_d = false;
+	for (uint8_t l : r.dlen)
+		has_d = has_d || l;
+	if (gpz_decoder_init(&dm, r.mlen.data(), nm, 4) != GPZ_OK)
+		return -1;
+	if (has_d && gpz_decoder_init(&dd, r.dlen.data(), NB, 4) != GPZ_OK)
+		return -1;
+	struct gpz_lzs_decoders dec = { r.alphabet, r.z, &dm, has_d ? &dd : NULL };
+	int bad = 0;
+	out.assign(n * (size_t)w, 0);
+	for (size_t c = 0; c < nchunks_of(n, chunk_log); c++) {
+		size_t c0 = c << chunk_log, m = std::min(n - c0, (size_t)1 << chunk_log);
+		bad |= gpz_lzs_decode_chunk(&dec, pay.data(), pay.size(), st[c], st[c + 1], m, w,
+		                            out.data() + c0 * (size_t)w) != GPZ_OK;
+	}
+	gpz_decoder_free(&dm);
+	if (has_d)
+		gpz_decoder_free(&dd);
+	return bad;
+}
+
+/* The GPU's verdict on the same (0, 1 corrupt, -1 another error). */
+int gpu_decode(const Ref &r, const std::vector<uint8_t> &pay, const std::vector<uint64_t> &st,
+               size_t n, int w, int chunk_log, std::vector<uint8_t> &out)
+{
+	gpz_decoder dm, dd;
+	const uint32_t nm = r.alphabet + NM_EXTRA;
+	bool has_d = false;
+	for (uint8_t l : r.dlen)
+		has_d = has_d || l;
+	if (gpz_decoder_init(&dm, r.mlen.data(), nm, 4) != GPZ_OK)
+		return -1;
+	if (has_d && gpz_decoder_init(&dd, r.dlen.data(), NB, 4) != GPZ_OK)
+		return -1;
+	struct gpz_lzs_decoders dec = { r.alphabet, r.z, &dm, has_d ? &dd : NULL };
+	uint8_t *d_pay = to_dev(pay), *d_out = NULL;
+	uint64_t *d_st = to_dev(st);
+	CU(cudaMalloc((void **)&d_out, n * (size_t)w + 1));
+	CU(cudaMemset(d_out, 0, n * (size_t)w + 1));
+	gpz_result res = gpz_gpu_lzs_decode(&dec, d_pay, pay.size(), d_st, n, w, chunk_log, d_out, 0);
+	out = from_dev(d_out, n * (size_t)w);
+	CU(cudaFree(d_pay));
+	CU(cudaFree(d_st));
+	CU(cudaFree(d_out));
+	gpz_decoder_free(&dm);
+	if (has_d)
+		gpz_decoder_free(&dd);
+	return res == GPZ_OK ? 0 : res == GPZ_ERR_CORRUPT ? 1 : -1;
+}
+
+uint64_t g_seed = 0x2545f4914f6cdd1dull;
+
+/* Damaged payloads and chunk starts: the same verdict on both, the same output where accepted. */
+void corrupt(const Ref &r, size_t n, int w, int chunk_log, const char *what)
+{
+	for (int t = 0; t < 24; t++) {
+		std::vector<uint8_t> pay = r.payload, co, go;
+		std::vector<uint64_t> st = r.start;
+		uint64_t x = test_rand(&g_seed);
+		if (t % 3 != 2 && !pay.empty()) {
+			pay[x % pay.size()] ^= (uint8_t)(1u << (x >> 40) % 8);
+		} else if (st.size() > 2) {
+			size_t c = 1 + (x >> 8) % (st.size() - 2);
+			st[c] += (x & 1) ? 1 : -1;
+			if (st[c] < st[c - 1] || st[c] > st[c + 1])
+				continue;
+		}
+		int cv = cpu_decode(r, pay, st, n, w, chunk_log, co);
+		int gv = gpu_decode(r, pay, st, n, w, chunk_log, go);
+		CHECK(cv == gv, "%s: damage %d: CPU verdict %d, GPU %d", what, t, cv, gv);
+		if (cv == 0 && gv == 0)
+			CHECK(co == go, "%s: damage %d: both accept, outputs differ", what, t);
+	}
+}
+
+void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what, bool damage)
+{
+	Ref r = cpu_ref(src, n, w, chunk_log);
+	const size_t nc = nchunks_of(n, chunk_log), nm = r.alphabet + NM_EXTRA;
+	std::vector<uint8_t> in(src, src + n * (size_t)w);
+	uint8_t *d_src = to_dev(in);
+	struct gpz_lzs_gpu_src gs = { d_src, n, w, chunk_log, r.alphabet, r.z };
+
+	uint32_t *d_counts = NULL;
+	CU(cudaMalloc((void **)&d_counts, (nm + NB) * sizeof(uint32_t)));
+	CHECK(gpz_gpu_lzs_count(&gs, d_counts, 0) == GPZ_OK, "%s: count", what);
+	std::vector<uint32_t> gc = from_dev(d_counts, nm + NB);
+	size_t diff = 0;
+	for (size_t s = 0; s < nm + NB; s++)
+		diff += gc[s] != r.counts[s];
+	CHECK(diff == 0, "%s: %zu token counts differ", what, diff);
+	if (diff) {
+		for (size_t s = 0, k = 0; s < nm + NB && k < 8; s++)
+			if (gc[s] != r.counts[s] && ++k)
+				fprintf(stderr, "  symbol %zu: CPU %u GPU %u\n", s, r.counts[s], gc[s]);
+	}
+	CU(cudaFree(d_counts));
+
+	if (r.coded) {
+		uint8_t *d_ml = to_dev(r.mlen), *d_dl = to_dev(r.dlen);
+		uint32_t *d_bits = NULL, *d_mt = to_dev(r.mtab), *d_dt = to_dev(r.dtab), *d_words = NULL;
+		uint64_t *d_st = to_dev(r.start);
+		CU(cudaMalloc((void **)&d_bits, nc * sizeof(uint32_t) + 4));
+		CHECK(gpz_gpu_lzs_sizes(&gs, d_ml, d_dl, d_bits, 0) == GPZ_OK, "%s: sizes", what);
+		std::vector<uint32_t> gb = from_dev(d_bits, nc);
+		size_t bad = 0, first = 0;
+		for (size_t c = 0; c < nc; c++)
+			if (gb[c] != r.chunk_bits[c] && !bad++)
+				first = c;
+		CHECK(bad == 0, "%s: %zu chunk lengths differ (first: chunk %zu, CPU %u GPU %u)",
+		      what, bad, first, bad ? r.chunk_bits[first] : 0, bad ? gb[first] : 0);
+		size_t nwords = (size_t)((r.start[nc] + 31) / 32) + 1;
+		CU(cudaMalloc((void **)&d_words, nwords * 4));
+		CHECK(gpz_gpu_lzs_write(&gs, d_mt, d_dt, d_st, d_words, nwords, 0) == GPZ_OK,
+		      "%s: write", what);
+		std::vector<uint8_t> gp = from_dev((const uint8_t *)d_words, nwords * 4);
+		size_t at = 0;
+		while (at < r.payload.size() && gp[at] == r.payload[at])
+			at++;
+		CHECK(at == r.payload.size(), "%s: payloads differ from byte %zu of %zu", what, at,
+		      r.payload.size());
+		for (size_t k = r.payload.size(); k < gp.size(); k++)
+			CHECK(gp[k] == 0, "%s: byte %zu past the payload is %u", what, k, gp[k]);
+
+		std::vector<uint8_t> co, go;
+		CHECK(cpu_decode(r, r.payload, r.start, n, w, chunk_log, co) == 0, "%s: CPU decode",
+		      what);
+		CHECK(co == in, "%s: CPU decode differs from the input", what);
+		CHECK(gpu_decode(r, r.payload, r.start, n, w, chunk_log, go) == 0, "%s: GPU decode",
+		      what);
+		CHECK(go == in, "%s: GPU decode differs from the input", what);
+		if (damage)
+			corrupt(r, n, w, chunk_log, what);
+		CU(cudaFree(d_ml));
+		CU(cudaFree(d_dl));
+		CU(cudaFree(d_bits));
+		CU(cudaFree(d_mt));
+		CU(cudaFree(d_dt));
+		CU(cudaFree(d_words));
+		CU(cudaFree(d_st));
+	}
+	CU(cudaFree(d_src));
+	printf("  %-44s w=%d 2^%-2d n=%-9zu A=%-7u %s\n", what, w, chunk_log, n, r.alphabet,
+	       r.coded ? "coded" : "one value");
+}
+
+/* Quantization-like symbols: runs of z, spreads of others, copies of earlier stretches. */
+std::vector<uint8_t> make(size_t n, int w, uint32_t z, uint32_t spread, int zero_permille,
+                          int copy_permille, uint64_t seed)
+{
+	std::vector<uint8_t> v(n * (size_t)w);
+	uint64_t st = seed;
+	for (size_t i = 0; i < n;) {
+		uint64_t r = test_rand(&st);
+		if (i > 64 && (int)(r % 1000) < copy_permille) { /* a copy, overlapping or not */
+			size_t d = 1 + (r >> 10) % std::min<size_t>(i, 4000), len = 4 + (r >> 30) % 300;
+			for (size_t k = 0; k < len && i < n; k++, i++)
+				gpz_store_symbol(v.data(), i, w, gpz_load_symbol(v.data(), i - d, w));
+			continue;
+		}
+		uint32_t s = (int)((r >> 12) % 1000) < zero_permille
+		                     ? z
+		                     : (uint32_t)((z + 1 + (r >> 24) % spread) % (spread + z + 1));
+		size_t run = 1 + (r >> 50) % 40;
+		for (size_t k = 0; k < run && i < n; k++, i++)
+			gpz_store_symbol(v.data(), i, w, s);
+	}
+	return v;
+}
+
+void edge(void)
+{
+	printf("edge inputs\n");
+	const int logs[] = { 8, 10, 14, 16 };
+	std::vector<uint8_t> one(100000 * 2);
+	for (size_t i = 0; i < 100000; i++)
+		gpz_store_le16(&one[2 * i], 7);
+	check(one.data(), 100000, 2, 10, "one value", false);
+	one[2 * 5000] = 9; /* one other symbol */
+	check(one.data(), 100000, 2, 10, "one value and one other", true);
+	for (int w : { 1, 2, 4 }) {
+		for (int cl : logs) {
+			uint32_t spread = w == 1 ? 200 : 3000;
+			for (size_t n : { (size_t)1, (size_t)2, (size_t)31, (size_t)33, (size_t)255,
+			                  (size_t)4097, (size_t)300001 }) {
+				std::vector<uint8_t> v = make(n, w, w == 1 ? 40 : 1000, spread, 700, 5,
+				                              n * 131 + (size_t)cl * 7 + (size_t)w);
+				char what[96];
+				snprintf(what, sizeof what, "quant-like");
+				check(v.data(), n, w, cl, what, n == 300001 && cl == 10);
+			}
+			std::vector<uint8_t> alt = make(200000, w, 3, 2, 500, 0, 99 + (uint64_t)cl);
+			check(alt.data(), 200000, w, cl, "alternating runs", false);
+			std::vector<uint8_t> cp = make(200000, w, 5, w == 1 ? 250 : 60000, 300, 200,
+			                               17 + (uint64_t)cl);
+			check(cp.data(), 200000, w, cl, "copies", cl == 14);
+		}
+	}
+	/* the largest alphabet: 4-byte symbols up to 2^20 - 97 */
+	size_t n = 600000;
+	std::vector<uint8_t> big(n * 4);
+	uint64_t st = 5;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = test_rand(&st);
+		uint32_t s = r % 3 ? 12345 : (uint32_t)((r >> 20) % (GPZ_MAX_ALPHABET - GPZ_LZS_EXTRA));
+		gpz_store_le32(&big[4 * i], i == 77 ? GPZ_MAX_ALPHABET - GPZ_LZS_EXTRA - 1 : s);
+	}
+	check(big.data(), n, 4, 14, "largest alphabet", true);
+}
+
+void files(void)
+{
+	const char *dir = test_data_dir();
+	if (!dir) {
+		printf("SKIP corpora: no prepared data (corpora/prepare.sh)\n");
+		return;
+	}
+	char path[4096];
+	snprintf(path, sizeof path, "%s/quant", dir);
+	DIR *d = opendir(path);
+	std::vector<std::string> names;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (strstr(e->d_name, ".u16"))
+			names.push_back(std::string(path) + "/" + e->d_name);
+	if (d)
+		closedir(d);
+	names.push_back(std::string(dir) + "/nyx/baryon_density.dat.b16");
+	printf("prepared files (%zu)\n", names.size());
+	for (const std::string &f : names) {
+		size_t size = 0;
+		uint8_t *b = test_read_file(f.c_str(), &size);
+		if (!b)
+			continue;
+		const char *base = strrchr(f.c_str(), '/');
+		check(b, size / 2, 2, GPZ_DEFAULT_CHUNK_LOG, base + 1, false);
+		free(b);
+	}
+}
+
+double ms_since(cudaEvent_t a, cudaEvent_t b)
+{
+	float ms = 0;
+	CU(cudaEventElapsedTime(&ms, a, b));
+	return ms;
+}
+
+/* The GPU passes on a file tiled to 1 GiB (2-byte symbols), the CPU's code lengths and tables
+ * (made once from the counts, as the host would), payload checked against the CPU's first. */
+void bench(const char *file)
+{
+	size_t size = 0;
+	uint8_t *b = test_read_file(file, &size);
+	if (!b || size < 4) {
+		printf("bench: cannot read %s\n", file);
+		test_failures++;
+		return;
+	}
+	size_t n0 = size / 2, n = ((size_t)1 << 29) / n0 * n0; /* whole copies, about 1 GiB */
+	std::vector<uint8_t> v(n * 2);
+	for (size_t k = 0; k < n; k += n0)
+		memcpy(&v[2 * k], b, 2 * n0);
+	free(b);
+	const int cl = GPZ_DEFAULT_CHUNK_LOG;
+	Ref r = cpu_ref(v.data(), n, 2, cl);
+	if (!r.coded)
+		return;
+	const size_t nc = nchunks_of(n, cl), nm = r.alphabet + NM_EXTRA;
+	uint8_t *d_src = to_dev(v), *d_ml = to_dev(r.mlen), *d_dl = to_dev(r.dlen), *d_out = NULL;
+	uint32_t *d_counts = NULL, *d_bits = NULL, *d_mt = to_dev(r.mtab), *d_dt = to_dev(r.dtab);
+	uint32_t *d_words = NULL;
+	uint64_t *d_st = to_dev(r.start);
+	size_t nwords = (size_t)((r.start[nc] + 31) / 32) + 1;
+	CU(cudaMalloc((void **)&d_counts, (nm + NB) * 4));
+	CU(cudaMalloc((void **)&d_bits, nc * 4));
+	CU(cudaMalloc((void **)&d_words, nwords * 4));
+	CU(cudaMalloc((void **)&d_out, n * 2));
+	struct gpz_lzs_gpu_src gs = { d_src, n, 2, cl, r.alphabet, r.z };
+	cudaEvent_t e[5];
+	for (cudaEvent_t &x : e)
+		CU(cudaEventCreate(&x));
+	double best[4] = { 1e30, 1e30, 1e30, 1e30 };
+	for (int it = 0; it < 6; it++) {
+		CU(cudaEventRecord(e[0]));
+		CHECK(gpz_gpu_lzs_count(&gs, d_counts, 0) == GPZ_OK, "bench count");
+		CU(cudaEventRecord(e[1]));
+		CHECK(gpz_gpu_lzs_sizes(&gs, d_ml, d_dl, d_bits, 0) == GPZ_OK, "bench sizes");
+		CU(cudaEventRecord(e[2]));
+		CHECK(gpz_gpu_lzs_write(&gs, d_mt, d_dt, d_st, d_words, nwords, 0) == GPZ_OK,
+		      "bench write");
+		CU(cudaEventRecord(e[3]));
+		CU(cudaEventSynchronize(e[3]));
+		std::vector<uint8_t> go;
+		uint8_t *d_pay = (uint8_t *)d_words;
+		gpz_decoder dm, dd;
+		bool has_d = false;
+		for (uint8_t l : r.dlen)
+			has_d = has_d || l;
+		gpz_decoder_init(&dm, r.mlen.data(), (uint32_t)nm, 4);
+		if (has_d)
+			gpz_decoder_init(&dd, r.dlen.data(), NB, 4);
+		struct gpz_lzs_decoders dec = { r.alphabet, r.z, &dm, has_d ? &dd : NULL };
+		cudaEvent_t d0, d1;
+		CU(cudaEventCreate(&d0));
+		CU(cudaEventCreate(&d1));
+		CU(cudaEventRecord(d0));
+		CHECK(gpz_gpu_lzs_decode(&dec, d_pay, r.payload.size(), d_st, n, 2, cl, d_out, 0) ==
+		              GPZ_OK,
+		      "bench decode");
+		CU(cudaEventRecord(d1));
+		CU(cudaEventSynchronize(d1));
+		best[0] = std::min(best[0], ms_since(e[0], e[1]));
+		best[1] = std::min(best[1], ms_since(e[1], e[2]));
+		best[2] = std::min(best[2], ms_since(e[2], e[3]));
+		best[3] = std::min(best[3], ms_since(d0, d1));
+		gpz_decoder_free(&dm);
+		if (has_d)
+			gpz_decoder_free(&dd);
+		if (it == 0) {
+			std::vector<uint8_t> gp = from_dev((const uint8_t *)d_words, r.payload.size());
+			CHECK(gp == r.payload, "bench: payload differs from the CPU's");
+			go = from_dev(d_out, n * 2);
+			CHECK(go == v, "bench: decode differs from the input");
+		}
+	}
+	double gb = (double)n * 2 / 1e9;
+	printf("bench %s x%zu (%.2f GB, ratio %.1f, %zu chunks): best of 6, ms (GB/s of input)\n",
+	       file, n / n0, gb, (double)n * 2 / (double)r.payload.size(), nc);
+	printf("  count %.3f (%.0f)  sizes %.3f (%.0f)  write %.3f (%.0f)  three passes %.3f (%.0f)"
+	       "  decode %.3f (%.0f)\n",
+	       best[0], gb / best[0] * 1e3, best[1], gb / best[1] * 1e3, best[2],
+	       gb / best[2] * 1e3, best[0] + best[1] + best[2],
+	       gb / (best[0] + best[1] + best[2]) * 1e3, best[3], gb / best[3] * 1e3);
+	CU(cudaFree(d_src));
+	CU(cudaFree(d_ml));
+	CU(cudaFree(d_dl));
+	CU(cudaFree(d_out));
+	CU(cudaFree(d_counts));
+	CU(cudaFree(d_bits));
+	CU(cudaFree(d_mt));
+	CU(cudaFree(d_dt));
+	CU(cudaFree(d_words));
+	CU(cudaFree(d_st));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (!gpu_test_start())
+		return TEST_SKIP;
+	if (argc > 2 && !strcmp(argv[1], "bench")) {
+		bench(argv[2]);
+	} else {
+		edge();
+		files();
+	}
+	if (test_failures) {
+		printf("FAILED: %d checks\n", test_failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}
