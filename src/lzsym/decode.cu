@@ -1,7 +1,7 @@
 /*
  * decode.cu - LZ-symbol chunks decoded on the GPU (lzsym_gpu.h), a warp per chunk. Every lane
  * decodes the same token from the same bits (the loads are broadcasts), then the warp writes it
- * together: a run 32 symbols a step, a match as a copy whose source repeats with the distance's
+ * together: a run in 16-byte stores, a match as a copy whose source repeats with the distance's
  * period (an overlapping copy is periodic, so every lane reads symbols written before the
  * match), a literal by one lane. Nyx-Quant's chunks are a few dozen runs each, so the warp
  * mostly stores. Every check of gpz_lzs_decode_chunk (coder.c) is made in the same order, so a
@@ -106,6 +106,30 @@ __device__ __forceinline__ uint32_t load_sym(const uint8_t *o, uint64_t i, int w
 	return v;
 }
 
+/* Symbols [i, i + len) of out set to z by the warp: 16-byte stores of z repeated between the
+ * run's first and last 16-byte boundaries when out is 16-byte aligned (a chunk's output starts a
+ * multiple of 256 symbols into dst, so the pattern's phase is the same at every boundary),
+ * bytes elsewhere. */
+__device__ __forceinline__ void fill_run(uint8_t *out, uint64_t i, uint64_t len, int w, uint32_t z,
+                                         unsigned lane)
+{
+	const uint64_t a = i * (uint64_t)w, b = (i + len) * (uint64_t)w;
+	const uint64_t a16 = (a + 15) & ~15ull, b16 = b & ~15ull;
+	const uint32_t zp = w == 1 ? z * 0x01010101u : w == 2 ? z | z << 16 : z;
+	if (((uintptr_t)out & 15) == 0 && a16 < b16) {
+		const uint4 q = make_uint4(zp, zp, zp, zp);
+		for (uint64_t o = a16 + 16 * (uint64_t)lane; o < b16; o += 16 * 32)
+			*(uint4 *)(out + o) = q;
+		if (lane < a16 - a)
+			out[a + lane] = (uint8_t)(zp >> (8 * ((a + lane) & 3)));
+		if (lane < b - b16)
+			out[b16 + lane] = (uint8_t)(zp >> (8 * ((b16 + lane) & 3)));
+		return;
+	}
+	for (uint64_t o = a + lane; o < b; o += 32)
+		out[o] = (uint8_t)(zp >> (8 * (o & 3)));
+}
+
 /* One chunk: 0 when its tokens make exactly its m symbols and end at bit `to`. */
 __device__ int decode_chunk(const dparams &p, uint64_t from, uint64_t to, uint64_t m,
                             uint8_t *out, unsigned lane)
@@ -124,8 +148,7 @@ __device__ int decode_chunk(const dparams &p, uint64_t from, uint64_t to, uint64
 			const uint64_t len = 1 + base_of(s) + take(p, pos, extra_bits(s));
 			if (len > m - i)
 				return 1;
-			for (uint64_t k = lane; k < len; k += 32)
-				store_sym(out, i + k, p.w, p.z);
+			fill_run(out, i, len, p.w, p.z, lane);
 			i += len;
 			continue;
 		}

@@ -18,8 +18,9 @@
  *      where a run of z begins (after a symbol not z, where a taken match ends, at the chunk's
  *      start), ending at the next symbol not z; a run still open at the end of a tile is carried
  *      into the next, and closed first there.
- * Tiles with no symbol other than z (nearly all of Nyx-Quant) take a fast path: at most a run
- * opens. Tokens are then counted (warp-aggregated atomics), summed into the chunk's bit length,
+ * Stretches with no symbol other than z (nearly all of Nyx-Quant) take a fast path, 512 bytes
+ * a step when the input is 16-byte aligned (then the next 512 bytes go tile by tile whenever
+ * the test fails, so dense data reads little twice), else a tile: at most a run opens. Tokens are then counted (warp-aggregated atomics), summed into the chunk's bit length,
  * or written at their bit offsets (a warp scan) with atomicOr into big-endian words.
  *
  * STAGED (lzsym_gpu.h): written without a GPU to run it; tests/gpu/test_gpu_lzsym.cu decides.
@@ -228,6 +229,11 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 	const uint32_t lt = (1u << lane) - 1, gt = ~lt & ~(1u << lane);
 	uint32_t *head = s_heads + wib * HSIZE;
 	const uint64_t warps = (uint64_t)gridDim.x * WARPS;
+	/* the wide test: 16 bytes a lane against z repeated (tiles start at multiples of 32
+	 * symbols, so their bytes are 16-byte aligned when the input is) */
+	const bool wide_ok = ((uintptr_t)p.src & 15) == 0;
+	const uint64_t wide = 512 / (unsigned)p.w;
+	const uint32_t zpat = p.w == 1 ? p.z * 0x01010101u : p.w == 2 ? p.z | p.z << 16 : p.z;
 
 	for (uint64_t c = (uint64_t)blockIdx.x * WARPS + wib; c < p.nchunks; c += warps) {
 		const uint64_t c0 = c << p.chunk_log;
@@ -240,7 +246,24 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 		for (unsigned k = lane; k < HSIZE; k += 32)
 			head[k] = 0; /* chunk-relative positions + 1; 0: none */
 		__syncwarp();
-		for (uint64_t t0 = c0; t0 < c1; t0 += 32) {
+		uint64_t step = 32, next_wide = c0;
+		for (uint64_t t0 = c0; t0 < c1; t0 += step) {
+			step = 32;
+			if (wide_ok && t0 >= next_wide && c1 - t0 >= wide) { /* 512 bytes of z only? */
+				const uint4 q = __ldg((const uint4 *)(p.src + t0 * (uint64_t)p.w) + lane);
+				if (!__ballot_sync(FULL, q.x != zpat || q.y != zpat || q.z != zpat ||
+				                             q.w != zpat)) {
+					if (!run_open && cov < t0 + wide) {
+						run_open = true;
+						run_from = cov > t0 ? cov : t0;
+					}
+					last_free = cov < t0 + wide;
+					last_nz = false;
+					step = wide;
+					continue;
+				}
+				next_wide = t0 + wide; /* not before these positions went tile by tile */
+			}
 			const uint64_t i = t0 + lane, tend = c1 - t0 < 32 ? c1 : t0 + 32;
 			const bool valid = i < c1;
 			const uint32_t s = valid ? sym_at(p.src, i, p.w) : p.z;
