@@ -8,6 +8,7 @@
 #include "gpz.h"
 #include "deflate/deflate.h"
 #include "huffman/huffman.h"
+#include "lzsym/lzsym.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,6 +101,40 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
                                size_t cap, size_t *written);
 gpz_result gpz_lzs_frame_decode(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
                                 uint8_t *dst);
+
+/* What the CPU and GPU writers of an LZ-symbol frame share, so that their bytes agree: the run
+ * symbol (the most frequent value, ties to the smallest), and from the frame's token counts
+ * (main [alphabet + 96], then distance [48]) its codes, header and codebook section (head,
+ * index_at bytes), layout and payload bits. max_len 0: one symbol value (a constant frame). */
+struct gpz_lzs_plan {
+	uint32_t alphabet, z;
+	int max_len, has_dist;
+	uint8_t *mlen, dlen[GPZ_LZS_BUCKETS];
+	uint32_t *mtab, dtab[GPZ_LZS_BUCKETS]; /* encoder tables, (code << 8) | length */
+	uint8_t *head;
+	size_t nchunks, cb, index_at, check_at, pay_at, payload, total;
+	uint64_t bits;
+};
+uint32_t gpz_lzs_run_symbol(const uint32_t *hist, uint32_t alphabet);
+gpz_result gpz_lzs_plan_make(struct gpz_lzs_plan *pl, const gpz_params *p, size_t n,
+                             uint32_t alphabet, uint32_t z, const uint32_t *counts);
+void gpz_lzs_plan_free(struct gpz_lzs_plan *pl);
+/* The frame's bytes before its payload: header, codebook section, chunk index, header check. */
+void gpz_lzs_plan_head(const struct gpz_lzs_plan *pl, const uint32_t *chunk_bits, uint8_t *dst);
+
+/* Reading one: from its bytes up to the payload (header check verified, header parsed into
+ * in), the decoders and chunk starts (nchunks + 1), every rule of FORMAT.md checked but the
+ * payload's padding (gpz_frame_padding_ok, on its last byte). */
+struct gpz_lzs_reader {
+	gpz_decoder main, dist;
+	int have_main, have_dist;
+	struct gpz_lzs_decoders dec;
+	uint64_t *starts;
+	size_t nchunks, payload_at, payload_bytes;
+};
+gpz_result gpz_lzs_reader_open(struct gpz_lzs_reader *rd, const uint8_t *s,
+                               const gpz_block_info *in);
+void gpz_lzs_reader_close(struct gpz_lzs_reader *rd);
 
 /* gpz_compress_frame / gpz_decompress_frame with the GPU resources to use (a context's, or
  * one lane's of the frame engine; NULL = the CPU). A GPU failure falls back to the CPU unless

@@ -170,26 +170,115 @@ static uint64_t extra_bits(const uint32_t *counts)
 	return b;
 }
 
+uint32_t gpz_lzs_run_symbol(const uint32_t *hist, uint32_t alphabet)
+{
+	uint32_t z = 0;
+	for (uint32_t s = 1; s < alphabet; s++) /* the most frequent, ties to the smallest */
+		z = hist[s] > hist[z] ? s : z;
+	return z;
+}
+
+void gpz_lzs_plan_free(struct gpz_lzs_plan *pl)
+{
+	free(pl->mlen);
+	free(pl->mtab);
+	free(pl->head);
+	memset(pl, 0, sizeof(*pl));
+}
+
+gpz_result gpz_lzs_plan_make(struct gpz_lzs_plan *pl, const gpz_params *p, size_t n,
+                             uint32_t alphabet, uint32_t z, const uint32_t *counts)
+{
+	const uint32_t nm = alphabet + GPZ_LZS_EXTRA;
+	const uint32_t *mc = counts, *dc = counts + nm;
+	uint32_t *code = malloc(nm * sizeof(uint32_t)), dcode[NB];
+
+	memset(pl, 0, sizeof(*pl));
+	pl->alphabet = alphabet;
+	pl->z = z;
+	pl->nchunks = (size_t)gpz_frame_chunks(n, p->chunk_log);
+	pl->mlen = malloc(nm);
+	pl->mtab = malloc(nm * sizeof(uint32_t));
+	if (!code || !pl->mlen || !pl->mtab)
+		goto nomem;
+	int ml = lengths(mc, nm, pl->mlen), dl = lengths(dc, NB, pl->dlen);
+	if (ml < 0 || dl < 0)
+		goto nomem;
+	if (ml < 1) { /* one symbol value: a constant frame, written elsewhere */
+		free(code);
+		return GPZ_OK;
+	}
+	pl->has_dist = dl > 0;
+	pl->bits = gpz_coded_bits(mc, pl->mlen, nm) + extra_bits(mc + alphabet) +
+	           extra_bits(mc + alphabet + NB) + gpz_coded_bits(dc, pl->dlen, NB) +
+	           extra_bits(dc);
+	pl->head = malloc(GPZ_FRAME_HEADER_SIZE + CB_FIXED + gpz_lengths_bound(nm) +
+	                  gpz_lengths_bound(NB));
+	if (!pl->head)
+		goto nomem;
+	uint8_t *cb = pl->head + GPZ_FRAME_HEADER_SIZE;
+	size_t k1 = gpz_lengths_write(pl->mlen, nm, cb + CB_FIXED);
+	size_t k2 = pl->has_dist ? gpz_lengths_write(pl->dlen, NB, cb + CB_FIXED + k1) : 0;
+	pl->cb = CB_FIXED + k1 + k2;
+	pl->index_at = GPZ_FRAME_HEADER_SIZE + pl->cb;
+	pl->check_at = pl->index_at + 4 * pl->nchunks;
+	pl->pay_at = pl->check_at + GPZ_CHECK_SIZE;
+	pl->payload = (size_t)((pl->bits + 7) / 8);
+	pl->total = pl->pay_at + pl->payload + GPZ_CONTENT_SIZE;
+	pl->max_len = ml > dl ? ml : dl;
+	gpz_store_le32(cb, z);
+	gpz_store_le32(cb + 4, (uint32_t)k1);
+	uint8_t *h = pl->head;
+	memset(h, 0, GPZ_FRAME_HEADER_SIZE);
+	h[0] = GPZ_FRAME_LZSYM;
+	h[1] = (uint8_t)p->symbol_bytes;
+	h[2] = (uint8_t)p->chunk_log;
+	h[3] = (uint8_t)pl->max_len;
+	gpz_store_le32(h + 4, alphabet);
+	gpz_store_le64(h + 8, n);
+	gpz_store_le32(h + 16, (uint32_t)pl->cb);
+	gpz_store_le64(h + 24, pl->payload);
+	/* the encoder tables */
+	gpz_canonical_codes(pl->mlen, nm, code);
+	gpz_encoder_table(pl->mlen, code, nm, pl->mtab);
+	if (pl->has_dist) {
+		gpz_canonical_codes(pl->dlen, NB, dcode);
+		gpz_encoder_table(pl->dlen, dcode, NB, pl->dtab);
+	}
+	free(code);
+	return GPZ_OK;
+nomem:
+	free(code);
+	gpz_lzs_plan_free(pl);
+	return GPZ_ERR_NOMEM;
+}
+
+void gpz_lzs_plan_head(const struct gpz_lzs_plan *pl, const uint32_t *chunk_bits, uint8_t *dst)
+{
+	memcpy(dst, pl->head, pl->index_at);
+	for (size_t c = 0; c < pl->nchunks; c++)
+		gpz_store_le32(dst + pl->index_at + 4 * c, chunk_bits[c]);
+	gpz_store_le32(dst + pl->check_at, gpz_header_check(dst, pl->check_at));
+}
+
 gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t *src, size_t n,
                                const uint32_t *hist, uint32_t alphabet, size_t beat, uint8_t *dst,
                                size_t cap, size_t *written)
 {
-	const uint32_t nm = alphabet + GPZ_LZS_EXTRA, per = nm + NB;
+	const uint32_t per = alphabet + GPZ_LZS_EXTRA + NB;
 	struct lzs_job j = { src, p->symbol_bytes, p->chunk_log, n, gpz_frame_chunks(n, p->chunk_log),
 		             0, alphabet, 0, NULL, NULL, NULL, NULL, NULL, NULL };
-	uint8_t *mlen = malloc(nm), dlen[NB];
-	uint32_t *mcode = malloc(nm * sizeof(uint32_t)), *mtab = malloc(nm * sizeof(uint32_t));
-	uint32_t dcode[NB], dtab[NB];
-	gpz_result r = mlen && mcode && mtab ? GPZ_OK : GPZ_ERR_NOMEM;
+	struct gpz_lzs_plan pl;
+	gpz_result r = GPZ_OK;
 
 	*written = 0;
+	memset(&pl, 0, sizeof(pl));
 	j.ntasks = ctx->nthreads > 1 ? (size_t)ctx->nthreads * 4 : 1;
 	j.ntasks = j.ntasks < j.nchunks ? j.ntasks : j.nchunks;
-	for (uint32_t s = 1; s < alphabet; s++) /* the run symbol: the most frequent */
-		j.z = hist[s] > hist[j.z] ? s : j.z;
+	j.z = gpz_lzs_run_symbol(hist, alphabet);
 	j.counts = calloc(j.ntasks * per, sizeof(uint32_t));
 	j.res = calloc(j.ntasks, sizeof(*j.res));
-	if (r == GPZ_OK && (!j.counts || !j.res))
+	if (!j.counts || !j.res)
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
 		gpz_parallel_for(ctx->nthreads, j.ntasks, count_task, &j);
@@ -198,45 +287,16 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	for (size_t t = 1; r == GPZ_OK && t < j.ntasks; t++)
 		for (uint32_t s = 0; s < per; s++)
 			j.counts[s] += j.counts[t * per + s];
-	const uint32_t *mc = j.counts, *dc = j.counts + nm;
-	int ml = r == GPZ_OK ? lengths(mc, nm, mlen) : -1, dl = r == GPZ_OK ? lengths(dc, NB, dlen) : -1;
-	if (r == GPZ_OK && (ml < 0 || dl < 0))
-		r = GPZ_ERR_NOMEM;
-	if (r != GPZ_OK || ml < 1) /* one symbol value: a constant frame, written elsewhere */
+	if (r == GPZ_OK)
+		r = gpz_lzs_plan_make(&pl, p, n, alphabet, j.z, j.counts);
+	/* one value (a constant frame), or not smaller: the caller writes its own plan */
+	if (r != GPZ_OK || pl.max_len < 1 || pl.total >= beat)
 		goto done;
-	/* the frame's size, from the counts: is it worth writing? */
-	uint64_t bits = gpz_coded_bits(mc, mlen, nm) + extra_bits(mc + alphabet) +
-	                extra_bits(mc + alphabet + NB) + gpz_coded_bits(dc, dlen, NB) + extra_bits(dc);
-	uint8_t *cbuf = malloc(CB_FIXED + gpz_lengths_bound(nm) + gpz_lengths_bound(NB));
-	if (!cbuf) {
-		r = GPZ_ERR_NOMEM;
-		goto done;
-	}
-	size_t k1 = gpz_lengths_write(mlen, nm, cbuf + CB_FIXED);
-	size_t k2 = dl ? gpz_lengths_write(dlen, NB, cbuf + CB_FIXED + k1) : 0;
-	size_t cb = CB_FIXED + k1 + k2, index_at = GPZ_FRAME_HEADER_SIZE + cb;
-	size_t check_at = index_at + 4 * j.nchunks, pay_at = check_at + GPZ_CHECK_SIZE;
-	size_t payload = (size_t)((bits + 7) / 8), total = pay_at + payload + GPZ_CONTENT_SIZE;
-	int maxlen = ml > dl ? ml : dl;
-	gpz_store_le32(cbuf, j.z);
-	gpz_store_le32(cbuf + 4, (uint32_t)k1);
-	if (total >= beat) {
-		free(cbuf);
-		goto done; /* not smaller: the caller writes its own plan */
-	}
-	if (total > cap) {
-		free(cbuf);
+	if (pl.total > cap) {
 		r = GPZ_ERR_DST_TOO_SMALL;
 		goto done;
 	}
-	/* the codes, then the chunks */
-	gpz_canonical_codes(mlen, nm, mcode);
-	gpz_encoder_table(mlen, mcode, nm, mtab);
-	if (dl) {
-		gpz_canonical_codes(dlen, NB, dcode);
-		gpz_encoder_table(dlen, dcode, NB, dtab);
-	}
-	struct gpz_lzs_code code = { alphabet, j.z, mtab, dtab };
+	struct gpz_lzs_code code = { alphabet, j.z, pl.mtab, pl.dtab };
 	j.code = &code;
 	j.bufs = calloc(j.ntasks, sizeof(*j.bufs));
 	j.task_bits = calloc(j.ntasks, sizeof(*j.task_bits));
@@ -246,48 +306,32 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	if (r == GPZ_OK)
 		gpz_parallel_for(ctx->nthreads, j.ntasks, code_task, &j);
 	uint64_t at = 0;
-	memset(dst + pay_at, 0, payload);
+	memset(dst + pl.pay_at, 0, pl.payload);
 	for (size_t t = 0; r == GPZ_OK && t < j.ntasks; t++) {
 		r = j.res[t];
-		if (r == GPZ_OK && at + j.task_bits[t] > bits)
+		if (r == GPZ_OK && at + j.task_bits[t] > pl.bits)
 			r = GPZ_ERR_PARAM; /* cannot happen: the counts and the coder disagree */
 		if (r == GPZ_OK)
-			append_bits(dst + pay_at, at, j.bufs[t], j.task_bits[t]);
+			append_bits(dst + pl.pay_at, at, j.bufs[t], j.task_bits[t]);
 		at += j.task_bits[t];
 	}
-	if (r == GPZ_OK && at != bits)
+	if (r == GPZ_OK && at != pl.bits)
 		r = GPZ_ERR_PARAM;
 	if (r == GPZ_OK) {
-		uint8_t *h = dst;
-		memset(h, 0, GPZ_FRAME_HEADER_SIZE);
-		h[0] = GPZ_FRAME_LZSYM;
-		h[1] = (uint8_t)p->symbol_bytes;
-		h[2] = (uint8_t)p->chunk_log;
-		h[3] = (uint8_t)maxlen;
-		gpz_store_le32(h + 4, alphabet);
-		gpz_store_le64(h + 8, n);
-		gpz_store_le32(h + 16, (uint32_t)cb);
-		gpz_store_le64(h + 24, payload);
-		memcpy(dst + GPZ_FRAME_HEADER_SIZE, cbuf, cb);
-		for (size_t c = 0; c < j.nchunks; c++)
-			gpz_store_le32(dst + index_at + 4 * c, j.chunk_bits[c]);
-		gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));
-		gpz_store_le64(dst + pay_at + payload,
+		gpz_lzs_plan_head(&pl, j.chunk_bits, dst);
+		gpz_store_le64(dst + pl.pay_at + pl.payload,
 		               gpz_checksum_threads(src, n * (size_t)p->symbol_bytes, ctx->nthreads));
-		*written = total;
+		*written = pl.total;
 	}
 	for (size_t t = 0; j.bufs && t < j.ntasks; t++)
 		free(j.bufs[t]);
 	free(j.bufs);
 	free(j.task_bits);
 	free(j.chunk_bits);
-	free(cbuf);
 done:
+	gpz_lzs_plan_free(&pl);
 	free(j.counts);
 	free(j.res);
-	free(mlen);
-	free(mcode);
-	free(mtab);
 	return r;
 }
 
@@ -351,54 +395,83 @@ static gpz_result read_codes(const uint8_t *cb, size_t cb_bytes, const gpz_block
 	return longest == in->max_code_len ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
-gpz_result gpz_lzs_frame_decode(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
-                                uint8_t *dst)
+void gpz_lzs_reader_close(struct gpz_lzs_reader *rd)
 {
-	size_t cb_bytes = gpz_load_le32(s + 16), payload = (size_t)gpz_load_le64(s + 24);
+	if (rd->have_main)
+		gpz_decoder_free(&rd->main);
+	if (rd->have_dist)
+		gpz_decoder_free(&rd->dist);
+	free(rd->starts);
+	memset(rd, 0, sizeof(*rd));
+}
+
+gpz_result gpz_lzs_reader_open(struct gpz_lzs_reader *rd, const uint8_t *s,
+                               const gpz_block_info *in)
+{
+	size_t cb_bytes = gpz_load_le32(s + 16);
 	size_t n = (size_t)(in->content_bytes / (uint64_t)in->symbol_bytes);
 	size_t nchunks = (size_t)gpz_frame_chunks(n, in->chunk_log), m = (size_t)1 << in->chunk_log;
 	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE + cb_bytes;
-	const uint8_t *pay = index + 4 * nchunks + GPZ_CHECK_SIZE;
 	uint8_t *mlen = malloc(in->alphabet + GPZ_LZS_EXTRA), dlen[NB];
-	uint64_t *starts = malloc((nchunks + 1) * sizeof(*starts));
-	gpz_result *res = malloc(nchunks * sizeof(*res));
-	gpz_decoder dm, dd;
 	uint32_t z = 0;
-	int has_dist = 0, have_dm = 0, have_dd = 0;
-	gpz_result r = mlen && starts && res ? GPZ_OK : GPZ_ERR_NOMEM;
+	int has_dist = 0;
 
+	memset(rd, 0, sizeof(*rd));
+	rd->starts = malloc((nchunks + 1) * sizeof(*rd->starts));
+	rd->nchunks = nchunks;
+	rd->payload_bytes = (size_t)gpz_load_le64(s + 24);
+	rd->payload_at = GPZ_FRAME_HEADER_SIZE + cb_bytes + 4 * nchunks + GPZ_CHECK_SIZE;
+	gpz_result r = mlen && rd->starts ? GPZ_OK : GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
 		r = read_codes(s + GPZ_FRAME_HEADER_SIZE, cb_bytes, in, mlen, dlen, &z, &has_dist);
 	/* chunk starts: each chunk at least a bit, at most its symbols' worst tokens */
 	for (size_t c = 0; r == GPZ_OK && c < nchunks; c++) {
 		uint64_t mc = n - c * m < m ? n - c * m : m, bits = gpz_load_le32(index + 4 * c);
 		if (c == 0)
-			starts[0] = 0;
+			rd->starts[0] = 0;
 		if (bits < 1 || bits > mc * GPZ_LZS_TOKEN_BITS)
 			r = GPZ_ERR_CORRUPT;
-		starts[c + 1] = starts[c] + bits;
+		rd->starts[c + 1] = rd->starts[c] + bits;
 	}
-	if (r == GPZ_OK && ((starts[nchunks] + 7) / 8 != payload ||
-	                    !gpz_frame_padding_ok(pay[payload - 1], payload, starts[nchunks])))
+	if (r == GPZ_OK && (rd->starts[nchunks] + 7) / 8 != rd->payload_bytes)
 		r = GPZ_ERR_CORRUPT;
-	if (r == GPZ_OK && (r = gpz_decoder_init(&dm, mlen, in->alphabet + GPZ_LZS_EXTRA, 4)) == GPZ_OK)
-		have_dm = 1;
-	if (r == GPZ_OK && has_dist && (r = gpz_decoder_init(&dd, dlen, NB, 4)) == GPZ_OK)
-		have_dd = 1;
+	if (r == GPZ_OK &&
+	    (r = gpz_decoder_init(&rd->main, mlen, in->alphabet + GPZ_LZS_EXTRA, 4)) == GPZ_OK)
+		rd->have_main = 1;
+	if (r == GPZ_OK && has_dist && (r = gpz_decoder_init(&rd->dist, dlen, NB, 4)) == GPZ_OK)
+		rd->have_dist = 1;
+	free(mlen);
+	if (r != GPZ_OK) {
+		gpz_lzs_reader_close(rd);
+		return r;
+	}
+	rd->dec = (struct gpz_lzs_decoders){ in->alphabet, z, &rd->main,
+		                             has_dist ? &rd->dist : NULL };
+	return GPZ_OK;
+}
+
+gpz_result gpz_lzs_frame_decode(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
+                                uint8_t *dst)
+{
+	size_t n = (size_t)(in->content_bytes / (uint64_t)in->symbol_bytes);
+	struct gpz_lzs_reader rd;
+	gpz_result r = gpz_lzs_reader_open(&rd, s, in), *res = NULL;
+
+	if (r != GPZ_OK)
+		return r;
+	const uint8_t *pay = s + rd.payload_at;
+	if (!gpz_frame_padding_ok(pay[rd.payload_bytes - 1], rd.payload_bytes, rd.starts[rd.nchunks]))
+		r = GPZ_ERR_CORRUPT;
+	if (r == GPZ_OK && !(res = malloc(rd.nchunks * sizeof(*res))))
+		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK) {
-		struct gpz_lzs_decoders dec = { in->alphabet, z, &dm, has_dist ? &dd : NULL };
-		struct lzs_read rd = { &dec, pay, payload, n, starts, in->symbol_bytes, in->chunk_log,
-			               dst, res };
-		gpz_parallel_for(ctx->nthreads, nchunks, decode_task, &rd);
-		for (size_t c = 0; r == GPZ_OK && c < nchunks; c++)
+		struct lzs_read job = { &rd.dec, pay, rd.payload_bytes, n, rd.starts,
+			                in->symbol_bytes, in->chunk_log, dst, res };
+		gpz_parallel_for(ctx->nthreads, rd.nchunks, decode_task, &job);
+		for (size_t c = 0; r == GPZ_OK && c < rd.nchunks; c++)
 			r = res[c];
 	}
-	if (have_dm)
-		gpz_decoder_free(&dm);
-	if (have_dd)
-		gpz_decoder_free(&dd);
-	free(mlen);
-	free(starts);
 	free(res);
+	gpz_lzs_reader_close(&rd);
 	return r;
 }
