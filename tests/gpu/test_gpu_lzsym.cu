@@ -4,7 +4,9 @@
  * For each input the CPU makes the frame's pieces as frame_lzsym.c does (run symbol, tokens
  * chunk by chunk, counts, length-limited codes, each chunk's bits, the payload); the GPU must
  * give the same counts, the same chunk lengths under the CPU's code lengths, the same payload
- * under the CPU's codes, and decode the CPU's payload to the input. Then damaged payloads and
+ * under the CPU's codes, and decode the CPU's payload to the input; whole frames
+ * (container/frame_lzsym_gpu.cu) must be gpz_lzs_frame_write's bytes and decode on the GPU, their
+ * checksum checked. Then damaged payloads and
  * chunk starts: the GPU's verdict must be the CPU's, and where both accept, the same output.
  * Inputs: one value, alternating runs, copies (matches, overlapping ones too), 1-, 2- and 4-byte
  * symbols, the largest alphabet, chunk logs 8 to 16, sizes that are not a multiple of the chunk
@@ -20,6 +22,7 @@ extern "C" {
 #include "huffman/huffman.h"
 }
 #include "lzsym/lzsym_gpu.h"
+#include "container/frame_lzsym_gpu.h"
 
 #include <cuda_runtime.h>
 
@@ -40,6 +43,7 @@ const size_t NM_EXTRA = GPZ_LZS_EXTRA, NB = GPZ_LZS_BUCKETS;
 /* What the CPU makes of one input. */
 struct Ref {
 	uint32_t alphabet = 0, z = 0;
+	std::vector<uint32_t> hist;          /* of the symbols */
 	std::vector<uint32_t> counts;        /* main [alphabet + 96], then distance [48] */
 	std::vector<uint8_t> mlen, dlen;     /* code lengths (dlen all 0 without matches) */
 	std::vector<uint32_t> mtab, dtab;    /* encoder tables */
@@ -85,6 +89,7 @@ Ref cpu_ref(const uint8_t *src, size_t n, int w, int chunk_log)
 		hist[gpz_load_symbol(src, i, w)]++;
 	for (uint32_t s = 1; s < r.alphabet; s++)
 		r.z = hist[s] > hist[r.z] ? s : r.z;
+	r.hist = hist;
 
 	const uint32_t nm = r.alphabet + NM_EXTRA;
 	const size_t nc = nchunks_of(n, chunk_log);
@@ -243,6 +248,51 @@ void corrupt(const Ref &r, size_t n, int w, int chunk_log, const char *what)
 	}
 }
 
+gpz_ctx *g_ctx;      /* CPU, 2 threads */
+struct gpz_gpu *g_gpu;
+
+/* Whole frames: gpz_lzs_frame_write_gpu's bytes are gpz_lzs_frame_write's, and
+ * gpz_lzs_frame_decode_gpu gives the input back from either. */
+void frames(const Ref &r, const std::vector<uint8_t> &in, size_t n, int w, int chunk_log,
+            const uint8_t *d_src, const char *what)
+{
+	gpz_params p;
+	gpz_params_default(&p);
+	p.symbol_bytes = w;
+	p.chunk_log = chunk_log;
+	p.lz_symbols = 1;
+	const size_t cap = 12 * in.size() + 4 * ((size_t)r.alphabet + 200) +
+	                   4 * nchunks_of(n, chunk_log) + 4096;
+	std::vector<uint8_t> cf(cap), gf;
+	size_t cw = 0, gw = 0;
+	uint8_t *d_dst = NULL, *d_out = NULL;
+	gpz_result cr = gpz_lzs_frame_write(g_ctx, &p, in.data(), n, r.hist.data(), r.alphabet,
+	                                    SIZE_MAX, cf.data(), cap, &cw);
+	CU(cudaMalloc((void **)&d_dst, cap));
+	gpz_result gr = gpz_lzs_frame_write_gpu(g_gpu, &p, d_src, n, r.hist.data(), r.alphabet,
+	                                        SIZE_MAX, d_dst, cap, &gw, g_gpu->stream);
+	CHECK(cr == gr && cw == gw, "%s: frame: CPU %d (%zu bytes), GPU %d (%zu bytes)", what,
+	      (int)cr, cw, (int)gr, gw);
+	if (cr == GPZ_OK && gr == GPZ_OK && cw == gw && cw) {
+		gf = from_dev(d_dst, gw);
+		size_t at = 0;
+		while (at < cw && gf[at] == cf[at])
+			at++;
+		CHECK(at == cw, "%s: frames differ from byte %zu of %zu", what, at, cw);
+		gpz_block_info info;
+		CHECK(gpz_parse_block(cf.data(), cw, &info) == GPZ_OK, "%s: frame parse", what);
+		CU(cudaMalloc((void **)&d_out, in.size() + 1));
+		uint64_t sum = 0;
+		CHECK(gpz_lzs_frame_decode_gpu(g_gpu, d_dst, cf.data(), &info, d_out, &sum,
+		                               g_gpu->stream) == GPZ_OK,
+		      "%s: frame decode on the GPU", what);
+		CHECK(from_dev(d_out, in.size()) == in, "%s: frame decoded on the GPU differs", what);
+		CHECK(sum == gpz_load_le64(cf.data() + cw - 8), "%s: stored checksum", what);
+		CU(cudaFree(d_out));
+	}
+	CU(cudaFree(d_dst));
+}
+
 void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what, bool damage)
 {
 	Ref r = cpu_ref(src, n, w, chunk_log);
@@ -301,6 +351,7 @@ void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what,
 		CHECK(go == in, "%s: GPU decode differs from the input", what);
 		if (damage)
 			corrupt(r, n, w, chunk_log, what);
+		frames(r, in, n, w, chunk_log, d_src, what);
 		CU(cudaFree(d_ml));
 		CU(cudaFree(d_dl));
 		CU(cudaFree(d_bits));
@@ -518,12 +569,18 @@ int main(int argc, char **argv)
 {
 	if (!gpu_test_start())
 		return TEST_SKIP;
+	if (gpz_ctx_create(&g_ctx, GPZ_BACKEND_CPU, 2) != GPZ_OK || gpz_gpu_open(&g_gpu, 0) != GPZ_OK) {
+		printf("FAILED: cannot create the CPU context or open the GPU\n");
+		return 1;
+	}
 	if (argc > 2 && !strcmp(argv[1], "bench")) {
 		bench(argv[2]);
 	} else {
 		edge();
 		files();
 	}
+	gpz_gpu_close(g_gpu);
+	gpz_ctx_free(g_ctx);
 	if (test_failures) {
 		printf("FAILED: %d checks\n", test_failures);
 		return 1;

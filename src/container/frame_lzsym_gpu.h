@@ -1,0 +1,41 @@
+/* frame_lzsym_gpu.h - LZ-symbol frames (type 5) written and read on the GPU from device memory
+ * (frame_lzsym_gpu.cu), the bytes of frame_lzsym.c's gpz_lzs_frame_write exactly.
+ *
+ * STAGED like lzsym/lzsym_gpu.h: not yet in libgpz, not yet run on a GPU; test_gpu_lzsym links
+ * it. Once that test passes on a GPU, frame_gpu.cu calls these where it now stages LZ-symbol
+ * frames through the host (lz_compress_via_host, lzsym_decompress_via_host). */
+#ifndef GPZ_CONTAINER_FRAME_LZSYM_GPU_H
+#define GPZ_CONTAINER_FRAME_LZSYM_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpz.h"
+#include "gpu/gpu.h"
+#include "container/frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpz_gpu;
+
+/* As gpz_lzs_frame_write: n symbols at d_src (hist[0 .. alphabet) their histogram, on the
+ * host), the frame into d_dst only when smaller than `beat` bytes (*written 0 and GPZ_OK
+ * otherwise). Uses g->work; synchronises the stream. */
+gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_params *p, const uint8_t *d_src,
+                                   size_t n, const uint32_t *hist, uint32_t alphabet, size_t beat,
+                                   uint8_t *d_dst, size_t cap, size_t *written,
+                                   gpz_stream_t stream);
+
+/* As gpz_lzs_frame_decode, from the frame at d_frame (in parsed from its header, the header
+ * check verified) whose first bytes up to its payload are at head on the host; the content is
+ * checked against the frame's checksum, which comes back in *sum. Synchronises the stream. */
+gpz_result gpz_lzs_frame_decode_gpu(struct gpz_gpu *g, const uint8_t *d_frame, const uint8_t *head,
+                                    const gpz_block_info *in, uint8_t *d_dst, uint64_t *sum,
+                                    gpz_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
