@@ -76,20 +76,6 @@ __device__ __forceinline__ uint32_t decode_sym(const dparams &p, const dcode &c,
 	return sym;
 }
 
-__device__ __forceinline__ unsigned extra_bits(unsigned b)
-{
-	return b < 4 ? 0 : 1 + (b - 4) / 2;
-}
-
-__device__ __forceinline__ uint32_t base_of(unsigned b)
-{
-	unsigned e;
-	if (b < 4)
-		return b;
-	e = 2 + (b - 4) / 2;
-	return (1u << e) | (((b - 4) & 1u) << (e - 1));
-}
-
 __device__ __forceinline__ void store_sym(uint8_t *o, uint64_t i, int w, uint32_t v)
 {
 	uint8_t *q = o + i * (uint64_t)w;
@@ -145,7 +131,8 @@ __device__ int decode_chunk(const dparams &p, uint64_t from, uint64_t to, uint64
 		}
 		s -= p.alphabet;
 		if (s < NB) { /* a run of z */
-			const uint64_t len = 1 + base_of(s) + take(p, pos, extra_bits(s));
+			const uint64_t len =
+			        1 + gpz_lzs_base(s) + take(p, pos, gpz_lzs_extra_bits(s));
 			if (len > m - i)
 				return 1;
 			fill_run(out, i, len, p.w, p.z, lane);
@@ -153,11 +140,12 @@ __device__ int decode_chunk(const dparams &p, uint64_t from, uint64_t to, uint64
 			continue;
 		}
 		s -= NB; /* a match: its length, then its distance */
-		const uint32_t len = GPZ_LZS_MIN_MATCH + base_of(s) + take(p, pos, extra_bits(s));
+		const uint32_t len =
+		        GPZ_LZS_MIN_MATCH + gpz_lzs_base(s) + take(p, pos, gpz_lzs_extra_bits(s));
 		if (!p.has_dist || len > m - i)
 			return 1;
 		const uint32_t ds = decode_sym(p, p.dist, pos);
-		const uint32_t dist = 1 + base_of(ds) + take(p, pos, extra_bits(ds));
+		const uint32_t dist = 1 + gpz_lzs_base(ds) + take(p, pos, gpz_lzs_extra_bits(ds));
 		if (dist > i)
 			return 1;
 		__syncwarp(); /* what the lanes wrote before is the source */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gpz.h"
+#include "common/hd.h"
 #include "huffman/huffman.h"
 
 #ifdef __cplusplus
@@ -31,22 +32,27 @@ extern "C" {
 #define GPZ_LZS_TOKEN_BITS (2 * GPZ_MAX_CODE_LEN + 44)
 
 /* Values v >= 0 (a run length - 1, a match length - 2, a distance - 1, each < 2^24) in buckets:
- * 0..3 alone, then two buckets per power of two, with e - 1 extra bits for 2^e <= v < 2^(e+1). */
-static inline unsigned gpz_lzs_bucket(uint32_t v)
+ * 0..3 alone, then two buckets per power of two, with e - 1 extra bits for 2^e <= v < 2^(e+1).
+ * Host and device (the GPU tokenizer and decoder use them too). */
+GPZ_HD_INLINE unsigned gpz_lzs_bucket(uint32_t v)
 {
 	unsigned e;
 	if (v < 4)
 		return v;
+#ifdef __CUDA_ARCH__
+	e = 31u - (unsigned)__clz(v);
+#else
 	e = 31u - (unsigned)__builtin_clz(v);
+#endif
 	return 4 + 2 * (e - 2) + ((v >> (e - 1)) & 1u);
 }
 
-static inline unsigned gpz_lzs_extra_bits(unsigned b)
+GPZ_HD_INLINE unsigned gpz_lzs_extra_bits(unsigned b)
 {
 	return b < 4 ? 0 : 1 + (b - 4) / 2;
 }
 
-static inline uint32_t gpz_lzs_base(unsigned b)
+GPZ_HD_INLINE uint32_t gpz_lzs_base(unsigned b)
 {
 	unsigned e;
 	if (b < 4)
@@ -65,10 +71,10 @@ struct gpz_lzs_token {
  * each position a run when the symbol is z, else the longest match (at least GPZ_LZS_MATCH_MIN
  * symbols, replacing at least GPZ_LZS_MATCH_TOKENS literals and runs) with the candidate, else a
  * literal. The candidate of i: the last position before i in the chunk whose symbol is not z and
- * whose next 4 symbols hash alike, whether the parse landed on it or a match covered it. At most max tokens into tok; *pos moves
- * past them (c1: the chunk is done); the tokens do not depend on max. head:
- * 2^GPZ_LZS_HASH_LOG entries of scratch, zeroed once, that need no clearing between chunks
- * (positions + 1 before c0 are stale). Returns the token count.
+ * whose next 4 symbols hash alike, whether the parse landed on it or a match covered it. At
+ * most max tokens into tok; *pos moves past them (c1: the chunk is done); the tokens do not
+ * depend on max. head: 2^GPZ_LZS_HASH_LOG entries of scratch, zeroed once, that need no
+ * clearing between chunks (positions + 1 before c0 are stale). Returns the token count.
  */
 size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *pos, uint32_t z,
                       uint32_t *head, struct gpz_lzs_token *tok, size_t max);

@@ -20,8 +20,9 @@
  *      into the next, and closed first there.
  * Stretches with no symbol other than z (nearly all of Nyx-Quant) take a fast path, 512 bytes
  * a step when the input is 16-byte aligned (then the next 512 bytes go tile by tile whenever
- * the test fails, so dense data reads little twice), else a tile: at most a run opens. Tokens are then counted (warp-aggregated atomics), summed into the chunk's bit length,
- * or written at their bit offsets (a warp scan) with atomicOr into big-endian words.
+ * the test fails, so dense data reads little twice), else a tile: at most a run opens.
+ * Tokens are then counted (warp-aggregated atomics), summed into the chunk's bit length, or
+ * written at their bit offsets (a warp scan) with atomicOr into big-endian words.
  *
  * STAGED (lzsym_gpu.h): written without a GPU to run it; tests/gpu/test_gpu_lzsym.cu decides.
  */
@@ -78,30 +79,6 @@ __device__ __forceinline__ uint32_t hash4(const uint8_t *src, uint64_t i, int w)
 	return (uint32_t)((v * K) >> (64 - GPZ_LZS_HASH_LOG));
 }
 
-/* lzsym.h's buckets, with the device's count of leading zeros */
-__device__ __forceinline__ unsigned bucket(uint32_t v)
-{
-	unsigned e;
-	if (v < 4)
-		return v;
-	e = 31u - (unsigned)__clz(v);
-	return 4 + 2 * (e - 2) + ((v >> (e - 1)) & 1u);
-}
-
-__device__ __forceinline__ unsigned extra_bits(unsigned b)
-{
-	return b < 4 ? 0 : 1 + (b - 4) / 2;
-}
-
-__device__ __forceinline__ uint32_t base_of(unsigned b)
-{
-	unsigned e;
-	if (b < 4)
-		return b;
-	e = 2 + (b - 4) / 2;
-	return (1u << e) | (((b - 4) & 1u) << (e - 1));
-}
-
 /* A token as coded: main symbol, its extra bits, and for a match the distance symbol and its. */
 struct fields {
 	uint32_t ms, xv, ds, dv;
@@ -115,18 +92,18 @@ __device__ __forceinline__ fields split(const tparams &p, uint32_t kind, uint32_
 	if (kind == TOK_LIT) {
 		f.ms = v;
 	} else if (kind == TOK_RUN) {
-		unsigned b = bucket(v - 1);
+		unsigned b = gpz_lzs_bucket(v - 1);
 		f.ms = p.alphabet + b;
-		f.xn = extra_bits(b);
-		f.xv = v - 1 - base_of(b);
+		f.xn = gpz_lzs_extra_bits(b);
+		f.xv = v - 1 - gpz_lzs_base(b);
 	} else if (kind == TOK_MATCH) {
-		unsigned b = bucket(v - GPZ_LZS_MIN_MATCH), e = bucket(d - 1);
+		unsigned b = gpz_lzs_bucket(v - GPZ_LZS_MIN_MATCH), e = gpz_lzs_bucket(d - 1);
 		f.ms = p.alphabet + NB + b;
-		f.xn = extra_bits(b);
-		f.xv = v - GPZ_LZS_MIN_MATCH - base_of(b);
+		f.xn = gpz_lzs_extra_bits(b);
+		f.xv = v - GPZ_LZS_MIN_MATCH - gpz_lzs_base(b);
 		f.ds = e;
-		f.dn = extra_bits(e);
-		f.dv = d - 1 - base_of(e);
+		f.dn = gpz_lzs_extra_bits(e);
+		f.dv = d - 1 - gpz_lzs_base(e);
 		f.match = true;
 	}
 	return f;
