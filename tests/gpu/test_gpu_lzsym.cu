@@ -167,30 +167,45 @@ template <class T> std::vector<T> from_dev(const T *d, size_t n)
 	return v;
 }
 
+/* The host decoders of a Ref's codes. */
+struct Decoders {
+	gpz_decoder dm, dd;
+	bool has_d = false, ok = false;
+	struct gpz_lzs_decoders dec;
+	explicit Decoders(const Ref &r)
+	{
+		memset(&dm, 0, sizeof(dm));
+		memset(&dd, 0, sizeof(dd));
+		for (uint8_t l : r.dlen)
+			has_d = has_d || l;
+		ok = gpz_decoder_init(&dm, r.mlen.data(), r.alphabet + (uint32_t)NM_EXTRA, 4) ==
+		             GPZ_OK &&
+		     (!has_d || gpz_decoder_init(&dd, r.dlen.data(), NB, 4) == GPZ_OK);
+		dec = { r.alphabet, r.z, &dm, has_d ? &dd : NULL };
+	}
+	~Decoders()
+	{
+		gpz_decoder_free(&dm);
+		gpz_decoder_free(&dd);
+	}
+	Decoders(const Decoders &) = delete;
+	Decoders &operator=(const Decoders &) = delete;
+};
+
 /* The CPU's verdict on a payload: 0 when every chunk decodes; out receives the symbols. */
 int cpu_decode(const Ref &r, const std::vector<uint8_t> &pay, const std::vector<uint64_t> &st,
                size_t n, int w, int chunk_log, std::vector<uint8_t> &out)
 {
-	gpz_decoder dm, dd;
-	const uint32_t nm = r.alphabet + NM_EXTRA;
-	bool has_d = false;
-	for (uint8_t l : r.dlen)
-		has_d = has_d || l;
-	if (gpz_decoder_init(&dm, r.mlen.data(), nm, 4) != GPZ_OK)
-		return -1;
-	if (has_d && gpz_decoder_init(&dd, r.dlen.data(), NB, 4) != GPZ_OK)
-		return -1;
-	struct gpz_lzs_decoders dec = { r.alphabet, r.z, &dm, has_d ? &dd : NULL };
+	Decoders d(r);
 	int bad = 0;
+	if (!d.ok)
+		return -1;
 	out.assign(n * (size_t)w, 0);
 	for (size_t c = 0; c < nchunks_of(n, chunk_log); c++) {
 		size_t c0 = c << chunk_log, m = std::min(n - c0, (size_t)1 << chunk_log);
-		bad |= gpz_lzs_decode_chunk(&dec, pay.data(), pay.size(), st[c], st[c + 1], m, w,
+		bad |= gpz_lzs_decode_chunk(&d.dec, pay.data(), pay.size(), st[c], st[c + 1], m, w,
 		                            out.data() + c0 * (size_t)w) != GPZ_OK;
 	}
-	gpz_decoder_free(&dm);
-	if (has_d)
-		gpz_decoder_free(&dd);
 	return bad;
 }
 
@@ -198,28 +213,19 @@ int cpu_decode(const Ref &r, const std::vector<uint8_t> &pay, const std::vector<
 int gpu_decode(const Ref &r, const std::vector<uint8_t> &pay, const std::vector<uint64_t> &st,
                size_t n, int w, int chunk_log, std::vector<uint8_t> &out)
 {
-	gpz_decoder dm, dd;
-	const uint32_t nm = r.alphabet + NM_EXTRA;
-	bool has_d = false;
-	for (uint8_t l : r.dlen)
-		has_d = has_d || l;
-	if (gpz_decoder_init(&dm, r.mlen.data(), nm, 4) != GPZ_OK)
+	Decoders d(r);
+	if (!d.ok)
 		return -1;
-	if (has_d && gpz_decoder_init(&dd, r.dlen.data(), NB, 4) != GPZ_OK)
-		return -1;
-	struct gpz_lzs_decoders dec = { r.alphabet, r.z, &dm, has_d ? &dd : NULL };
 	uint8_t *d_pay = to_dev(pay), *d_out = NULL;
 	uint64_t *d_st = to_dev(st);
 	CU(cudaMalloc((void **)&d_out, n * (size_t)w + 1));
 	CU(cudaMemset(d_out, 0, n * (size_t)w + 1));
-	gpz_result res = gpz_gpu_lzs_decode(&dec, d_pay, pay.size(), d_st, n, w, chunk_log, d_out, 0);
+	gpz_result res =
+	        gpz_gpu_lzs_decode(&d.dec, d_pay, pay.size(), d_st, n, w, chunk_log, d_out, 0);
 	out = from_dev(d_out, n * (size_t)w);
 	CU(cudaFree(d_pay));
 	CU(cudaFree(d_st));
 	CU(cudaFree(d_out));
-	gpz_decoder_free(&dm);
-	if (has_d)
-		gpz_decoder_free(&dd);
 	return res == GPZ_OK ? 0 : res == GPZ_ERR_CORRUPT ? 1 : -1;
 }
 
@@ -512,19 +518,12 @@ void bench(const char *file)
 		CU(cudaEventSynchronize(e[3]));
 		std::vector<uint8_t> go;
 		uint8_t *d_pay = (uint8_t *)d_words;
-		gpz_decoder dm, dd;
-		bool has_d = false;
-		for (uint8_t l : r.dlen)
-			has_d = has_d || l;
-		gpz_decoder_init(&dm, r.mlen.data(), (uint32_t)nm, 4);
-		if (has_d)
-			gpz_decoder_init(&dd, r.dlen.data(), NB, 4);
-		struct gpz_lzs_decoders dec = { r.alphabet, r.z, &dm, has_d ? &dd : NULL };
+		Decoders dd(r);
 		cudaEvent_t d0, d1;
 		CU(cudaEventCreate(&d0));
 		CU(cudaEventCreate(&d1));
 		CU(cudaEventRecord(d0));
-		CHECK(gpz_gpu_lzs_decode(&dec, d_pay, r.payload.size(), d_st, n, 2, cl, d_out, 0) ==
+		CHECK(gpz_gpu_lzs_decode(&dd.dec, d_pay, r.payload.size(), d_st, n, 2, cl, d_out, 0) ==
 		              GPZ_OK,
 		      "bench decode");
 		CU(cudaEventRecord(d1));
@@ -533,9 +532,6 @@ void bench(const char *file)
 		best[1] = std::min(best[1], ms_since(e[1], e[2]));
 		best[2] = std::min(best[2], ms_since(e[2], e[3]));
 		best[3] = std::min(best[3], ms_since(d0, d1));
-		gpz_decoder_free(&dm);
-		if (has_d)
-			gpz_decoder_free(&dd);
 		if (it == 0) {
 			std::vector<uint8_t> gp = from_dev((const uint8_t *)d_words, r.payload.size());
 			CHECK(gp == r.payload, "bench: payload differs from the CPU's");
