@@ -2,7 +2,7 @@
 # On the GPU machine, from the repository root, with .devdata/run carried (bench/gpu-data.sh):
 # unpack the data, build for sm_90, run every test (GPU tests included) and compute-sanitizer,
 # then the GPU benchmark. Logs go to $OUT (the device tool brings them back).
-# Usage: sh bench/gpu-run.sh [build|tests|bench|lz|all]
+# Usage: sh bench/gpu-run.sh [data|build|tests|bench|lz|all]   (data: unpack only)
 set -u
 what=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +38,7 @@ for f, to in (("quant.tar.xz", os.path.join(d, "quant")), ("small.tar.xz", s)):
             t.extractall(to)
 print("data unpacked")
 PY
+[ "$what" = data ] && exit 0
 
 cmake -S "$root" -B "$root/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }

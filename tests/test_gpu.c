@@ -1,6 +1,6 @@
 /* test_gpu.c - the GPU backend against the CPU backend, byte for byte: every edge case of
  * test_edge.c and every corpus file, through the host API (GPU context) and the device API;
- * each GPU stream is then decoded on both backends, and corrupt streams must be rejected by the
+ * LZ-symbol frames too; each GPU stream is then decoded on both backends, and corrupt streams must be rejected by the
  * GPU decoder as by the CPU one. `exit-start`: processes that exit while an AUTO context's GPU
  * is still starting end cleanly. Exit 77 (skipped) without a usable GPU.
  * Usage: test_gpu [edge|corpora|hostile|all|exit-start] */
@@ -95,6 +95,39 @@ static gpz_params params(int w, int chunk_log)
 	return p;
 }
 
+/* LZ-symbol frames, forced and automatic, of quantization-like symbols (runs of one value,
+ * others, copies of earlier stretches): the CPU's bytes through the GPU context's host and
+ * device calls, whichever backend codes them (GPU only in -DGPZ_LZSYM_GPU=ON builds). */
+static void lz_symbol_cases(uint8_t *buf)
+{
+	uint64_t st = 11;
+	const size_t n = 300001;
+	for (int w = 1; w <= 4; w *= 2) {
+		uint32_t z = w == 1 ? 40 : 1000;
+		for (size_t i = 0; i < n;) {
+			uint64_t r = test_rand(&st);
+			size_t run = 1 + (r >> 40) % 200, d = 1 + (r >> 20) % 3000;
+			if (i > 3000 && r % 100 < 3) { /* a copy */
+				for (size_t k = 0; k < 40 && i < n; k++, i++)
+					gpz_store_symbol(buf, i, w, gpz_load_symbol(buf, i - d, w));
+				continue;
+			}
+			uint32_t v = r % 10 < 7 ? z : (uint32_t)(z + 1 + (r >> 8) % 150);
+			for (size_t k = 0; k < (v == z ? run : 1) && i < n; k++, i++)
+				gpz_store_symbol(buf, i, w, v);
+		}
+		for (int lz = 1; lz <= GPZ_LZS_AUTO; lz++)
+			for (int cl = 8; cl <= 14; cl += 6) {
+				char what[80];
+				gpz_params p = params(w, cl);
+				p.lz_symbols = lz;
+				snprintf(what, sizeof(what), "LZ-symbol (%s) w=%d chunk_log=%d",
+				         lz == GPZ_LZS_AUTO ? "auto" : "forced", w, cl);
+				same(buf, n * (size_t)w, &p, what, 1);
+			}
+	}
+}
+
 static void edge_cases(void)
 {
 	uint64_t st = 1;
@@ -172,6 +205,7 @@ static void edge_cases(void)
 		same(buf, 1000003, &p, "LZ frames, several", 1);
 		p.frame_bytes = GPZ_MAX_FRAME_BYTES;
 	}
+	lz_symbol_cases(buf);
 	free(buf);
 }
 
@@ -194,6 +228,10 @@ static void corpus_file(const char *path, void *v)
 		return;
 	size -= size % (size_t)fs->w;
 	same(data, size, &p, path, strstr(path, "baryon") || strstr(path, "dickens"));
+	if (fs->w == 2) { /* quantization codes: LZ-symbol frames too */
+		p.lz_symbols = GPZ_LZS_AUTO;
+		same(data, size, &p, path, strstr(path, "baryon") != NULL);
+	}
 	free(data);
 }
 

@@ -33,6 +33,9 @@ extern "C" {
 #include "huffman/huffman_gpu.h"
 #include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
+#if GPZ_LZSYM_GPU
+#include "container/frame_lzsym_gpu.h"
+#endif
 
 /* Device to host on the stream the data was produced on, then wait for it. */
 static gpz_result d2h(void *dst, const void *src, size_t n, cudaStream_t s)
@@ -137,10 +140,11 @@ static gpz_result gpu_lengths(struct gpz_gpu *g, const uint32_t *d_counts, uint3
 	return r;
 }
 
-/* Histogram on the device, counts to the host, plan on the host. */
+/* Histogram on the device, counts to the host, plan on the host; the counts and alphabet come
+ * back too when `hist` is not NULL (the caller frees them). */
 static gpz_result plan_on_device(struct gpz_gpu *g, const gpz_params *p, const uint8_t *d_src,
                                  size_t n, const enc_layout &l, struct gpz_frame_plan *pl,
-                                 cudaStream_t s)
+                                 uint32_t **hist, uint32_t *nhist, cudaStream_t s)
 {
 	uint32_t *d_counts = (uint32_t *)(g->work + l.counts);
 	uint32_t *d_stats = (uint32_t *)(g->work + l.stats);
@@ -164,7 +168,12 @@ static gpz_result plan_on_device(struct gpz_gpu *g, const gpz_params *p, const u
 		r = d2h(counts, d_counts, alphabet * 4, s);
 	if (r == GPZ_OK)
 		r = gpz_frame_plan_make(pl, p, counts, alphabet, n, lens);
-	free(counts);
+	if (r == GPZ_OK && hist) {
+		*hist = counts;
+		*nhist = alphabet;
+	} else {
+		free(counts);
+	}
 	free(lens);
 	return r;
 }
@@ -215,8 +224,27 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 		side = true;
 		r = gpz_cuda_result(cudaEventRecord(g->sum_done, g->side));
 	}
+	uint32_t *hist = NULL, alphabet = 0;
 	if (r == GPZ_OK)
-		r = plan_on_device(g, p, d_src, n, l, &pl, s);
+		r = plan_on_device(g, p, d_src, n, l, &pl, p->lz_symbols ? &hist : NULL, &alphabet, s);
+#if GPZ_LZSYM_GPU
+	/* an LZ-symbol frame where asked for, as compress_cpu (frame_write.c) decides */
+	if (r == GPZ_OK && p->lz_symbols && pl.type != GPZ_FRAME_CONSTANT &&
+	    alphabet + GPZ_LZS_EXTRA <= GPZ_MAX_ALPHABET) {
+		size_t beat = p->lz_symbols == GPZ_LZS_AUTO ? pl.total : GPZ_FRAME_FIXED + size;
+		/* the Huffman plan's checksum (side stream) writes into the workspace */
+		r = gpz_cuda_result(cudaStreamSynchronize(g->side));
+		if (r == GPZ_OK)
+			r = gpz_lzs_frame_write_gpu(g, p, d_src, n, hist, alphabet, beat, d_dst, cap,
+		                            written, (gpz_stream_t)s);
+		if (r != GPZ_OK || *written) {
+			gpz_frame_plan_free(&pl);
+			free(hist);
+			return r;
+		}
+	}
+#endif
+	free(hist);
 	if (r == GPZ_OK && pl.total > cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK) {
@@ -366,6 +394,17 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	}
 	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
 		r = GPZ_ERR_CORRUPT;
+#if GPZ_LZSYM_GPU
+	if (in.frame_type == GPZ_FRAME_LZSYM) { /* checks, decodes and checksums on its own */
+		if (r == GPZ_OK)
+			r = gpz_lzs_frame_decode_gpu(g, d_src, head, &in, d_dst, stored_sum,
+			                             (gpz_stream_t)s);
+		if (r == GPZ_OK)
+			*written = (size_t)in.content_bytes;
+		free(head);
+		return r;
+	}
+#endif
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
 		r = gpz_frame_prepare_decode(head, &in, &dec, &starts);
@@ -485,8 +524,9 @@ extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size
 
 /* LZ mode: one frame from device memory through host buffers and frame_write.c (which codes
  * its pieces on the context's GPU), back to the device. */
-/* An LZ-symbol frame on the device: decoded on the host's CPU threads for now (no GPU decoder
- * yet), the frame copied there and its output back. */
+#if !GPZ_LZSYM_GPU
+/* An LZ-symbol frame on the device: decoded on the host's CPU threads (until GPZ_LZSYM_GPU),
+ * the frame copied there and its output back. */
 static gpz_result lzsym_decompress_via_host(gpz_ctx *ctx, const uint8_t *d_src, size_t avail,
                                             const gpz_block_info *in, uint8_t *d_dst, size_t cap,
                                             size_t *written, cudaStream_t s)
@@ -514,6 +554,7 @@ static gpz_result lzsym_decompress_via_host(gpz_ctx *ctx, const uint8_t *d_src, 
 	free(out);
 	return r;
 }
+#endif
 
 static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const uint8_t *d_src,
                                        size_t size, uint8_t *d_dst, size_t cap, size_t *written,
@@ -566,7 +607,7 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 	pos = w;
 	while (r == GPZ_OK && done < src_size) {
 		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
-		if (p->lz_level > 0 || p->lz_symbols) /* coded on the host (LZ-symbol: the CPU) */
+		if (p->lz_level > 0 || (p->lz_symbols && !GPZ_LZSYM_GPU)) /* coded on the host */
 			r = lz_compress_via_host(ctx, p, s + done, piece, d + pos, dst_cap - pos, &w, st);
 		else
 			r = compress_frame_dev(ctx->gpu, p, s + done, piece, d + pos,
@@ -625,10 +666,13 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 				pos += GPZ_TRAILER_SIZE;
 				break;
 			}
+#if !GPZ_LZSYM_GPU
 			if (r == GPZ_OK && in.frame_type == GPZ_FRAME_LZSYM)
 				r = lzsym_decompress_via_host(ctx, s + pos, src_size - pos, &in, d + total,
 				                              dst_cap - (size_t)total, &got, st);
-			else if (r == GPZ_OK)
+			else
+#endif
+			if (r == GPZ_OK)
 				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos, NULL,
 				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
 			pos += (size_t)in.block_bytes;

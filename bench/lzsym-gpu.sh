@@ -1,0 +1,41 @@
+#!/bin/sh
+# LZ-symbol frames on the GPU (issue 12), on the GPU machine from the repository root, with
+# .devdata (bench/gpu-data.sh) and .nvc (../shared/tools/nvcomp-bench/fetch.sh) carried:
+#   1. build with -DGPZ_LZSYM_GPU=ON (the staged GPU path in the library) into build-lzs;
+#   2. test_gpu_lzsym (kernels and whole frames against the CPU, bit for bit), then the GPU
+#      ctest of that build (test_gpu's LZ-symbol sets go through the GPU path there);
+#   3. the kernels on Nyx-Quant tiled to 1 GiB, and nvCOMP 6 ANS and deflate 1/2 on the same
+#      file in the same run.
+# Usage: sh bench/lzsym-gpu.sh [test|bench|all]   (logs in $OUT)
+set -u
+what=${1:-all}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-/tmp/gpz-out}
+mkdir -p "$out"
+sh "$root/bench/gpu-run.sh" data > "$out/data.log" 2>&1 || { tail -20 "$out/data.log"; exit 1; }
+export GPZ_DATA=$root/corpora/data GPZ_CORPORA=$root/.gpurun/shared
+B=$root/build-lzs
+cmake -S "$root" -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DGPZ_LZSYM_GPU=ON > "$out/lzs-cmake.log" 2>&1 || { tail -20 "$out/lzs-cmake.log"; exit 1; }
+cmake --build "$B" -j16 > "$out/lzs-build.log" 2>&1 || { grep error "$out/lzs-build.log" | head -30; exit 1; }
+echo "built (GPZ_LZSYM_GPU=ON)"
+NYX=$GPZ_DATA/nyx/baryon_density.dat.b16
+if [ "$what" != bench ]; then
+  timeout 400 "$B/tests/test_gpu_lzsym" > "$out/lzs-test.log" 2>&1
+  echo "test_gpu_lzsym rc=$?"; grep -E "FAIL|differ|verdict|ok$" "$out/lzs-test.log" | head -20
+  ctest --test-dir "$B" -L gpu -j4 --output-on-failure > "$out/lzs-ctest.log" 2>&1
+  echo "gpu ctest rc=$?"; grep -E "tests passed|Failed|\*\*\*" "$out/lzs-ctest.log" | tail -15
+  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/test_gpu" quick \
+    > "$out/lzs-memcheck.log" 2>&1
+  echo "memcheck (test_gpu quick) rc=$?"
+fi
+if [ "$what" != test ]; then
+  timeout 300 "$B/tests/test_gpu_lzsym" bench "$NYX" | tee "$out/lzs-bench.log"
+  if [ -x "$root/.nvc/build.sh" ]; then
+    sh "$root/.nvc/build.sh" > "$out/nvc-build.log" 2>&1
+    timeout 300 "$root/.nvc/bench_nvcomp" "$NYX" 65536 5 ans16 ans8 deflate1 deflate2 \
+      | tee "$out/lzs-nvcomp.log"
+  else
+    echo "nvCOMP not carried (.nvc): no side-by-side figures"
+  fi
+fi
