@@ -242,6 +242,11 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 			free(hist);
 			return r;
 		}
+		/* not smaller: the plan goes on, in a workspace the attempt has written over */
+		r = gpz_gpu_reserve(&g->work, &g->work_cap, l.total);
+		if (r == GPZ_OK)
+			r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum),
+			                     (gpz_stream_t)s);
 	}
 #endif
 	free(hist);
