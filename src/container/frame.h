@@ -89,6 +89,10 @@ void gpz_frame_plan_free(struct gpz_frame_plan *pl);
  * (nchunks + 1 entries, malloc'd), checking every rule of FORMAT.md but the payload's. */
 gpz_result gpz_frame_prepare_decode(const uint8_t *frame, const gpz_block_info *in,
                                     gpz_decoder *dec, uint64_t **starts);
+/* A parsed block that a caller wants decoded as a frame: GPZ_ERR_PARAM when it is not one,
+ * GPZ_ERR_TRUNCATED when it passes src_size, GPZ_ERR_DST_TOO_SMALL when its content passes
+ * dst_cap. */
+gpz_result gpz_frame_fits(const gpz_block_info *in, size_t src_size, size_t dst_cap);
 /* The payload's padding bits (after `bits`) in its last byte must be zero. */
 int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits);
 

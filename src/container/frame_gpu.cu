@@ -371,14 +371,10 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 		r = d2h(peek, d_src, np, s);
 	if (r == GPZ_OK)
 		r = gpz_parse_block(peek, np, &in);
+	if (r == GPZ_OK)
+		r = gpz_frame_fits(&in, src_size, cap);
 	if (r != GPZ_OK)
 		return r;
-	if (in.kind != GPZ_BLOCK_FRAME)
-		return GPZ_ERR_PARAM;
-	if (in.block_bytes > src_size)
-		return GPZ_ERR_TRUNCATED;
-	if (in.content_bytes > cap)
-		return GPZ_ERR_DST_TOO_SMALL;
 	payload = gpz_load_le64(peek + 24);
 	n = in.content_bytes / (uint64_t)in.symbol_bytes;
 	check_at = (size_t)(in.block_bytes - GPZ_CONTENT_SIZE - payload - GPZ_CHECK_SIZE);

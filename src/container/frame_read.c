@@ -362,6 +362,15 @@ static void fill_constant(uint8_t *dst, uint64_t n, int w, uint32_t v)
 	}
 }
 
+gpz_result gpz_frame_fits(const gpz_block_info *in, size_t src_size, size_t dst_cap)
+{
+	if (in->kind != GPZ_BLOCK_FRAME)
+		return GPZ_ERR_PARAM;
+	if (in->block_bytes > src_size)
+		return GPZ_ERR_TRUNCATED;
+	return in->content_bytes > dst_cap ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
+}
+
 gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
                                    size_t src_size, void *dst, size_t dst_cap, size_t *written,
                                    uint64_t *checksum)
@@ -376,14 +385,10 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 		return GPZ_ERR_PARAM;
 	*written = 0;
 	r = gpz_parse_block(src, src_size, &in);
+	if (r == GPZ_OK)
+		r = gpz_frame_fits(&in, src_size, dst_cap);
 	if (r != GPZ_OK)
 		return r;
-	if (in.kind != GPZ_BLOCK_FRAME)
-		return GPZ_ERR_PARAM;
-	if (in.block_bytes > src_size)
-		return GPZ_ERR_TRUNCATED;
-	if (in.content_bytes > dst_cap)
-		return GPZ_ERR_DST_TOO_SMALL;
 	/* LZ-mode frames from host memory: a frame's pieces are too few to fill the GPU (a warp a
 	 * piece decodes at about 10 MB/s), and 16 CPU threads decode them faster (measured:
 	 * bench/results/2026-11-23-h200-gpu-inflate.md), so only a context that asked for the GPU
