@@ -120,15 +120,7 @@ static void test_chunk_edges(void)
 		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			size_t n = sizes[k];
 			uint8_t *buf = malloc(n * (size_t)w);
-			for (size_t i = 0; i < n; i++) {
-				uint32_t v = (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 300));
-				if (w == 1)
-					buf[i] = (uint8_t)v;
-				else if (w == 2)
-					gpz_store_le16(buf + 2 * i, (uint16_t)(v * 97));
-				else
-					gpz_store_le32(buf + 4 * i, v * 3001);
-			}
+			test_skewed_symbols(buf, n, w, &st);
 			for (int cl = GPZ_MIN_CHUNK_LOG; cl <= 16; cl += 4) {
 				char what[64];
 				gpz_params p = params(w, cl);

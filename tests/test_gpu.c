@@ -165,15 +165,7 @@ static void edge_cases(void)
 	size_t sizes[] = { 255, 256, 257, 4095, 4097, 3 * 16384 + 17, 100000, 1 << 20 };
 	for (int w = 1; w <= 4; w *= 2)
 		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-			for (size_t i = 0; i < sizes[z]; i++) {
-				uint32_t v = (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 300));
-				if (w == 1)
-					buf[i] = (uint8_t)v;
-				else if (w == 2)
-					gpz_store_le16(buf + 2 * i, (uint16_t)(v * 97));
-				else
-					gpz_store_le32(buf + 4 * i, v * 3001);
-			}
+			test_skewed_symbols(buf, sizes[z], w, &st);
 			for (int cl = GPZ_MIN_CHUNK_LOG; cl <= 20; cl += 3) {
 				char what[80];
 				p = params(w, cl);

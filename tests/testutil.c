@@ -1,5 +1,6 @@
 /* testutil.c - helpers shared by the C tests. */
 #include "testutil.h"
+#include "common/bits.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -26,6 +27,19 @@ uint64_t test_rand(uint64_t *s)
 	*s ^= *s << 25;
 	*s ^= *s >> 27;
 	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+void test_skewed_symbols(uint8_t *buf, size_t n, int w, uint64_t *state)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)(test_rand(state) % (1 + test_rand(state) % 300));
+		if (w == 1)
+			buf[i] = (uint8_t)v;
+		else if (w == 2)
+			gpz_store_le16(buf + 2 * i, (uint16_t)(v * 97));
+		else
+			gpz_store_le32(buf + 4 * i, v * 3001);
+	}
 }
 
 uint8_t *test_read_file(const char *path, size_t *size)

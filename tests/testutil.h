@@ -25,6 +25,10 @@ void test_fail_msg(const char *file, int line, const char *cond, const char *fmt
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
 
+/* n symbols of width w into buf: values below a random bound below 300 (skewed towards small
+ * ones), spread by 97 (2-byte) or 3001 (4-byte) so that wide alphabets occur. */
+void test_skewed_symbols(uint8_t *buf, size_t n, int w, uint64_t *state);
+
 /* Whole file into memory; NULL (and *size 0) when it cannot be read. */
 uint8_t *test_read_file(const char *path, size_t *size);
 
