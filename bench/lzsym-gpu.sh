@@ -3,7 +3,8 @@
 # .devdata (bench/gpu-data.sh) and .nvc (../shared/tools/nvcomp-bench/fetch.sh) carried:
 #   1. build with -DGPZ_LZSYM_GPU=ON (the staged GPU path in the library) into build-lzs;
 #   2. test_gpu_lzsym (kernels and whole frames against the CPU, bit for bit), then the GPU
-#      ctest of that build (test_gpu's LZ-symbol sets go through the GPU path there);
+#      ctest of that build (test_gpu's LZ-symbol sets go through the GPU path there), memcheck,
+#      and the fuzz seeds through the GPU decoders (tests/fuzz/gpu-replay.sh);
 #   3. the kernels on Nyx-Quant tiled to 1 GiB, and nvCOMP 6 ANS and deflate 1/2 on the same
 #      file in the same run.
 # Usage: sh bench/lzsym-gpu.sh [test|bench|all]   (logs in $OUT)
@@ -17,7 +18,8 @@ export GPZ_DATA=$root/corpora/data GPZ_CORPORA=$root/.gpurun/shared
 B=$root/build-lzs
 cmake -S "$root" -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DGPZ_LZSYM_GPU=ON > "$out/lzs-cmake.log" 2>&1 || { tail -20 "$out/lzs-cmake.log"; exit 1; }
-cmake --build "$B" -j16 > "$out/lzs-build.log" 2>&1 || { grep error "$out/lzs-build.log" | head -30; exit 1; }
+cmake --build "$B" -j16 > "$out/lzs-build.log" 2>&1 ||
+  { grep error "$out/lzs-build.log" | head -30; exit 1; }
 echo "built (GPZ_LZSYM_GPU=ON)"
 NYX=$GPZ_DATA/nyx/baryon_density.dat.b16
 if [ "$what" != bench ]; then
@@ -28,6 +30,8 @@ if [ "$what" != bench ]; then
   timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/tests/test_gpu" quick \
     > "$out/lzs-memcheck.log" 2>&1
   echo "memcheck (test_gpu quick) rc=$?"
+  # the fuzz seeds (LZ-symbol frames among them) through the GPU decoders, and memcheck
+  GPZ_BUILD=$B sh "$root/tests/fuzz/gpu-replay.sh"
 fi
 if [ "$what" != test ]; then
   timeout 300 "$B/tests/test_gpu_lzsym" bench "$NYX" | tee "$out/lzs-bench.log"

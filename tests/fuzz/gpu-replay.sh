@@ -1,12 +1,12 @@
 #!/bin/sh
-# On the GPU machine, from the repository root, after a GPU build in build-gpu: the fuzz seeds
-# and the corpora of a long fuzzing run (directories named corpus-decompress, corpus-inflate,
-# corpus-stream, carried in CORPORA_DIR) through fuzz_replay, CPU against GPU, first plainly,
-# then under compute-sanitizer memcheck. Logs to $OUT.
+# On the GPU machine, from the repository root, after a GPU build in build-gpu (or $GPZ_BUILD):
+# the fuzz seeds and the corpora of a long fuzzing run (directories named corpus-decompress,
+# corpus-inflate, corpus-stream, carried in CORPORA_DIR) through fuzz_replay, CPU against GPU,
+# first plainly, then under compute-sanitizer memcheck. Logs to $OUT.
 # Usage: sh tests/fuzz/gpu-replay.sh [CORPORA_DIR]
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
-B=$root/build-gpu
+B=${GPZ_BUILD:-$root/build-gpu}
 out=${OUT:-/tmp/gpz-out}
 c=${1:-}
 mkdir -p "$out"
