@@ -8,6 +8,7 @@
  *  - corpora: every quantization file in the prepared data (corpora/data/quant, nyx), with the
  *    ratio against Huffman-only printed. */
 #include "testutil.h"
+#include "lzsym_tiles.h"
 #include "container/frame.h"
 #include "lzsym/lzsym.h"
 #include "common/bits.h"
@@ -89,6 +90,71 @@ static void batches(void)
 	free(all);
 	free(part);
 	free(head);
+	free(d);
+}
+
+/* The GPU tokenizer's algorithm (lzsym_tiles.c) makes the CPU's tokens, chunk by chunk, with
+ * the run symbol a frame would have. */
+static void same_tiles(const uint8_t *d, size_t n, int w, int chunk_log, const char *what)
+{
+	uint32_t top = 0, *hist, *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(uint32_t));
+	size_t m = (size_t)1 << chunk_log, bad = 0;
+	struct gpz_lzs_token *a = malloc(m * sizeof(*a)), *b = malloc(m * sizeof(*b));
+
+	for (size_t i = 0; i < n; i++)
+		top = gpz_load_symbol(d, i, w) > top ? gpz_load_symbol(d, i, w) : top;
+	hist = calloc((size_t)top + 1, sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		hist[gpz_load_symbol(d, i, w)]++;
+	uint32_t z = gpz_lzs_run_symbol(hist, top + 1);
+	for (size_t c0 = 0; c0 < n && !bad; c0 += m) {
+		size_t c1 = n - c0 < m ? n : c0 + m, pos = c0;
+		size_t na = gpz_lzs_tokens(d, w, c0, c1, &pos, z, head, a, m);
+		size_t nb = lzsym_tile_tokens(d, w, c0, c1, z, b);
+		bad += na != nb;
+		for (size_t k = 0; !bad && k < na; k++)
+			bad += a[k].sym != b[k].sym || a[k].len != b[k].len || a[k].dist != b[k].dist;
+		CHECK(!bad, "%s (w=%d, chunk 2^%d): the GPU's tiles differ from the CPU's tokens in "
+		      "the chunk at %zu (%zu and %zu tokens)", what, w, chunk_log, c0, nb, na);
+	}
+	free(hist);
+	free(head);
+	free(a);
+	free(b);
+}
+
+/* Inputs for same_tiles: runs, spreads, copies (overlapping ones too), long runs of z. */
+static void tiles(void)
+{
+	uint64_t st = 21;
+	const int ws[] = { 1, 2, 4 };
+	size_t n = 200003;
+	uint8_t *d = malloc(4 * n);
+	for (int k = 0; k < 3; k++) {
+		int w = ws[k];
+		for (int cl = 8; cl <= 14; cl += 3) {
+			quant_like(d, n, w, w == 1 ? 40 : 1000, 150, &st);
+			same_tiles(d, n, w, cl, "quantization-like");
+			for (size_t i = 0; i < n;) { /* runs of z, literals, copies back up to 4000 */
+				uint64_t r = test_rand(&st);
+				size_t len = 4 + (r >> 30) % 300, dist = 1 + (r >> 10) % 4000;
+				if (i > 4000 && r % 100 < 20) {
+					for (size_t j = 0; j < len && i < n; j++, i++)
+						gpz_store_symbol(d, i, w, gpz_load_symbol(d, i - dist, w));
+					continue;
+				}
+				uint32_t v = (r >> 12) % 10 < 6 ? 5 : (uint32_t)((r >> 24) % 250);
+				for (size_t j = 0; j < 1 + (r >> 50) % 40 && i < n; j++, i++)
+					gpz_store_symbol(d, i, w, v);
+			}
+			same_tiles(d, n, w, cl, "copies");
+			for (size_t i = 0; i < n; i++) /* long runs: the 512-byte test */
+				gpz_store_symbol(d, i, w, i % 5000 < 4900 ? 9 : (uint32_t)(i % 7));
+			same_tiles(d, n, w, cl, "long runs");
+		}
+		same_tiles(d, 1, w, 8, "one symbol");
+		same_tiles(d, 33, w, 8, "33 symbols");
+	}
 	free(d);
 }
 
@@ -221,6 +287,18 @@ static void corpus_file(const char *path, void *unused)
 	free(src);
 }
 
+static void corpus_tiles(const char *path, void *unused)
+{
+	size_t n = 0, len = strlen(path);
+	(void)unused;
+	if (len < 4 || (strcmp(path + len - 4, ".u16") && strcmp(path + len - 4, ".b16")))
+		return;
+	uint8_t *src = test_read_file(path, &n);
+	if (src)
+		same_tiles(src, n / 2, 2, 14, path);
+	free(src);
+}
+
 int main(int argc, char **argv)
 {
 	const char *which = argc > 1 ? argv[1] : "edge";
@@ -234,11 +312,14 @@ int main(int argc, char **argv)
 		}
 		snprintf(path, sizeof path, "%s/quant", data);
 		test_for_each_file(path, corpus_file, NULL);
+		test_for_each_file(path, corpus_tiles, NULL);
 		snprintf(path, sizeof path, "%s/nyx", data);
 		test_for_each_file(path, corpus_file, NULL);
+		test_for_each_file(path, corpus_tiles, NULL);
 	} else {
 		buckets();
 		batches();
+		tiles();
 		edge();
 		hostile();
 	}
