@@ -381,6 +381,43 @@ static gpz_result member_at(gpz_ctx *c, const uint8_t *in, size_t clen, size_t o
 	return member_at_out(c, in, clen, offset, m, used, 0);
 }
 
+/* A member of several batches on one lane: each batch after the first takes the last 32 KiB of
+ * the one before as its window (inflate_io.c) and goes straight to bytes; on 3 lanes some do.
+ * The copies reach 30-32 KiB back, so every piece's first bytes need its window. */
+static void members_at_window(void)
+{
+	uint64_t st = 17, used = 0;
+	size_t n = 3 * GPZ_DFL_PER_THREAD * PIECE + 5 * PIECE + 4321, clen = 0;
+	uint8_t *src = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		src[i] = i > 40000 && i % 5 == 0 ? src[i - 30000 - i % 2000]
+		       : (uint8_t)("windows and pieces in batches "[test_rand(&st) % 30]);
+	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen), *bad = malloc(clen);
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
+	gpz_ctx *lanes3;
+	gpz_ctx_create(&lanes3, GPZ_BACKEND_CPU, 3);
+	gpz_ctx_set_depth(lanes3, 3);
+	for (int k = 0; k < 4; k++) {
+		gpz_result r = member_at_out(k % 2 ? lanes3 : ctx1, c, clen, 0, &m, &used, k >= 2);
+		CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
+		      "member of %zu pieces, %s, positional %d: %s", n / PIECE + 1,
+		      k % 2 ? "3 lanes" : "one lane", k >= 2, gpz_result_string(r));
+	}
+	for (int t = 0; t < 12; t++) { /* a changed byte: an error or the right bytes */
+		memcpy(bad, c, clen);
+		size_t at = clen / 2 + (size_t)(test_rand(&st) % (clen / 2));
+		bad[at] ^= (uint8_t)(1 + test_rand(&st) % 255);
+		gpz_result r = member_at_out(t % 3 ? ctx1 : lanes3, bad, clen, 0, &m, &used, t % 2);
+		CHECK(r != GPZ_OK || (m.len == n && !memcmp(m.dst, src, n)),
+		      "member byte %zu changed: accepted with wrong output", at);
+	}
+	gpz_ctx_free(lanes3);
+	free(bad);
+	free(m.dst);
+	free(c);
+	free(src);
+}
+
 static void members_at(void)
 {
 	uint64_t st = 13, used = 0;
@@ -395,8 +432,8 @@ static void members_at(void)
 	gpz_ctx_create(&deep, GPZ_BACKEND_CPU, 2);
 	gpz_ctx_set_depth(deep, 3);
 	gpz_ctx *cs[3] = { ctx1, ctx3, deep };
-	for (int k = 0; k < 6; k++) { /* batches of 1, 12 and 8 pieces, 2 or 3 lanes; in order
-	                                * and positional */
+	for (int k = 0; k < 6; k++) { /* one batch on 1 and 3 threads, 3 lanes; in order and
+	                                * positional */
 		gpz_result r = member_at_out(cs[k % 3], c, clen, 0, &m, &used, k >= 3);
 		CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
 		      "member_at, context %d, positional %d: %s, %zu of %zu bytes", k % 3, k >= 3,
@@ -641,6 +678,7 @@ int main(int argc, char **argv)
 		foreign_streams();
 		bad_input();
 		members_at();
+		members_at_window();
 		tail_index();
 	}
 	gpz_ctx_free(ctx1);

@@ -17,6 +17,7 @@
 #include "deflate/deflate.h"
 #include "deflate/deflate_gpu.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -47,6 +48,12 @@ struct iio {
 	uint8_t tail[WINDOW];   /* the last 32 KiB written: the next batch's first window */
 	uint64_t out;
 	uint32_t crc;
+	/* The last 32 KiB of a batch its lane decoded to final bytes, and the batch they are the
+	 * window of: a lane that takes that batch next (one lane always does) decodes it straight
+	 * to bytes instead of to symbols resolved at its turn. */
+	pthread_mutex_t mu;
+	uint64_t window_for;
+	uint8_t window[WINDOW];
 };
 
 /* A lane's batch, for the hand-over. On the CPU, the lane's output buffer holds the batch's
@@ -76,7 +83,7 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
                           size_t pre, size_t n, int last, uint8_t *out, size_t cap, size_t *len,
                           void *meta)
 {
-	const struct iio *io = u;
+	struct iio *io = u; /* its window state changes, under io->mu */
 	struct imeta *m = meta;
 	size_t k0 = (size_t)index * io->batch;
 	size_t nk = io->np - k0 < io->batch ? io->np - k0 : io->batch;
@@ -117,7 +124,21 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		m->b.sym = m->scratch;
 		m->b.mask = (uint64_t *)((uint8_t *)m->scratch + nk * io->piece * sizeof(uint16_t));
 	}
-	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, 0, len);
+	uint8_t *win = NULL;
+	if (index > 0) { /* the window, when the batch before is already final bytes */
+		pthread_mutex_lock(&io->mu);
+		if (io->window_for == index && (win = malloc(WINDOW)) != NULL)
+			memcpy(win, io->window, WINDOW);
+		pthread_mutex_unlock(&io->mu);
+	}
+	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, win, len);
+	free(win);
+	if (r == GPZ_OK && *len >= WINDOW && m->res[nk - 1].nmark == 0) { /* ends in final bytes */
+		pthread_mutex_lock(&io->mu);
+		memcpy(io->window, out + *len - WINDOW, WINDOW);
+		io->window_for = index + 1;
+		pthread_mutex_unlock(&io->mu);
+	}
 	if (r != GPZ_OK) { /* no put follows */
 		free(m->scratch);
 		m->scratch = NULL;
@@ -202,13 +223,18 @@ static gpz_result member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_s
 	struct gpz_engine *e = NULL;
 	uint64_t data = 0;
 	uint8_t t[8];
-	gpz_result r = io ? GPZ_OK : GPZ_ERR_NOMEM;
+	gpz_result r = io && pthread_mutex_init(&io->mu, NULL) == 0 ? GPZ_OK : GPZ_ERR_NOMEM;
 
+	if (r != GPZ_OK) {
+		free(io);
+		return r;
+	}
 	if (in_bytes)
 		*in_bytes = 0;
 	if (out_bytes)
 		*out_bytes = 0;
 	if (!ctx || !read_at || !(write || write_at) || offset >= src_size) {
+		pthread_mutex_destroy(&io->mu);
 		free(io);
 		return GPZ_ERR_PARAM;
 	}
@@ -256,8 +282,8 @@ static gpz_result member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_s
 		*in_bytes = data + io->off[io->np] + 8 - offset;
 	if (out_bytes && io)
 		*out_bytes = io->out;
-	if (io)
-		free(io->off);
+	free(io->off);
+	pthread_mutex_destroy(&io->mu);
 	free(io);
 	return r;
 }

@@ -162,8 +162,8 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
  * mask: nk * GPZ_DEFLATE_PIECE / 64 words of scratch (touched only for pieces decoded without
  * their window); dst: their output (room bytes). gpz_infl_batch_decode inflates them on
  * nthreads threads, each a stretch of pieces in order: a piece whose window is another thread's
- * (or unknown: the batch's first, unless window_known says the 32 KiB before dst are final) goes
- * to symbols, the bytes copied from the window left for later; the pieces after it straight to
+ * (or unknown: the batch's first, unless `window` gives the final 32 KiB before the batch, at
+ * dst - 32 KiB or anywhere else) goes to symbols, the bytes copied from the window left for later; the pieces after it straight to
  * bytes once one ends clear of such bytes. *out_n bytes in all. gpz_infl_batch_resolve then
  * fills those in from `window` (the 32 KiB before the batch; NULL when k0 is 0) and takes the
  * CRC-32 of each piece not yet done (res[j].crc).
@@ -198,7 +198,7 @@ gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, siz
                                 size_t piece, size_t room);
 /* Index entries of `piece` bytes a CPU batch takes on nthreads threads. */
 size_t gpz_infl_batch_entries(int nthreads, size_t piece);
-gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, int window_known,
+gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, const uint8_t *window,
                                  size_t *out_n);
 void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window);
 /* The same for a batch the GPU decoded (deflate_gpu.h's gpz_gpu_infl_batch): its window bytes

@@ -247,7 +247,7 @@ static int decode_symbols(struct gpz_infl_batch *b, size_t j)
 
 /* Piece j straight to bytes, after its window (the 32 KiB before it in dst, final; none for the
  * member's first piece), with its CRC-32 while the bytes are in cache. */
-static void decode_bytes(struct gpz_infl_batch *b, size_t j)
+static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *window)
 {
 	struct gpz_infl_res *pr = &b->res[j];
 	size_t k = b->k0 + j, start = j * b->piece, n = 0;
@@ -255,8 +255,22 @@ static void decode_bytes(struct gpz_infl_batch *b, size_t j)
 	const uint8_t *in = b->in + b->off[j];
 	size_t in_n = (size_t)(b->off[j + 1] - b->off[j]);
 	int final = 0;
-	gpz_result r = gpz_inflate_piece_bytes(in, in_n, b->dst + start, k ? WINDOW : 0, cap, &n,
-	                                       &final);
+	uint8_t *out = b->dst + start, *tmp = NULL;
+	gpz_result r = GPZ_OK;
+
+	if (window && k && window != out - WINDOW) { /* elsewhere: the piece after a copy of it */
+		if (!(tmp = malloc(WINDOW + cap + 1))) {
+			*pr = (struct gpz_infl_res){ .r = GPZ_ERR_NOMEM };
+			return;
+		}
+		memcpy(tmp, window, WINDOW);
+		out = tmp + WINDOW;
+	}
+	r = gpz_inflate_piece_bytes(in, in_n, out, k ? WINDOW : 0, cap, &n, &final);
+	if (tmp) {
+		memcpy(b->dst + start, out, n);
+		free(tmp);
+	}
 
 	if (r == GPZ_ERR_CORRUPT && cap < b->piece) {
 		/* a copy or the piece's end past a short dst (the decoder stops before a copy that
@@ -277,7 +291,7 @@ static void decode_bytes(struct gpz_infl_batch *b, size_t j)
 struct run_task {
 	struct gpz_infl_batch *b;
 	size_t nruns;
-	int window_known;
+	const uint8_t *window; /* the 32 KiB before the batch, when known */
 };
 
 /* Run r: a stretch of the batch's pieces on one thread, in order. Its first piece's window is
@@ -289,12 +303,12 @@ static void run_pieces(void *v, size_t r)
 	const struct run_task *t = v;
 	struct gpz_infl_batch *b = t->b;
 	size_t j0 = r * b->nk / t->nruns, j1 = (r + 1) * b->nk / t->nruns;
-	int clean = (r == 0 && t->window_known) || (r == 0 && b->k0 == 0);
+	int clean = r == 0 && (t->window || b->k0 == 0);
 
 	for (size_t j = j0; j < j1; j++) {
 		b->res[j].crc_done = 0;
 		if (clean)
-			decode_bytes(b, j);
+			decode_bytes(b, j, j == 0 ? t->window : NULL);
 		else
 			clean = decode_symbols(b, j);
 		if (b->res[j].r != GPZ_OK) {
@@ -305,10 +319,10 @@ static void run_pieces(void *v, size_t r)
 	}
 }
 
-gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, int window_known,
+gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, const uint8_t *window,
                                  size_t *out_n)
 {
-	struct run_task t = { b, (size_t)(nthreads > 0 ? nthreads : 1), window_known };
+	struct run_task t = { b, (size_t)(nthreads > 0 ? nthreads : 1), window };
 
 	t.nruns = t.nruns < b->nk ? t.nruns : b->nk;
 	gpz_parallel_for(nthreads, t.nruns, run_pieces, &t);
@@ -424,7 +438,7 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np, 
 		size_t start = k0 * piece, n = 0;
 		struct gpz_infl_batch b = { raw,  off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
 			                    mask, dst + start, cap > start ? cap - start : 0, res, piece };
-		r = gpz_infl_batch_decode(ctx->nthreads, &b, 1, &n);
+		r = gpz_infl_batch_decode(ctx->nthreads, &b, start ? dst + start - WINDOW : NULL, &n);
 		if (r != GPZ_OK)
 			break;
 		gpz_infl_batch_resolve(ctx->nthreads, &b, start ? dst + start - WINDOW : NULL);

@@ -142,7 +142,7 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 		struct gpz_infl_batch b = { r->buf + r->pos, off, k0,  nk,          np,
 			                    sym,               mask, out + WINDOW, nk * piece, res,
 			                    piece };
-		e = gpz_infl_batch_decode(ctx->nthreads, &b, 1, &got);
+		e = gpz_infl_batch_decode(ctx->nthreads, &b, k0 ? out : NULL, &got);
 		if (e != GPZ_OK)
 			break;
 		gpz_infl_batch_resolve(ctx->nthreads, &b, k0 ? out : NULL);
