@@ -2,11 +2,14 @@
  * positional input, through the frame engine, with bounded memory. A frame is a batch of pieces:
  * a lane reads their compressed bytes and inflates them in parallel on the context's threads
  * (deflate/gunzip.c's batches: the bytes copied from each piece's unknown window are left for
- * later); then, in frame order, those bytes are filled in from the window (the previous batch's
- * last 32 KiB, or the piece before in the batch), the CRC-32 is taken piece by piece in parallel,
- * and the bytes are written (in order; or, with positional output, by the lane at the batch's
- * offset once that is done, beside the other lanes). Memory: each lane holds a batch's input, output and 16-bit symbols
- * (GPZ_DFL_PER_THREAD pieces a thread, at most GPZ_DFL_CPU_BATCH: 3.125 bytes an output byte).
+ * later; when the batch before has already been decoded to final bytes, as it always has with
+ * one lane, its last 32 KiB are the window and the batch goes straight to bytes); then, in frame
+ * order, those bytes are filled in from the window (the previous batch's last 32 KiB, or the
+ * piece before in the batch), the CRC-32 is taken piece by piece in parallel, and the bytes are
+ * written (in order; or, with positional output, by the lane at the batch's offset once that is
+ * done, beside the other lanes). Memory: each lane holds a batch's input, output and 16-bit
+ * symbols (GPZ_DFL_PER_THREAD pieces a thread, at most GPZ_DFL_CPU_BATCH: 3.125 bytes an output
+ * byte).
  * On a context with a GPU (AUTO ones from 64 MiB of output on) a lane decodes a batch of GPU_BATCH
  * pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the batch's window
  * listed after its bytes, and filled in at its turn. */
