@@ -111,7 +111,9 @@ typedef struct gpz_params {
 	 * (type-4 frames, docs/FORMAT.md), compressed in parallel (on the GPU on a GPU context, on
 	 * the context's threads otherwise: the same bytes); a frame of one repeated byte is written
 	 * as constant, one that DEFLATE does not shrink as stored. LZ mode codes bytes: symbol_bytes
-	 * must be 1 (chunk_log is checked but unused). Type-4 frames are decoded on the CPU. */
+	 * must be 1 (chunk_log is checked but unused). Type-4 frames decode on the context's threads
+	 * (on its GPU from device buffers, or from host buffers when the context asked for the GPU
+	 * backend). */
 	int lz_level;
 	/* Huffman-only mode (lz_level 0): 1 writes LZ-symbol frames (type 5, docs/FORMAT.md):
 	 * literals, runs of the most frequent symbol and matches, measured in symbols of any
@@ -319,8 +321,8 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * Device memory: the context keeps a workspace, grown on first use to at most
  * gpz_device_workspace_size() bytes, and reuses it until gpz_ctx_free.
  * LZ mode (lz_level > 0) frames are staged through host memory and coded by the context's GPU
- * as the host calls do, and type-4 frames decoded on the CPU (one synchronisation per frame);
- * the output is the same.
+ * as the host calls do; type-4 frames decode on the GPU, a warp a piece (one synchronisation
+ * per frame); the output is the same.
  */
 GPZ_API size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size);
 GPZ_API gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,

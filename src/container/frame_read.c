@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 
 static gpz_result parse_trailer(const uint8_t *s, size_t size, gpz_block_info *info)
@@ -232,65 +231,23 @@ gpz_result gpz_lz_piece_starts(const uint8_t *index, uint64_t n, int log, uint64
 	return starts[npieces] == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
-/* At a block boundary, `ub` unused bits of the last byte taken (its high bits) precede the
- * next block header; the header continues in next[0] when ub < 3. If that block is stored, the
- * bits between its 3 header bits and the byte boundary must be zero (the writer's padding; a
- * DEFLATE decoder skips them, so without this check flipping one would go unnoticed). */
-static int stored_padding_ok(const uint8_t *next, size_t avail, unsigned ub)
-{
-	unsigned v = ub ? (unsigned)next[-1] >> (8 - ub) : 0, have = ub;
-
-	if (ub < 3) {
-		if (avail == 0)
-			return 1; /* inflate reports the missing header */
-		v |= (unsigned)next[0] << ub;
-		have += 8;
-	}
-	if (((v >> 1) & 3) != 0)
-		return 1; /* not a stored block */
-	return ((v >> 3) & ((1u << (have - 3)) - 1)) == 0;
-}
-
 /* Inflate one piece of clen bytes into exactly m bytes at out, the `dict` bytes before out its
- * window (0: the start of a stream). The last piece of a group must end (BFINAL) at its last
- * byte with zero padding bits; any other must end at a block boundary at its last byte without
- * BFINAL (gpz ends such pieces with an empty stored block), as the GPU's reader requires. */
+ * window (0: the start of a stream), with gpz's own decoder (deflate/inflate.c: the GPU's reader
+ * decodes these pieces with the same rules, so both backends give the same verdict). The last
+ * piece of a group must end (BFINAL) at its last byte with zero padding bits; any other must end
+ * at a block boundary at its last byte without BFINAL (gpz ends such pieces with an empty stored
+ * block); the padding before a stored block's length must be zero (the writer's: a DEFLATE
+ * decoder skips it, so without this check flipping a bit there would go unnoticed). */
 static gpz_result inflate_piece(const uint8_t *c, size_t clen, uint8_t *out, size_t m, size_t dict,
                                 int last)
 {
-	z_stream z;
-	int zr = Z_OK, ok, boundary = 0;
+	size_t n = 0;
+	int final = 0;
+	gpz_result r = gpz_inflate_piece_strict(c, clen, out, dict, m, &n, &final);
 
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, -15) != Z_OK)
-		return GPZ_ERR_NOMEM;
-	ok = !dict || inflateSetDictionary(&z, out - dict, (uInt)dict) == Z_OK;
-	z.next_in = (Bytef *)c;
-	z.avail_in = (uInt)clen;
-	z.next_out = out;
-	z.avail_out = (uInt)m;
-	ok = ok && stored_padding_ok(c, clen, 0);
-	/* Z_BLOCK: inflate stops at every block boundary, where data_type tells the unused bits of
-	 * the last byte taken (+64 after the final block, +128 at a boundary) */
-	while (ok && (zr = inflate(&z, Z_BLOCK)) == Z_OK) {
-		unsigned ub = (unsigned)z.data_type & 7;
-		boundary = (z.data_type & 128) != 0;
-		if (!boundary)
-			continue;
-		if (z.data_type & 64) /* after the final block: the piece ends, padding is zero */
-			ok = last && z.avail_in == 0 && (ub == 0 || (z.next_in[-1] >> (8 - ub)) == 0);
-		else
-			ok = stored_padding_ok(z.next_in, z.avail_in, ub);
-	}
-	if (last)
-		ok = ok && zr == Z_STREAM_END;
-	else /* stopped for want of input, right after a block (not the final one) */
-		ok = ok && zr == Z_BUF_ERROR && boundary && !(z.data_type & 64);
-	ok = ok && z.avail_in == 0 && z.avail_out == 0;
-	inflateEnd(&z);
-	if (zr == Z_MEM_ERROR)
-		return GPZ_ERR_NOMEM;
-	return ok ? GPZ_OK : GPZ_ERR_CORRUPT;
+	if (r == GPZ_ERR_NOMEM)
+		return r;
+	return r == GPZ_OK && n == m && final == last ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
 struct inflate_job {

@@ -123,6 +123,10 @@ gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist
  * output before the piece, up to 32 KiB of it): the same checks and results, byte for symbol. */
 gpz_result gpz_inflate_piece_bytes(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
                                    size_t cap, size_t *out_n, int *final);
+/* And with the rule .gpz LZ frames add (the GPU's reader with GPZ_GPU_INFL_STRICT): the bits
+ * between a stored block's header and the byte boundary must be zero. */
+gpz_result gpz_inflate_piece_strict(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
+                                    size_t cap, size_t *out_n, int *final);
 
 /* A gzip member's header (gunzip.c): where its DEFLATE data starts, and gpz's piece index
  * (np entries, their lengths as u32 LE at lens, each for 2^piece_log output bytes: one piece of

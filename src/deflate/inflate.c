@@ -194,6 +194,7 @@ struct infl {
 	const uint8_t *hist; /* the window's bytes when known */
 	size_t hist_n;
 	int markers;
+	int strict; /* the padding before a stored block's length must be zero (.gpz LZ frames) */
 };
 
 /* The dynamic block header: the literal/length and distance codes. */
@@ -394,7 +395,8 @@ static gpz_result stored(struct infl *f)
 	unsigned len, nlen;
 	size_t c;
 
-	take(b, b->n % 8); /* to the byte boundary */
+	if (take(b, b->n % 8) && f->strict) /* to the byte boundary */
+		return GPZ_ERR_CORRUPT;
 	len = getbits(b, 16);
 	nlen = getbits(b, 16);
 	if (len != (~nlen & 0xffff))
@@ -463,7 +465,7 @@ static gpz_result blocks(struct infl *f, const uint8_t *in, size_t in_n, int *fi
 /* A piece into symbols (out) or bytes (out8, `before` bytes of window before it). */
 static gpz_result piece(const uint8_t *in, size_t in_n, uint16_t *out, uint8_t *out8,
                         size_t before, const uint8_t *hist, size_t hist_n, int markers,
-                        size_t cap, size_t *out_n, int *final)
+                        int strict, size_t cap, size_t *out_n, int *final)
 {
 	struct infl *f = malloc(sizeof(*f));
 	gpz_result r;
@@ -479,6 +481,7 @@ static gpz_result piece(const uint8_t *in, size_t in_n, uint16_t *out, uint8_t *
 	f->hist = hist;
 	f->hist_n = hist ? (hist_n < WINDOW ? hist_n : WINDOW) : 0;
 	f->markers = markers;
+	f->strict = strict;
 	r = blocks(f, in, in_n, final);
 	*out_n = f->pos;
 	free(f);
@@ -488,11 +491,17 @@ static gpz_result piece(const uint8_t *in, size_t in_n, uint16_t *out, uint8_t *
 gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
                              int markers, uint16_t *out, size_t cap, size_t *out_n, int *final)
 {
-	return piece(in, in_n, out, NULL, 0, hist, hist_n, markers, cap, out_n, final);
+	return piece(in, in_n, out, NULL, 0, hist, hist_n, markers, 0, cap, out_n, final);
 }
 
 gpz_result gpz_inflate_piece_bytes(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
                                    size_t cap, size_t *out_n, int *final)
 {
-	return piece(in, in_n, NULL, out, before, NULL, 0, 0, cap, out_n, final);
+	return piece(in, in_n, NULL, out, before, NULL, 0, 0, 0, cap, out_n, final);
+}
+
+gpz_result gpz_inflate_piece_strict(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
+                                    size_t cap, size_t *out_n, int *final)
+{
+	return piece(in, in_n, NULL, out, before, NULL, 0, 0, 1, cap, out_n, final);
 }
