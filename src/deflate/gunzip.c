@@ -258,7 +258,7 @@ static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *wind
 	uint8_t *out = b->dst + start, *tmp = NULL;
 	gpz_result r = GPZ_OK;
 
-	if (window && k && window != out - WINDOW) { /* elsewhere: the piece after a copy of it */
+	if (window && k && window + WINDOW != out) { /* elsewhere: the piece after a copy of it */
 		if (!(tmp = malloc(WINDOW + cap + 1))) {
 			*pr = (struct gpz_infl_res){ .r = GPZ_ERR_NOMEM };
 			return;
