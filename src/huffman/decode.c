@@ -195,6 +195,45 @@ static inline void decode_multi(const gpz_decoder *d, struct bit_reader *br, uin
 	decode_symbols(d, br, dst + i * (size_t)w, n - i, w);
 }
 
+/* One multi-symbol step of decode_multi for a stream at its position *i (at least 4 slots left). */
+static inline void multi_step(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
+                              size_t *i, int w)
+{
+	uint64_t e;
+	unsigned cnt;
+	refill(br);
+	e = d->multi[br->buf >> (64 - TB)];
+	cnt = (e >> 48) & 3;
+	if (cnt == 0) {
+		gpz_store_symbol(dst, (*i)++, w, decode_one(d, br));
+		return;
+	}
+	if (w == 1)
+		gpz_store_le32(dst + *i, (uint32_t)e);
+	else
+		gpz_store_le64(dst + 2 * *i, e & 0xffffffffffffull);
+	br->buf <<= e >> 52;
+	br->nb -= (unsigned)(e >> 52);
+	*i += cnt;
+}
+
+/* Four chunks of n symbols at once, a step of each in turn: one chunk's steps form a chain (each
+ * lookup waits for the shift before it), four independent chains keep the core busy. Then each
+ * chunk's last symbols alone. The same symbols and bit positions as decode_multi per chunk. */
+static inline void decode_multi4(const gpz_decoder *d, struct bit_reader br[4], uint8_t *dst[4],
+                                 size_t n, int w)
+{
+	size_t i[4] = { 0, 0, 0, 0 };
+	while (i[0] + 4 <= n && i[1] + 4 <= n && i[2] + 4 <= n && i[3] + 4 <= n) {
+		multi_step(d, &br[0], dst[0], &i[0], w);
+		multi_step(d, &br[1], dst[1], &i[1], w);
+		multi_step(d, &br[2], dst[2], &i[2], w);
+		multi_step(d, &br[3], dst[3], &i[3], w);
+	}
+	for (int k = 0; k < 4; k++)
+		decode_multi(d, &br[k], dst[k] + i[k] * (size_t)w, n - i[k], w);
+}
+
 struct dec_job {
 	const gpz_decoder *d;
 	const uint8_t *payload;
@@ -224,17 +263,49 @@ static int decode_chunk(const struct dec_job *j, size_t c)
 	return reader_pos(&br) == j->chunk_start[c + 1];
 }
 
+/* Whole chunks c .. c + 3 of 1- or 2-byte symbols, interleaved; 0 when one is corrupt. */
+static int decode_chunks4(const struct dec_job *j, size_t c)
+{
+	size_t cs = (size_t)1 << j->chunk_log;
+	struct bit_reader br[4];
+	uint8_t *out[4];
+	int ok = 1;
+
+	for (int k = 0; k < 4; k++) {
+		reader_init(&br[k], j->payload, j->payload_size, j->chunk_start[c + k]);
+		out[k] = j->dst + (c + k) * cs * (size_t)j->w;
+	}
+	if (j->w == 1)
+		decode_multi4(j->d, br, out, cs, 1);
+	else
+		decode_multi4(j->d, br, out, cs, 2);
+	for (int k = 0; k < 4; k++)
+		ok &= reader_pos(&br[k]) == j->chunk_start[c + k + 1];
+	return ok;
+}
+
 static void dec_task(void *ctx, size_t t)
 {
 	struct dec_job *j = ctx;
 	size_t c0 = t * j->chunks_per_task;
 	size_t c1 = c0 + j->chunks_per_task < j->nchunks ? c0 + j->chunks_per_task : j->nchunks;
+	/* chunks before `full` hold 2^chunk_log symbols each */
+	size_t full = j->n >> j->chunk_log;
 
-	for (size_t c = c0; c < c1; c++) {
+	for (size_t c = c0; c < c1;) {
+		if (j->w <= 2 && c + 4 <= c1 && c + 4 <= full) {
+			if (!decode_chunks4(j, c)) {
+				j->bad[t] = 1;
+				return;
+			}
+			c += 4;
+			continue;
+		}
 		if (!decode_chunk(j, c)) {
 			j->bad[t] = 1;
 			return;
 		}
+		c++;
 	}
 }
 
