@@ -1,6 +1,7 @@
 #!/bin/sh
 # LZ-symbol frames on the GPU (issue 12), on the GPU machine from the repository root, with
-# .devdata (bench/gpu-data.sh) and .nvc (../shared/tools/nvcomp-bench/fetch.sh) carried:
+# .devdata (`sh bench/gpu-data.sh lzsym`: Nyx-Quant and every quantization file) and .nvc
+# (`sh ../shared/tools/nvcomp-bench/fetch.sh .nvc`) carried, 57 MB together:
 #   1. build with -DGPZ_LZSYM_GPU=ON (the staged GPU path in the library) into build-lzs;
 #   2. test_gpu_lzsym (kernels and whole frames against the CPU, bit for bit), then the whole
 #      ctest of that build (test_gpu's LZ-symbol sets go through the GPU path there), memcheck,
