@@ -4,7 +4,9 @@
  * that length in one lookup; longer codes (rare by construction) fall back to a canonical search
  * over the per-length limits. Codes are complete (checked before decoding), so every bit pattern
  * decodes to some symbol; a corrupt stream shows up as a chunk that does not end exactly where
- * the chunk index says, and the frame checksum catches the rest. */
+ * the chunk index says, and the frame checksum catches the rest. One chunk's lookups form a chain
+ * (each waits for the shift before it), so a thread decodes 1- and 2-byte symbols four whole
+ * chunks at a time, a step of each in turn. */
 #include "huffman/huffman.h"
 #include "common/bits.h"
 #include "common/parallel.h"
