@@ -267,16 +267,16 @@ void frames(const Ref &r, const std::vector<uint8_t> &in, size_t n, int w, int c
 	p.symbol_bytes = w;
 	p.chunk_log = chunk_log;
 	p.lz_symbols = 1;
-	const size_t cap = 12 * in.size() + 4 * ((size_t)r.alphabet + 200) +
-	                   4 * nchunks_of(n, chunk_log) + 4096;
+	/* as the library forces them: written when smaller than stored */
+	const size_t cap = GPZ_FRAME_FIXED + in.size();
 	std::vector<uint8_t> cf(cap), gf;
 	size_t cw = 0, gw = 0;
 	uint8_t *d_dst = NULL, *d_out = NULL;
 	gpz_result cr = gpz_lzs_frame_write(g_ctx, &p, in.data(), n, r.hist.data(), r.alphabet,
-	                                    SIZE_MAX, cf.data(), cap, &cw);
+	                                    cap, cf.data(), cap, &cw);
 	CU(cudaMalloc((void **)&d_dst, cap));
 	gpz_result gr = gpz_lzs_frame_write_gpu(g_gpu, &p, d_src, n, r.hist.data(), r.alphabet,
-	                                        SIZE_MAX, d_dst, cap, &gw, g_gpu->stream);
+	                                        cap, d_dst, cap, &gw, g_gpu->stream);
 	CHECK(cr == gr && cw == gw, "%s: frame: CPU %d (%zu bytes), GPU %d (%zu bytes)", what,
 	      (int)cr, cw, (int)gr, gw);
 	if (cr == GPZ_OK && gr == GPZ_OK && cw == gw && cw) {
