@@ -16,16 +16,8 @@
 
 static uint32_t hash4(const uint8_t *src, size_t i, int w)
 {
-	const uint64_t k = 0x9e3779b97f4a7c15ull;
-	uint64_t s0 = gpz_load_symbol(src, i, w), s1 = gpz_load_symbol(src, i + 1, w);
-	uint64_t s2 = gpz_load_symbol(src, i + 2, w), s3 = gpz_load_symbol(src, i + 3, w), v;
-	if (w == 1)
-		v = s0 | s1 << 8 | s2 << 16 | s3 << 24;
-	else if (w == 2)
-		v = s0 | s1 << 16 | s2 << 32 | s3 << 48;
-	else
-		v = (s0 | s1 << 32) * k ^ (s2 | s3 << 32);
-	return (uint32_t)((v * k) >> (64 - GPZ_LZS_HASH_LOG));
+	return gpz_lzs_hash_syms(gpz_load_symbol(src, i, w), gpz_load_symbol(src, i + 1, w),
+	                         gpz_load_symbol(src, i + 2, w), gpz_load_symbol(src, i + 3, w), w);
 }
 
 static unsigned top_bit(uint32_t x) /* x != 0 */

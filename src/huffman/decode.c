@@ -171,33 +171,7 @@ static inline void decode_symbols(const gpz_decoder *d, struct bit_reader *br, u
 }
 
 /* 1- and 2-byte symbols: up to 3 symbols per lookup, written with one 4- or 8-byte store. The
- * store covers 4 output slots, so the fast loop stops 4 symbols before the end of the chunk. */
-static inline void decode_multi(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
-                                size_t n, int w)
-{
-	size_t i = 0;
-	while (i + 4 <= n) {
-		uint64_t e;
-		unsigned cnt;
-		refill(br);
-		e = d->multi[br->buf >> (64 - TB)];
-		cnt = (e >> 48) & 3;
-		if (cnt == 0) {
-			gpz_store_symbol(dst, i++, w, decode_one(d, br));
-			continue;
-		}
-		if (w == 1)
-			gpz_store_le32(dst + i, (uint32_t)e);
-		else
-			gpz_store_le64(dst + 2 * i, e & 0xffffffffffffull);
-		br->buf <<= e >> 52;
-		br->nb -= (unsigned)(e >> 52);
-		i += cnt;
-	}
-	decode_symbols(d, br, dst + i * (size_t)w, n - i, w);
-}
-
-/* One multi-symbol step of decode_multi for a stream at its position *i (at least 4 slots left). */
+ * store covers 4 output slots, so a step needs 4 slots left. One step at *i: */
 static inline void multi_step(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
                               size_t *i, int w)
 {
@@ -217,6 +191,15 @@ static inline void multi_step(const gpz_decoder *d, struct bit_reader *br, uint8
 	br->buf <<= e >> 52;
 	br->nb -= (unsigned)(e >> 52);
 	*i += cnt;
+}
+
+static inline void decode_multi(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
+                                size_t n, int w)
+{
+	size_t i = 0;
+	while (i + 4 <= n)
+		multi_step(d, br, dst, &i, w);
+	decode_symbols(d, br, dst + i * (size_t)w, n - i, w);
 }
 
 /* Four chunks of n symbols at once, a step of each in turn: one chunk's steps form a chain (each

@@ -61,6 +61,18 @@ GPZ_HD_INLINE uint32_t gpz_lzs_base(unsigned b)
 	return (1u << e) | (((b - 4) & 1u) << (e - 1));
 }
 
+/* The tokenizer's hash of 4 symbols s0..s3 of width w (into GPZ_LZS_HASH_LOG bits): the words
+ * match.c loads, made from the symbols, for the GPU tokenizer and its CPU model. */
+GPZ_HD_INLINE uint32_t gpz_lzs_hash_syms(uint64_t s0, uint64_t s1, uint64_t s2, uint64_t s3,
+                                         int w)
+{
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t v = w == 1   ? s0 | s1 << 8 | s2 << 16 | s3 << 24
+	             : w == 2 ? s0 | s1 << 16 | s2 << 32 | s3 << 48
+	                      : (s0 | s1 << 32) * k ^ (s2 | s3 << 32);
+	return (uint32_t)((v * k) >> (64 - GPZ_LZS_HASH_LOG));
+}
+
 /* A token: a literal (len 0: the symbol value), a run of the run symbol (dist 0), or a match. */
 struct gpz_lzs_token {
 	uint32_t sym, len, dist;

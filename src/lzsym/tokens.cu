@@ -64,19 +64,11 @@ __device__ __forceinline__ uint32_t sym_at(const uint8_t *src, uint64_t i, int w
 	       (uint32_t)__ldg(p + 3) << 24;
 }
 
-/* match.c's hash4, from the symbols: the same little-endian words, the same multiplier. */
+/* match.c's hash4, from the symbols */
 __device__ __forceinline__ uint32_t hash4(const uint8_t *src, uint64_t i, int w)
 {
-	const uint64_t K = 0x9e3779b97f4a7c15ull;
-	uint64_t s0 = sym_at(src, i, w), s1 = sym_at(src, i + 1, w);
-	uint64_t s2 = sym_at(src, i + 2, w), s3 = sym_at(src, i + 3, w), v;
-	if (w == 1)
-		v = s0 | s1 << 8 | s2 << 16 | s3 << 24;
-	else if (w == 2)
-		v = s0 | s1 << 16 | s2 << 32 | s3 << 48;
-	else
-		v = (s0 | s1 << 32) * K ^ (s2 | s3 << 32);
-	return (uint32_t)((v * K) >> (64 - GPZ_LZS_HASH_LOG));
+	return gpz_lzs_hash_syms(sym_at(src, i, w), sym_at(src, i + 1, w), sym_at(src, i + 2, w),
+	                         sym_at(src, i + 3, w), w);
 }
 
 /* A token as coded: main symbol, its extra bits, and for a match the distance symbol and its. */
