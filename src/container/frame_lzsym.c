@@ -401,6 +401,7 @@ void gpz_lzs_reader_close(struct gpz_lzs_reader *rd)
 		gpz_decoder_free(&rd->main);
 	if (rd->have_dist)
 		gpz_decoder_free(&rd->dist);
+	free(rd->literals);
 	free(rd->starts);
 	memset(rd, 0, sizeof(*rd));
 }
@@ -445,8 +446,16 @@ gpz_result gpz_lzs_reader_open(struct gpz_lzs_reader *rd, const uint8_t *s,
 		gpz_lzs_reader_close(rd);
 		return r;
 	}
+	if (in->symbol_bytes <= 2) {
+		rd->literals = malloc(((size_t)1 << GPZ_DECODE_TABLE_BITS) * sizeof(uint64_t));
+		if (!rd->literals) {
+			gpz_lzs_reader_close(rd);
+			return GPZ_ERR_NOMEM;
+		}
+		gpz_lzs_literal_table(&rd->main, in->alphabet, in->symbol_bytes, rd->literals);
+	}
 	rd->dec = (struct gpz_lzs_decoders){ in->alphabet, z, &rd->main,
-		                             has_dist ? &rd->dist : NULL };
+		                             has_dist ? &rd->dist : NULL, rd->literals };
 	return GPZ_OK;
 }
 

@@ -129,6 +129,24 @@ static inline uint32_t decode_sym(const gpz_decoder *d, struct br *r)
 	return sym;
 }
 
+void gpz_lzs_literal_table(const gpz_decoder *main, uint32_t alphabet, int w, uint64_t *t)
+{
+	const uint32_t mask = (1u << TB) - 1;
+	for (uint32_t v = 0; v <= mask; v++) {
+		uint64_t e = 0;
+		unsigned used = 0, n = 0;
+		while (n < 3) {
+			uint32_t x = main->table[(v << used) & mask], l = x & 31;
+			if (l == 0 || used + l > TB || (x >> 5) >= alphabet)
+				break;
+			e |= (uint64_t)(x >> 5) << (8 * w * n);
+			used += l;
+			n++;
+		}
+		t[v] = e | ((uint64_t)n << 48) | ((uint64_t)used << 52);
+	}
+}
+
 /* len copies of v from symbol i on: runs are most of the output of quantization codes */
 static void fill(uint8_t *dst, size_t i, size_t len, int w, uint32_t v)
 {
@@ -156,6 +174,23 @@ gpz_result gpz_lzs_decode_chunk(const struct gpz_lzs_decoders *d, const uint8_t 
 	take(&r, (unsigned)(from % 8));
 	r.consumed = 0;
 	while (i < m) {
+		if (d->literals && i + 4 <= m) { /* literals, several a lookup, one store (4 slots) */
+			if (r.nb < PEEK)
+				refill(&r);
+			uint64_t e = d->literals[r.buf >> (64 - TB)];
+			unsigned cnt = (unsigned)(e >> 48) & 3, used = (unsigned)(e >> 52);
+			if (cnt) {
+				if (w == 1)
+					gpz_store_le32(dst + i, (uint32_t)e);
+				else
+					gpz_store_le64(dst + 2 * i, e & 0xffffffffffffull);
+				r.buf <<= used;
+				r.nb -= used;
+				r.consumed += used;
+				i += cnt;
+				continue;
+			}
+		}
 		uint32_t s = decode_sym(d->main, &r);
 		if (s < a) {
 			gpz_store_symbol(dst, i++, w, s);
