@@ -37,19 +37,6 @@ extern "C" {
 #include "container/frame_lzsym_gpu.h"
 #endif
 
-/* Device to host on the stream the data was produced on, then wait for it. */
-static gpz_result d2h(void *dst, const void *src, size_t n, cudaStream_t s)
-{
-	GPZ_CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
-	GPZ_CUDA_TRY(cudaStreamSynchronize(s));
-	return GPZ_OK;
-}
-
-static size_t align256(size_t x)
-{
-	return (x + 255) & ~(size_t)255;
-}
-
 /* ---- small kernels ---- */
 
 __global__ void store_le64_kernel(uint8_t *dst, const uint64_t *v)
@@ -84,14 +71,14 @@ static enc_layout layout_for(size_t n, int w, int chunk_log)
 	size_t limit = gpz_alphabet_limit(w);
 	size_t nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
 	l.counts = 0;
-	l.stats = l.counts + align256(limit * 4);
+	l.stats = l.counts + gpz_align256(limit * 4);
 	l.table = l.stats + 256;
-	l.chunk_bits = l.table + align256(limit * 4);
-	l.sum = l.chunk_bits + align256(nchunks * 4);
+	l.chunk_bits = l.table + gpz_align256(limit * 4);
+	l.sum = l.chunk_bits + gpz_align256(nchunks * 4);
 	l.lens = l.sum + 256;
-	l.codebook = l.lens + align256(limit + 8);
-	l.encode = l.codebook + align256(gpz_gpu_code_lengths_work((uint32_t)limit));
-	l.total = l.encode + align256(gpz_gpu_encode_work(n, chunk_log, GPZ_MAX_CODE_LEN));
+	l.codebook = l.lens + gpz_align256(limit + 8);
+	l.encode = l.codebook + gpz_align256(gpz_gpu_code_lengths_work((uint32_t)limit));
+	l.total = l.encode + gpz_align256(gpz_gpu_encode_work(n, chunk_log, GPZ_MAX_CODE_LEN));
 	return l;
 }
 
@@ -126,13 +113,13 @@ static gpz_result gpu_lengths(struct gpz_gpu *g, const uint32_t *d_counts, uint3
 	gpz_result r = gpz_gpu_code_lengths(d_counts, alphabet, d_len, d_max, g->work + l.codebook,
 	                         l.encode - l.codebook, (gpz_stream_t)s);
 	if (r == GPZ_OK)
-		r = d2h(&max_len, d_max, sizeof(max_len), s);
+		r = gpz_cuda_d2h(&max_len, d_max, sizeof(max_len), s);
 	if (r != GPZ_OK || max_len < 1 || max_len > GPZ_MAX_CODE_LEN)
 		return r;
 	*lens = (uint8_t *)malloc(alphabet);
 	if (!*lens)
 		return GPZ_ERR_NOMEM;
-	r = d2h(*lens, d_len, alphabet, s);
+	r = gpz_cuda_d2h(*lens, d_len, alphabet, s);
 	if (r != GPZ_OK) {
 		free(*lens);
 		*lens = NULL;
@@ -165,7 +152,7 @@ static gpz_result plan_on_device(struct gpz_gpu *g, const gpz_params *p, const u
 	if (alphabet >= GPU_CODEBOOK_MIN_ALPHABET)
 		r = gpu_lengths(g, d_counts, alphabet, l, &lens, s);
 	if (r == GPZ_OK)
-		r = d2h(counts, d_counts, alphabet * 4, s);
+		r = gpz_cuda_d2h(counts, d_counts, alphabet * 4, s);
 	if (r == GPZ_OK)
 		r = gpz_frame_plan_make(pl, p, counts, alphabet, n, lens);
 	if (r == GPZ_OK && hist) {
@@ -189,7 +176,7 @@ static gpz_result store_header_check(uint8_t *d_dst, const struct gpz_frame_plan
 
 	if (r == GPZ_OK) {
 		memcpy(h, pl->head, pl->head_bytes);
-		r = d2h(h + pl->index_at, d_dst + pl->index_at, pl->check_at - pl->index_at, s);
+		r = gpz_cuda_d2h(h + pl->index_at, d_dst + pl->index_at, pl->check_at - pl->index_at, s);
 	}
 	if (r == GPZ_OK) {
 		gpz_store_le32(h + pl->check_at, gpz_header_check(h, pl->check_at));
@@ -288,7 +275,7 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 /* Workspace of a deflate frame of nchunks pieces: offsets, results, then the checksum. */
 static size_t lz_sum_at(uint64_t nchunks)
 {
-	return align256((nchunks + 1) * 8) + align256(nchunks * sizeof(gpz_gpu_infl_res));
+	return gpz_align256((nchunks + 1) * 8) + gpz_align256(nchunks * sizeof(gpz_gpu_infl_res));
 }
 
 /* Where chained pieces' 16-bit symbols go in g->work: after the checksum's 256 bytes (its
@@ -308,7 +295,7 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
                                 uint64_t **starts, cudaStream_t s)
 {
 	uint64_t n = in->content_bytes, np = gpz_frame_chunks(n, in->chunk_log);
-	size_t ps = (size_t)1 << in->chunk_log, res_at = align256((np + 1) * 8);
+	size_t ps = (size_t)1 << in->chunk_log, res_at = gpz_align256((np + 1) * 8);
 	int gl = in->max_code_len;
 	uint64_t gmask = ((uint64_t)1 << gl) - 1;
 	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc((size_t)np * sizeof(*res));
@@ -321,7 +308,7 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 		r = gpz_lz_piece_starts(head + GPZ_FRAME_HEADER_SIZE, n, in->chunk_log, payload, *starts);
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->work, &g->work_cap,
-		                    gl ? lz_sym_at(np) + align256(n * 2) : lz_sum_at(np) + 256);
+		                    gl ? lz_sym_at(np) + gpz_align256(n * 2) : lz_sum_at(np) + 256);
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->work, *starts, (size_t)(np + 1) * 8,
 		                                    cudaMemcpyHostToDevice, s));
@@ -334,7 +321,7 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 		                           gl ? (void *)sym : (void *)d_dst,
 		                           (gpz_gpu_infl_res *)(g->work + res_at), (gpz_stream_t)s);
 	if (r == GPZ_OK)
-		r = d2h(res, g->work + res_at, (size_t)np * sizeof(*res), s);
+		r = gpz_cuda_d2h(res, g->work + res_at, (size_t)np * sizeof(*res), s);
 	for (uint64_t i = 0; r == GPZ_OK && i < np; i++) {
 		uint64_t m = n - i * ps < ps ? n - i * ps : ps;
 		int last = (i & gmask) == gmask || i + 1 == np;
@@ -368,7 +355,7 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	if (h_src)
 		memcpy(peek, h_src, np);
 	else
-		r = d2h(peek, d_src, np, s);
+		r = gpz_cuda_d2h(peek, d_src, np, s);
 	if (r == GPZ_OK)
 		r = gpz_parse_block(peek, np, &in);
 	if (r == GPZ_OK)
@@ -387,11 +374,11 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 		memcpy(tail, h_src + in.block_bytes - 8, 8);
 		last = payload ? h_src[payload_at + payload - 1] : 0;
 	} else {
-		r = d2h(head, d_src, payload_at, s);
+		r = gpz_cuda_d2h(head, d_src, payload_at, s);
 		if (r == GPZ_OK)
-			r = d2h(tail, d_src + in.block_bytes - 8, 8, s);
+			r = gpz_cuda_d2h(tail, d_src + in.block_bytes - 8, 8, s);
 		if (r == GPZ_OK && payload)
-			r = d2h(&last, d_src + payload_at + payload - 1, 1, s);
+			r = gpz_cuda_d2h(&last, d_src + payload_at + payload - 1, 1, s);
 	}
 	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
 		r = GPZ_ERR_CORRUPT;
@@ -412,7 +399,7 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 		if (r == GPZ_OK && !gpz_frame_padding_ok(last, payload, starts[nchunks]))
 			r = GPZ_ERR_CORRUPT;
 		if (r == GPZ_OK)
-			r = gpz_gpu_reserve(&g->work, &g->work_cap, align256((nchunks + 1) * 8) + 256);
+			r = gpz_gpu_reserve(&g->work, &g->work_cap, gpz_align256((nchunks + 1) * 8) + 256);
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (nchunks + 1) * 8,
 			                                    cudaMemcpyHostToDevice, s));
@@ -435,7 +422,7 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 			r = gpz_cuda_result(cudaGetLastError());
 		}
 	}
-	size_t sum_at = in.frame_type == GPZ_FRAME_HUFFMAN ? align256((nchunks + 1) * 8)
+	size_t sum_at = in.frame_type == GPZ_FRAME_HUFFMAN ? gpz_align256((nchunks + 1) * 8)
 	              : in.frame_type == GPZ_FRAME_DEFLATE ? lz_sum_at(nchunks)
 	                                                   : 0;
 	if (r == GPZ_OK)
@@ -542,7 +529,7 @@ static gpz_result lzsym_decompress_via_host(gpz_ctx *ctx, const uint8_t *d_src, 
 		r = f && out ? GPZ_OK : GPZ_ERR_NOMEM;
 	}
 	if (r == GPZ_OK)
-		r = d2h(f, d_src, fb, s);
+		r = gpz_cuda_d2h(f, d_src, fb, s);
 	if (r == GPZ_OK)
 		r = gpz_frame_decompress_on(ctx, NULL, f, fb, out, cb, &got, NULL);
 	if (r == GPZ_OK)
@@ -566,7 +553,7 @@ static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const 
 	gpz_result r = in && out ? GPZ_OK : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_OK)
-		r = d2h(in, d_src, size, s);
+		r = gpz_cuda_d2h(in, d_src, size, s);
 	if (r == GPZ_OK)
 		r = gpz_compress_frame(ctx, p, in, size, out, bound, &got);
 	if (r == GPZ_OK && got > cap)
@@ -650,7 +637,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 		uint32_t frames = 0;
 		uint64_t stream_total = 0;
 		size_t np = src_size - pos < GPZ_HEADER_SIZE ? src_size - pos : GPZ_HEADER_SIZE;
-		r = d2h(buf, s + pos, np, st);
+		r = gpz_cuda_d2h(buf, s + pos, np, st);
 		if (r == GPZ_OK)
 			r = gpz_read_header(buf, np);
 		pos += GPZ_HEADER_SIZE;
@@ -659,7 +646,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 			size_t got = 0;
 			uint64_t sum;
 			np = src_size - pos < sizeof(buf) ? src_size - pos : sizeof(buf);
-			r = np ? d2h(buf, s + pos, np, st) : GPZ_ERR_TRUNCATED;
+			r = np ? gpz_cuda_d2h(buf, s + pos, np, st) : GPZ_ERR_TRUNCATED;
 			if (r == GPZ_OK)
 				r = gpz_parse_block(buf, np, &in);
 			if (r == GPZ_OK && in.kind == GPZ_BLOCK_TRAILER) {

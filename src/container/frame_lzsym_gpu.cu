@@ -32,19 +32,6 @@ extern "C" {
 
 #define NB GPZ_LZS_BUCKETS
 
-static size_t align256(size_t x)
-{
-	return (x + 255) & ~(size_t)255;
-}
-
-/* Device to host on the stream, then wait for it. */
-static gpz_result d2h(void *dst, const void *src, size_t n, cudaStream_t s)
-{
-	GPZ_CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
-	GPZ_CUDA_TRY(cudaStreamSynchronize(s));
-	return GPZ_OK;
-}
-
 /* The workspace of a frame: checksum, counts, code lengths and tables, chunk lengths and
  * starts, then the payload's words (sized once the plan is known). */
 struct wlayout {
@@ -57,14 +44,14 @@ static wlayout layout_for(uint32_t alphabet, size_t nchunks, uint64_t payload_bi
 	wlayout l;
 	l.sum = 0;
 	l.counts = 256;
-	l.mlen = l.counts + align256((nm + NB) * 4);
-	l.dlen = l.mlen + align256(nm);
+	l.mlen = l.counts + gpz_align256((nm + NB) * 4);
+	l.dlen = l.mlen + gpz_align256(nm);
 	l.mtab = l.dlen + 256;
-	l.dtab = l.mtab + align256(nm * 4);
+	l.dtab = l.mtab + gpz_align256(nm * 4);
 	l.bits = l.dtab + 256;
-	l.starts = l.bits + align256(nchunks * 4);
-	l.words = l.starts + align256((nchunks + 1) * 8);
-	l.total = l.words + align256((size_t)(payload_bits / 32 + 2) * 4);
+	l.starts = l.bits + gpz_align256(nchunks * 4);
+	l.words = l.starts + gpz_align256((nchunks + 1) * 8);
+	l.total = l.words + gpz_align256((size_t)(payload_bits / 32 + 2) * 4);
 	return l;
 }
 
@@ -88,7 +75,7 @@ static gpz_result chunk_starts(struct gpz_gpu *g, const struct gpz_lzs_gpu_src *
 		r = gpz_gpu_lzs_sizes(gs, g->work + l.mlen, g->work + l.dlen,
 		                      (uint32_t *)(g->work + l.bits), (gpz_stream_t)s);
 	if (r == GPZ_OK) /* waits for the copies above too, before pl's buffers may change */
-		r = d2h(bits, g->work + l.bits, nc * sizeof(uint32_t), s);
+		r = gpz_cuda_d2h(bits, g->work + l.bits, nc * sizeof(uint32_t), s);
 	starts[0] = 0;
 	for (size_t c = 0; r == GPZ_OK && c < nc; c++)
 		starts[c + 1] = starts[c] + bits[c];
@@ -126,7 +113,7 @@ extern "C" gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_param
 	if (r == GPZ_OK)
 		r = gpz_gpu_lzs_count(&gs, (uint32_t *)(g->work + l.counts), stream);
 	if (r == GPZ_OK)
-		r = d2h(counts, g->work + l.counts, (nm + NB) * sizeof(uint32_t), s);
+		r = gpz_cuda_d2h(counts, g->work + l.counts, (nm + NB) * sizeof(uint32_t), s);
 	if (r == GPZ_OK)
 		r = gpz_lzs_plan_make(&pl, p, n, alphabet, gs.z, counts);
 	/* one value (a constant frame), or not smaller: the caller writes its own plan */
@@ -219,7 +206,7 @@ extern "C" gpz_result gpz_lzs_frame_decode_gpu(struct gpz_gpu *g, const uint8_t 
 		r = gpz_cuda_result(cudaMemcpyAsync(&tail[0], d_frame + sum_at, GPZ_CONTENT_SIZE,
 		                                    cudaMemcpyDeviceToHost, s));
 	if (r == GPZ_OK)
-		r = d2h(&last, d_frame + sum_at - 1, 1, s);
+		r = gpz_cuda_d2h(&last, d_frame + sum_at - 1, 1, s);
 	if (r == GPZ_OK && !gpz_frame_padding_ok(last, rd.payload_bytes, rd.starts[rd.nchunks]))
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
@@ -233,7 +220,7 @@ extern "C" gpz_result gpz_lzs_frame_decode_gpu(struct gpz_gpu *g, const uint8_t 
 	if (r == GPZ_OK)
 		r = gpz_gpu_checksum(d_dst, (size_t)in->content_bytes, (uint64_t *)g->work, stream);
 	if (r == GPZ_OK)
-		r = d2h(&tail[1], g->work, sizeof(uint64_t), s);
+		r = gpz_cuda_d2h(&tail[1], g->work, sizeof(uint64_t), s);
 	if (r != GPZ_OK)
 		cudaStreamSynchronize(s); /* rd.starts may still be read by a queued copy */
 	if (r == GPZ_OK && tail[0] != tail[1])

@@ -4,6 +4,7 @@
 #define GPZ_CUDA_CHECK_H
 
 #include <cuda_runtime.h>
+#include <stddef.h>
 
 #include "gpz.h"
 
@@ -24,5 +25,19 @@ static inline gpz_result gpz_cuda_result(cudaError_t e)
 
 /* After a kernel launch: launch-configuration errors surface here. */
 #define GPZ_LAUNCH_TRY() GPZ_CUDA_TRY(cudaGetLastError())
+
+/* Device to host on the stream the data was produced on, then wait for it. */
+static inline gpz_result gpz_cuda_d2h(void *dst, const void *src, size_t n, cudaStream_t s)
+{
+	GPZ_CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, s));
+	GPZ_CUDA_TRY(cudaStreamSynchronize(s));
+	return GPZ_OK;
+}
+
+/* Workspace slices start on 256-byte boundaries. */
+static inline size_t gpz_align256(size_t x)
+{
+	return (x + 255) & ~(size_t)255;
+}
 
 #endif
