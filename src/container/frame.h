@@ -140,7 +140,7 @@ struct gpz_lzs_reader {
 	gpz_decoder main, dist;
 	int have_main, have_dist;
 	struct gpz_lzs_decoders dec;
-	uint64_t *literals; /* gpz_lzs_literal_table, for 1- and 2-byte symbols */
+	uint64_t *literals; /* the literals' multi-symbol table, for 1- and 2-byte symbols */
 	uint64_t *starts;
 	size_t nchunks, payload_at, payload_bytes;
 };

@@ -452,7 +452,7 @@ gpz_result gpz_lzs_reader_open(struct gpz_lzs_reader *rd, const uint8_t *s,
 			gpz_lzs_reader_close(rd);
 			return GPZ_ERR_NOMEM;
 		}
-		gpz_lzs_literal_table(&rd->main, in->alphabet, in->symbol_bytes, rd->literals);
+		gpz_multi_table(&rd->main, in->alphabet, in->symbol_bytes, rd->literals);
 	}
 	rd->dec = (struct gpz_lzs_decoders){ in->alphabet, z, &rd->main,
 		                             has_dist ? &rd->dist : NULL, rd->literals };

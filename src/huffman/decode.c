@@ -17,24 +17,21 @@
 #define TB GPZ_DECODE_TABLE_BITS
 #define PEEK 24 /* bits compared in the canonical search: the longest code */
 
-/* Fill the multi-symbol table from the single-symbol one: after the first code of an index,
- * the index's remaining bits may hold further whole codes. */
-static void build_multi(gpz_decoder *d)
+void gpz_multi_table(const gpz_decoder *d, uint32_t below, int w, uint64_t *t)
 {
 	const uint32_t mask = (1u << TB) - 1;
 	for (uint32_t v = 0; v <= mask; v++) {
 		uint64_t e = 0;
 		unsigned used = 0, n = 0;
 		while (n < 3) {
-			uint32_t t = d->table[(v << used) & mask];
-			unsigned l = t & 31;
-			if (l == 0 || used + l > TB)
+			uint32_t x = d->table[(v << used) & mask], l = x & 31;
+			if (l == 0 || used + l > TB || (x >> 5) >= below)
 				break;
-			e |= (uint64_t)(t >> 5) << (8 * d->w * n);
+			e |= (uint64_t)(x >> 5) << (8 * w * n);
 			used += l;
 			n++;
 		}
-		d->multi[v] = e | ((uint64_t)n << 48) | ((uint64_t)used << 52);
+		t[v] = e | ((uint64_t)n << 48) | ((uint64_t)used << 52);
 	}
 }
 
@@ -84,7 +81,7 @@ gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabe
 		}
 	}
 	if (w <= 2)
-		build_multi(d);
+		gpz_multi_table(d, UINT32_MAX, w, d->multi);
 	return GPZ_OK;
 }
 

@@ -98,6 +98,12 @@ typedef struct gpz_decoder {
 	uint32_t *sorted;                     /* symbols ordered by (length, symbol) */
 } gpz_decoder;
 
+/* A multi-symbol table of 2^GPZ_DECODE_TABLE_BITS entries (the layout of gpz_decoder.multi,
+ * symbols w * 8 bits apart) from d's first-level table, taking only symbols below `below`
+ * (UINT32_MAX: all): what gpz_decoder_init builds for 1- and 2-byte symbols, and LZ-symbol
+ * frames build for their literals. */
+void gpz_multi_table(const gpz_decoder *d, uint32_t below, int w, uint64_t *t);
+
 /* Build decoding tables for symbols of width w from lengths (checked here). */
 gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet, int w);
 void gpz_decoder_free(gpz_decoder *d);

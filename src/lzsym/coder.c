@@ -129,24 +129,6 @@ static inline uint32_t decode_sym(const gpz_decoder *d, struct br *r)
 	return sym;
 }
 
-void gpz_lzs_literal_table(const gpz_decoder *main, uint32_t alphabet, int w, uint64_t *t)
-{
-	const uint32_t mask = (1u << TB) - 1;
-	for (uint32_t v = 0; v <= mask; v++) {
-		uint64_t e = 0;
-		unsigned used = 0, n = 0;
-		while (n < 3) {
-			uint32_t x = main->table[(v << used) & mask], l = x & 31;
-			if (l == 0 || used + l > TB || (x >> 5) >= alphabet)
-				break;
-			e |= (uint64_t)(x >> 5) << (8 * w * n);
-			used += l;
-			n++;
-		}
-		t[v] = e | ((uint64_t)n << 48) | ((uint64_t)used << 52);
-	}
-}
-
 /* len copies of v from symbol i on: runs are most of the output of quantization codes */
 static void fill(uint8_t *dst, size_t i, size_t len, int w, uint32_t v)
 {

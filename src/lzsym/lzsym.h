@@ -109,15 +109,11 @@ uint64_t gpz_lzs_put(const struct gpz_lzs_code *c, const struct gpz_lzs_token *t
 struct gpz_lzs_decoders {
 	uint32_t alphabet, z;
 	const gpz_decoder *main, *dist;
-	/* optional, 1- and 2-byte symbols: up to 3 literals a lookup (gpz_lzs_literal_table) */
+	/* optional, 1- and 2-byte symbols: up to 3 literals a lookup (gpz_multi_table of main,
+	 * symbols below alphabet) */
 	const uint64_t *literals;
 };
 
-/* From the main code's decoder, a table of 2^GPZ_DECODE_TABLE_BITS entries: the literals (main
- * symbols below alphabet, up to 3) whose whole codes lie in the index's bits, packed at w * 8
- * bits apart from bit 0, their count at bit 48 and the bits they take at bit 52 (count 0: the
- * first code is not a literal or is longer). For w 1 and 2. */
-void gpz_lzs_literal_table(const gpz_decoder *main, uint32_t alphabet, int w, uint64_t *t);
 
 /*
  * Decode the m symbols of one chunk (width w) from bits [from, to) of payload (size bytes; past

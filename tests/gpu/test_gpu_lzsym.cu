@@ -2,7 +2,7 @@
  * against the CPU reference (match.c, coder.c), bit for bit.
  *
  * For each input the CPU makes the frame's pieces as frame_lzsym.c does (run symbol, tokens
- * chunk by chunk, counts, length-limited codes, each chunk's bits, the payload); the GPU must
+ * chunk by chunk, counts, its plan's codes, each chunk's bits, the payload); the GPU must
  * give the same counts, the same chunk lengths under the CPU's code lengths, the same payload
  * under the CPU's codes, and decode the CPU's payload to the input; whole frames
  * (container/frame_lzsym_gpu.cu) must be gpz_lzs_frame_write's bytes and decode on the GPU, their
@@ -53,24 +53,6 @@ struct Ref {
 	bool coded = false;                  /* false: one symbol value, no code to test */
 };
 
-/* frame_lzsym.c's lengths(): a code of one used symbol gets a second one. */
-int lengths(const uint32_t *counts, uint32_t n, uint8_t *len)
-{
-	uint32_t used = 0, first = 0;
-	for (uint32_t s = 0; s < n; s++)
-		if (counts[s] && !used++)
-			first = s;
-	memset(len, 0, n);
-	if (used == 0)
-		return 0;
-	if (used == 1) {
-		len[first] = 1;
-		len[first ? 0 : 1] = 1;
-		return 1;
-	}
-	return gpz_code_lengths(counts, n, GPZ_MAX_CODE_LEN, len);
-}
-
 size_t nchunks_of(size_t n, int chunk_log)
 {
 	return n ? ((n - 1) >> chunk_log) + 1 : 0;
@@ -87,8 +69,7 @@ Ref cpu_ref(const uint8_t *src, size_t n, int w, int chunk_log)
 	hist.assign(r.alphabet, 0);
 	for (size_t i = 0; i < n; i++)
 		hist[gpz_load_symbol(src, i, w)]++;
-	for (uint32_t s = 1; s < r.alphabet; s++)
-		r.z = hist[s] > hist[r.z] ? s : r.z;
+	r.z = gpz_lzs_run_symbol(hist.data(), r.alphabet);
 	r.hist = hist;
 
 	const uint32_t nm = r.alphabet + NM_EXTRA;
@@ -116,22 +97,22 @@ Ref cpu_ref(const uint8_t *src, size_t n, int w, int chunk_log)
 			}
 		}
 	}
-	r.mlen.assign(nm, 0);
-	r.dlen.assign(NB, 0);
-	int ml = lengths(r.counts.data(), nm, r.mlen.data());
-	int dl = lengths(r.counts.data() + nm, NB, r.dlen.data());
-	CHECK(ml >= 0 && dl >= 0, "code lengths");
-	if (ml < 1)
+	/* the codes as the writer makes them (frame_lzsym.c's plan) */
+	gpz_params p;
+	struct gpz_lzs_plan pl;
+	gpz_params_default(&p);
+	p.symbol_bytes = w;
+	p.chunk_log = chunk_log;
+	CHECK(gpz_lzs_plan_make(&pl, &p, n, r.alphabet, r.z, r.counts.data()) == GPZ_OK, "plan");
+	if (pl.max_len < 1) {
+		gpz_lzs_plan_free(&pl);
 		return r; /* one value: a constant frame, nothing coded */
-	std::vector<uint32_t> code(nm);
-	r.mtab.assign(nm, 0);
-	r.dtab.assign(NB, 0);
-	gpz_canonical_codes(r.mlen.data(), nm, code.data());
-	gpz_encoder_table(r.mlen.data(), code.data(), nm, r.mtab.data());
-	if (dl > 0) {
-		gpz_canonical_codes(r.dlen.data(), NB, code.data());
-		gpz_encoder_table(r.dlen.data(), code.data(), NB, r.dtab.data());
 	}
+	r.mlen.assign(pl.mlen, pl.mlen + nm);
+	r.dlen.assign(pl.dlen, pl.dlen + NB);
+	r.mtab.assign(pl.mtab, pl.mtab + nm);
+	r.dtab.assign(pl.dtab, pl.dtab + NB);
+	gpz_lzs_plan_free(&pl);
 	struct gpz_lzs_code lc = { r.alphabet, r.z, r.mtab.data(), r.dtab.data() };
 	size_t cap = 16;
 	for (size_t c = 0; c < nc; c++)
