@@ -213,7 +213,8 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 	}
 	uint32_t *hist = NULL, alphabet = 0;
 	if (r == GPZ_OK)
-		r = plan_on_device(g, p, d_src, n, l, &pl, p->lz_symbols ? &hist : NULL, &alphabet, s);
+		r = plan_on_device(g, p, d_src, n, l, &pl, GPZ_LZSYM_GPU && p->lz_symbols ? &hist : NULL,
+		                   &alphabet, s);
 #if GPZ_LZSYM_GPU
 	/* an LZ-symbol frame where asked for, as compress_cpu (frame_write.c) decides */
 	if (r == GPZ_OK && p->lz_symbols && pl.type != GPZ_FRAME_CONSTANT &&
@@ -223,7 +224,7 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 		r = gpz_cuda_result(cudaStreamSynchronize(g->side));
 		if (r == GPZ_OK)
 			r = gpz_lzs_frame_write_gpu(g, p, d_src, n, hist, alphabet, beat, d_dst, cap,
-		                            written, (gpz_stream_t)s);
+			                            written, (gpz_stream_t)s);
 		if (r != GPZ_OK || *written) {
 			gpz_frame_plan_free(&pl);
 			free(hist);
