@@ -1,8 +1,8 @@
 /* test_gpu.c - the GPU backend against the CPU backend, byte for byte: every edge case of
  * test_edge.c and every corpus file, through the host API (GPU context) and the device API;
  * LZ-symbol frames too; each GPU stream is then decoded on both backends, and corrupt streams
- * must be rejected by the GPU decoder as by the CPU one. `exit-start`: processes that exit while an AUTO context's GPU
- * is still starting end cleanly. Exit 77 (skipped) without a usable GPU.
+ * must be rejected by the GPU decoder as by the CPU one. `exit-start`: processes that exit while
+ * an AUTO context's GPU is still starting end cleanly. Exit 77 (skipped) without a usable GPU.
  * Usage: test_gpu [edge|corpora|hostile|all|exit-start] */
 #include "testutil.h"
 #include "common/bits.h"
