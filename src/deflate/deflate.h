@@ -169,8 +169,8 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
  * (or unknown: the batch's first, unless `window` gives the final 32 KiB before the batch, at
  * dst - 32 KiB or anywhere else) goes to symbols, the bytes copied from the window left for
  * later; the pieces after it straight to bytes once one ends clear of such bytes. *out_n
- * bytes in all. gpz_infl_batch_resolve then fills those in from `window` (the 32 KiB before the batch; NULL when k0 is 0) and takes the
- * CRC-32 of each piece not yet done (res[j].crc).
+ * bytes in all. gpz_infl_batch_resolve then fills those in from `window` (the 32 KiB before
+ * the batch; NULL when k0 is 0) and takes the CRC-32 of each piece not yet done (res[j].crc).
  */
 struct gpz_infl_res {
 	gpz_result r;
