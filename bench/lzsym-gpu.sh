@@ -2,7 +2,7 @@
 # LZ-symbol frames on the GPU (issue 12), on the GPU machine from the repository root, with
 # .devdata (`sh bench/gpu-data.sh lzsym`: Nyx-Quant and every quantization file) and .nvc
 # (`sh ../shared/tools/nvcomp-bench/fetch.sh .nvc`) carried, 57 MB together:
-#   1. build with -DGPZ_LZSYM_GPU=ON (the staged GPU path in the library) into build-lzs;
+#   1. build for sm_90 into build-gpu (as bench/gpu-run.sh);
 #   2. test_gpu_lzsym (kernels and whole frames against the CPU, bit for bit), then the whole
 #      ctest of that build (test_gpu's LZ-symbol sets go through the GPU path there), memcheck,
 #      and the fuzz seeds through the GPU decoders (tests/fuzz/gpu-replay.sh);
@@ -16,12 +16,12 @@ out=${OUT:-/tmp/gpz-out}
 mkdir -p "$out"
 sh "$root/bench/gpu-run.sh" data > "$out/data.log" 2>&1 || { tail -20 "$out/data.log"; exit 1; }
 export GPZ_DATA=$root/corpora/data GPZ_CORPORA=$root/.gpurun/shared
-B=$root/build-lzs
+B=$root/build-gpu
 cmake -S "$root" -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DGPZ_LZSYM_GPU=ON > "$out/lzs-cmake.log" 2>&1 || { tail -20 "$out/lzs-cmake.log"; exit 1; }
+  > "$out/lzs-cmake.log" 2>&1 || { tail -20 "$out/lzs-cmake.log"; exit 1; }
 cmake --build "$B" -j16 > "$out/lzs-build.log" 2>&1 ||
   { grep error "$out/lzs-build.log" | head -30; exit 1; }
-echo "built (GPZ_LZSYM_GPU=ON)"
+echo "built"
 NYX=$GPZ_DATA/nyx/baryon_density.dat.b16
 if [ "$what" != bench ]; then
   timeout 400 "$B/tests/test_gpu_lzsym" > "$out/lzs-test.log" 2>&1
@@ -37,7 +37,7 @@ if [ "$what" != bench ]; then
 fi
 if [ "$what" != test ]; then
   timeout 300 "$B/tests/test_gpu_lzsym" bench "$NYX" | tee "$out/lzs-bench.log"
-  if [ -x "$root/.nvc/build.sh" ]; then
+  if [ -f "$root/.nvc/build.sh" ]; then
     sh "$root/.nvc/build.sh" > "$out/nvc-build.log" 2>&1
     timeout 300 "$root/.nvc/bench_nvcomp" "$NYX" 65536 5 ans16 ans8 deflate1 deflate2 \
       | tee "$out/lzs-nvcomp.log"

@@ -121,8 +121,8 @@ typedef struct gpz_params {
 	 * distances, in independent chunks of 2^chunk_log symbols; for quantization codes with
 	 * long runs of the zero-error code, far smaller than Huffman-only (each symbol of which
 	 * takes a bit at least). A frame with one symbol value is constant, one that does not
-	 * shrink below stored is written as Huffman-only would be. For now coded and decoded on
-	 * the CPU on every backend (the same bytes; device buffers are staged through the host).
+	 * shrink below stored is written as Huffman-only would be. Coded and decoded on the GPU
+	 * on GPU contexts, the CPU's bytes exactly.
 	 * GPZ_LZS_AUTO (2): each frame the smaller of the two (both sizes are known exactly before
 	 * either is coded). 0: Huffman-only frames. */
 	int lz_symbols;

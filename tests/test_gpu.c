@@ -97,7 +97,7 @@ static gpz_params params(int w, int chunk_log)
 
 /* LZ-symbol frames, forced and automatic, of quantization-like symbols (runs of one value,
  * others, copies of earlier stretches): the CPU's bytes through the GPU context's host and
- * device calls, whichever backend codes them (GPU only in -DGPZ_LZSYM_GPU=ON builds). */
+ * device calls, coded and decoded on the GPU there. */
 static void lz_symbol_cases(uint8_t *buf)
 {
 	uint64_t st = 11;

@@ -106,13 +106,6 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 gpz_result gpz_lzs_frame_decode(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
                                 uint8_t *dst);
 
-/* LZ-symbol frames on the GPU backend: 1 only in builds with -DGPZ_LZSYM_GPU=ON, whose GPU code
- * (lzsym/tokens.cu, lzsym/decode.cu, container/frame_lzsym_gpu.cu) has not yet run on a GPU;
- * otherwise GPU contexts code and decode them on the CPU. */
-#ifndef GPZ_LZSYM_GPU
-#define GPZ_LZSYM_GPU 0
-#endif
-
 /* What the CPU and GPU writers of an LZ-symbol frame share, so that their bytes agree: the run
  * symbol (the most frequent value, ties to the smallest), and from the frame's token counts
  * (main [alphabet + 96], then distance [48]) its codes, header and codebook section (head,

@@ -33,9 +33,7 @@ extern "C" {
 #include "huffman/huffman_gpu.h"
 #include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
-#if GPZ_LZSYM_GPU
 #include "container/frame_lzsym_gpu.h"
-#endif
 
 /* ---- small kernels ---- */
 
@@ -213,9 +211,8 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 	}
 	uint32_t *hist = NULL, alphabet = 0;
 	if (r == GPZ_OK)
-		r = plan_on_device(g, p, d_src, n, l, &pl, GPZ_LZSYM_GPU && p->lz_symbols ? &hist : NULL,
+		r = plan_on_device(g, p, d_src, n, l, &pl, p->lz_symbols ? &hist : NULL,
 		                   &alphabet, s);
-#if GPZ_LZSYM_GPU
 	/* an LZ-symbol frame where asked for, as compress_cpu (frame_write.c) decides */
 	if (r == GPZ_OK && p->lz_symbols && pl.type != GPZ_FRAME_CONSTANT &&
 	    alphabet + GPZ_LZS_EXTRA <= GPZ_MAX_ALPHABET) {
@@ -236,7 +233,6 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 			r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum),
 			                     (gpz_stream_t)s);
 	}
-#endif
 	free(hist);
 	if (r == GPZ_OK && pl.total > cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
@@ -383,7 +379,6 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	}
 	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
 		r = GPZ_ERR_CORRUPT;
-#if GPZ_LZSYM_GPU
 	if (in.frame_type == GPZ_FRAME_LZSYM) { /* checks, decodes and checksums on its own */
 		if (r == GPZ_OK)
 			r = gpz_lzs_frame_decode_gpu(g, d_src, head, &in, d_dst, stored_sum,
@@ -393,7 +388,6 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 		free(head);
 		return r;
 	}
-#endif
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
 		r = gpz_frame_prepare_decode(head, &in, &dec, &starts);
@@ -513,38 +507,6 @@ extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size
 
 /* LZ mode: one frame from device memory through host buffers and frame_write.c (which codes
  * its pieces on the context's GPU), back to the device. */
-#if !GPZ_LZSYM_GPU
-/* An LZ-symbol frame on the device: decoded on the host's CPU threads (until GPZ_LZSYM_GPU),
- * the frame copied there and its output back. */
-static gpz_result lzsym_decompress_via_host(gpz_ctx *ctx, const uint8_t *d_src, size_t avail,
-                                            const gpz_block_info *in, uint8_t *d_dst, size_t cap,
-                                            size_t *written, cudaStream_t s)
-{
-	size_t fb = (size_t)in->block_bytes, cb = (size_t)in->content_bytes, got = 0;
-	uint8_t *f = NULL, *out = NULL;
-	gpz_result r = fb > avail ? GPZ_ERR_TRUNCATED : cb > cap ? GPZ_ERR_DST_TOO_SMALL : GPZ_OK;
-
-	if (r == GPZ_OK) {
-		f = (uint8_t *)malloc(fb);
-		out = (uint8_t *)malloc(cb);
-		r = f && out ? GPZ_OK : GPZ_ERR_NOMEM;
-	}
-	if (r == GPZ_OK)
-		r = gpz_cuda_d2h(f, d_src, fb, s);
-	if (r == GPZ_OK)
-		r = gpz_frame_decompress_on(ctx, NULL, f, fb, out, cb, &got, NULL);
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(d_dst, out, got, cudaMemcpyHostToDevice, s));
-	if (r == GPZ_OK) /* the host buffer must outlive the copy */
-		r = gpz_cuda_result(cudaStreamSynchronize(s));
-	if (r == GPZ_OK)
-		*written = got;
-	free(f);
-	free(out);
-	return r;
-}
-#endif
-
 static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const uint8_t *d_src,
                                        size_t size, uint8_t *d_dst, size_t cap, size_t *written,
                                        cudaStream_t s)
@@ -596,7 +558,7 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 	pos = w;
 	while (r == GPZ_OK && done < src_size) {
 		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
-		if (p->lz_level > 0 || (p->lz_symbols && !GPZ_LZSYM_GPU)) /* coded on the host */
+		if (p->lz_level > 0) /* coded on the host */
 			r = lz_compress_via_host(ctx, p, s + done, piece, d + pos, dst_cap - pos, &w, st);
 		else
 			r = compress_frame_dev(ctx->gpu, p, s + done, piece, d + pos,
@@ -655,12 +617,6 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 				pos += GPZ_TRAILER_SIZE;
 				break;
 			}
-#if !GPZ_LZSYM_GPU
-			if (r == GPZ_OK && in.frame_type == GPZ_FRAME_LZSYM)
-				r = lzsym_decompress_via_host(ctx, s + pos, src_size - pos, &in, d + total,
-				                              dst_cap - (size_t)total, &got, st);
-			else
-#endif
 			if (r == GPZ_OK)
 				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos, NULL,
 				                         d + total, dst_cap - (size_t)total, &got, &sum, st);

@@ -14,8 +14,6 @@
  * Reading: the reader of frame_lzsym.c validates the head on the host (codes, chunk lengths),
  * the payload's last byte comes back for the padding rule, the chunks decode on the device
  * (lzsym/decode.cu), then the checksum on the device.
- *
- * STAGED (frame_lzsym_gpu.h): written without a GPU to run it.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>

@@ -1,9 +1,7 @@
 /* frame_lzsym_gpu.h - LZ-symbol frames (type 5) written and read on the GPU from device memory
  * (frame_lzsym_gpu.cu), the bytes of frame_lzsym.c's gpz_lzs_frame_write exactly.
- *
- * STAGED like lzsym/lzsym_gpu.h: not yet in libgpz, not yet run on a GPU; test_gpu_lzsym links
- * it. Once that test passes on a GPU, frame_gpu.cu calls these where it now stages LZ-symbol
- * frames through the host (lz_compress_via_host, lzsym_decompress_via_host). */
+ * frame_gpu.cu calls them for LZ-symbol frames on the GPU backend; tests/gpu/test_gpu_lzsym.cu
+ * checks them against the CPU bit for bit. */
 #ifndef GPZ_CONTAINER_FRAME_LZSYM_GPU_H
 #define GPZ_CONTAINER_FRAME_LZSYM_GPU_H
 

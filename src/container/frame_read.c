@@ -350,8 +350,7 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 	 * piece decodes at about 10 MB/s), and 16 CPU threads decode them faster (measured:
 	 * bench/results/2026-11-23-h200-gpu-inflate.md), so only a context that asked for the GPU
 	 * takes it */
-	if (g && (in.frame_type != GPZ_FRAME_LZSYM || GPZ_LZSYM_GPU) && /* else the CPU */
-	    (in.frame_type != GPZ_FRAME_DEFLATE || ctx->gpu_asked)) {
+	if (g && (in.frame_type != GPZ_FRAME_DEFLATE || ctx->gpu_asked)) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_decompress(g, src, src_size, dst,
 		                                                          dst_cap, written, checksum);

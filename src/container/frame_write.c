@@ -320,7 +320,7 @@ gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_para
 		return GPZ_OK; /* an empty frame is not written */
 	if (p->lz_level > 0)
 		return compress_lz(ctx, g, p, src, src_size, dst, dst_cap, written);
-	if (g && (!p->lz_symbols || GPZ_LZSYM_GPU)) { /* else LZ-symbol frames: the CPU */
+	if (g) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_compress(g, p, src, src_size, dst,
 		                                                        dst_cap, written);

@@ -6,8 +6,6 @@
  * match), a literal by one lane. Nyx-Quant's chunks are a few dozen runs each, so the warp
  * mostly stores. Every check of gpz_lzs_decode_chunk (coder.c) is made in the same order, so a
  * stream is rejected exactly when the CPU rejects it; bits past the payload read as zeros.
- *
- * STAGED (lzsym_gpu.h): written without a GPU to run it; tests/gpu/test_gpu_lzsym.cu decides.
  */
 #include "lzsym/lzsym_gpu.h"
 #include "gpu/cuda_check.h"

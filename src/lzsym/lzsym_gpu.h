@@ -2,11 +2,7 @@
  * lzsym_gpu.h - LZ-symbol frames (lzsym.h) on the GPU: the tokens of gpz_lzs_tokens counted,
  * sized and coded (tokens.cu), and chunks decoded (decode.cu), each exactly as the CPU reference
  * does, so tests compare them bit for bit.
- *
- * STAGED: not yet in libgpz. These kernels were written on a machine without a GPU and have not
- * run; tests/gpu/test_gpu_lzsym.cu checks them against the CPU reference and is the only program
- * that links them. The library keeps coding LZ-symbol frames on the CPU until that test passes
- * on a GPU (issue 12).
+ * tests/gpu/test_gpu_lzsym.cu checks them against the CPU reference.
  *
  * Device pointers come from cudaMalloc; functions are asynchronous on `stream` unless their
  * comment says they synchronise; CUDA failures map to GPZ_ERR_GPU / GPZ_ERR_NOMEM.

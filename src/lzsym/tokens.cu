@@ -23,8 +23,6 @@
  * the test fails, so dense data reads little twice), else a tile: at most a run opens.
  * Tokens are then counted (warp-aggregated atomics), summed into the chunk's bit length, or
  * written at their bit offsets (a warp scan) with atomicOr into big-endian words.
- *
- * STAGED (lzsym_gpu.h): written without a GPU to run it; tests/gpu/test_gpu_lzsym.cu decides.
  */
 #include "lzsym/lzsym_gpu.h"
 #include "gpu/cuda_check.h"
