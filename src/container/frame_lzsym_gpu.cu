@@ -31,12 +31,14 @@ extern "C" {
 #define NB GPZ_LZS_BUCKETS
 
 /* The workspace of a frame: checksum, counts, code lengths and tables, chunk lengths and
- * starts, then the payload's words (sized once the plan is known). */
+ * starts, the tokens the count pass keeps and their counts, then the payload's words (sized once
+ * the plan is known; the workspace grows keeping what comes before them). */
 struct wlayout {
-	size_t sum, counts, mlen, dlen, mtab, dtab, bits, starts, words, total;
+	size_t sum, counts, mlen, dlen, mtab, dtab, bits, starts, ntok, tokens, words, total;
 };
 
-static wlayout layout_for(uint32_t alphabet, size_t nchunks, uint64_t payload_bits)
+static wlayout layout_for(uint32_t alphabet, size_t nchunks, int chunk_log,
+                          uint64_t payload_bits)
 {
 	const size_t nm = (size_t)alphabet + GPZ_LZS_EXTRA;
 	wlayout l;
@@ -48,7 +50,9 @@ static wlayout layout_for(uint32_t alphabet, size_t nchunks, uint64_t payload_bi
 	l.dtab = l.mtab + gpz_align256(nm * 4);
 	l.bits = l.dtab + 256;
 	l.starts = l.bits + gpz_align256(nchunks * 4);
-	l.words = l.starts + gpz_align256((nchunks + 1) * 8);
+	l.ntok = l.starts + gpz_align256((nchunks + 1) * 8);
+	l.tokens = l.ntok + gpz_align256(nchunks * 4);
+	l.words = l.tokens + gpz_align256(nchunks * (size_t)GPZ_LZS_GPU_KEEP(chunk_log) * 8);
 	l.total = l.words + gpz_align256((size_t)(payload_bits / 32 + 2) * 4);
 	return l;
 }
@@ -95,9 +99,9 @@ extern "C" gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_param
 	const size_t nm = (size_t)alphabet + GPZ_LZS_EXTRA;
 	const size_t nchunks = (size_t)gpz_frame_chunks(n, p->chunk_log);
 	struct gpz_lzs_gpu_src gs = { d_src, n, p->symbol_bytes, p->chunk_log, alphabet,
-		                      gpz_lzs_run_symbol(hist, alphabet) };
+		                      gpz_lzs_run_symbol(hist, alphabet), NULL, NULL };
 	struct gpz_lzs_plan pl;
-	wlayout l = layout_for(alphabet, nchunks, 0);
+	wlayout l = layout_for(alphabet, nchunks, p->chunk_log, 0);
 	uint32_t *counts = (uint32_t *)malloc((nm + NB) * sizeof(uint32_t));
 	uint8_t *head = NULL;
 	uint64_t *starts = NULL;
@@ -108,6 +112,8 @@ extern "C" gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_param
 	memset(&pl, 0, sizeof(pl));
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->work, &g->work_cap, l.total);
+	gs.d_tokens = g->work + l.tokens;
+	gs.d_ntok = (uint32_t *)(g->work + l.ntok);
 	if (r == GPZ_OK)
 		r = gpz_gpu_lzs_count(&gs, (uint32_t *)(g->work + l.counts), stream);
 	if (r == GPZ_OK)
@@ -121,8 +127,10 @@ extern "C" gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_param
 		r = GPZ_ERR_DST_TOO_SMALL;
 		goto done;
 	}
-	l = layout_for(alphabet, nchunks, pl.bits);
-	r = gpz_gpu_reserve(&g->work, &g->work_cap, l.total); /* nothing in it is kept */
+	l = layout_for(alphabet, nchunks, p->chunk_log, pl.bits);
+	r = gpz_gpu_grow(&g->work, &g->work_cap, l.total, l.words, stream); /* the tokens kept */
+	gs.d_tokens = g->work + l.tokens;
+	gs.d_ntok = (uint32_t *)(g->work + l.ntok);
 	/* the checksum only reads the input: beside the rest, on the side stream */
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaEventRecord(g->in_ready, s));

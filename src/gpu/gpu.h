@@ -55,6 +55,9 @@ gpz_result gpz_gpu_use(const struct gpz_gpu *g);
 /* Make *buf (device memory, *cap bytes) hold at least `need` bytes; its contents are lost when
  * it grows. GPZ_ERR_NOMEM when the device is out of memory. */
 gpz_result gpz_gpu_reserve(uint8_t **buf, size_t *cap, size_t need);
+/* The same, keeping the first `keep` bytes (copied on `stream` when it grows). */
+gpz_result gpz_gpu_grow(uint8_t **buf, size_t *cap, size_t need, size_t keep,
+                        gpz_stream_t stream);
 
 /* Copy n bytes to the device on g->stream, asynchronously (src must stay valid until the
  * stream has run the copy: gpz_gpu_to_host waits for it). */

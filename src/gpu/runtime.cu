@@ -118,6 +118,28 @@ extern "C" gpz_result gpz_gpu_reserve(uint8_t **buf, size_t *cap, size_t need)
 	return GPZ_OK;
 }
 
+extern "C" gpz_result gpz_gpu_grow(uint8_t **buf, size_t *cap, size_t need, size_t keep,
+                                   gpz_stream_t stream)
+{
+	uint8_t *nb = NULL;
+	if (*cap >= need)
+		return GPZ_OK;
+	GPZ_CUDA_TRY(cudaMalloc(&nb, need));
+	cudaError_t e = keep ? cudaMemcpyAsync(nb, *buf, keep, cudaMemcpyDeviceToDevice,
+	                                       (cudaStream_t)stream)
+	                     : cudaSuccess;
+	if (e == cudaSuccess) /* the old buffer goes once the copy has read it */
+		e = cudaStreamSynchronize((cudaStream_t)stream);
+	if (e != cudaSuccess) {
+		cudaFree(nb);
+		return gpz_cuda_result(e);
+	}
+	cudaFree(*buf);
+	*buf = nb;
+	*cap = need;
+	return GPZ_OK;
+}
+
 extern "C" gpz_result gpz_gpu_to_device(struct gpz_gpu *g, void *d_dst, const void *src, size_t n)
 {
 	if (n)

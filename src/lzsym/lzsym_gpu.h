@@ -20,17 +20,26 @@
 extern "C" {
 #endif
 
+/* Tokens the count pass keeps for a chunk of 2^chunk_log symbols (8 bytes each). */
+#define GPZ_LZS_GPU_KEEP(chunk_log) ((uint32_t)1 << (chunk_log) >> 2)
+
 /* The symbols a frame codes: n symbols of width w at d_src in chunks of 2^chunk_log, literal
- * values below alphabet, run symbol z. */
+ * values below alphabet, run symbol z. d_tokens (8 * GPZ_LZS_GPU_KEEP(chunk_log) bytes a
+ * chunk, 8-byte aligned) and d_ntok (4 bytes a chunk): where the count pass keeps the tokens
+ * for the later passes; NULL: every pass makes them again. */
 struct gpz_lzs_gpu_src {
 	const uint8_t *d_src;
 	size_t n;
 	int w, chunk_log;
 	uint32_t alphabet, z;
+	void *d_tokens;
+	uint32_t *d_ntok;
 };
 
 /* The frame's token counts: d_counts[0 .. alphabet + 96) the main code's symbols, then 48
- * distance buckets (zeroed here), as frame_lzsym.c's count_task sums them. */
+ * distance buckets (zeroed here), as frame_lzsym.c's count_task sums them; the tokens kept in
+ * d_tokens when there is one. The sizes and write passes that follow on the same source read
+ * them there, so nothing may change d_tokens or d_ntok in between. */
 gpz_result gpz_gpu_lzs_count(const struct gpz_lzs_gpu_src *s, uint32_t *d_counts,
                              gpz_stream_t stream);
 

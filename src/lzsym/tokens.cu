@@ -1,7 +1,10 @@
 /*
  * tokens.cu - the LZ-symbol tokenizer on the GPU (lzsym_gpu.h): the tokens of gpz_lzs_tokens
- * (match.c), a warp per chunk, in three passes that each make the tokens again (count, size,
- * write) rather than keep them (a frame's tokens can take 12 bytes a symbol).
+ * (match.c), a warp per chunk, in three passes: count, size, write. The count pass keeps each
+ * chunk's tokens (8 bytes each) in a slot of a quarter of the chunk's symbols, and the two
+ * later passes replay them from there; a chunk with more tokens than its slot holds (dense,
+ * literal-heavy data) is tokenized again by each pass instead, so a frame's scratch stays at
+ * two bytes a symbol.
  *
  * ---- Why a warp can do what the CPU does one position at a time ----
  * match.c defines a position's candidate without the parse (every position not of the run
@@ -30,7 +33,8 @@
 #include <string.h>
 
 #define WARPS 4                        /* warps a block, each with a table of its own */
-#define HSIZE (1u << GPZ_LZS_HASH_LOG) /* a warp's table: 16 KiB of shared memory */
+#define HSIZE (1u << GPZ_LZS_HASH_LOG) /* a warp's table: 8 KiB of shared memory (16 KiB when
+                                          chunks are longer than 2^15 symbols) */
 #define FULL 0xffffffffu
 #define NB GPZ_LZS_BUCKETS
 
@@ -48,6 +52,9 @@ struct tparams {
 	const uint32_t *main_table, *dist_table; /* PASS_WRITE */
 	const uint64_t *chunk_start;             /* PASS_WRITE */
 	uint32_t *words;                         /* PASS_WRITE */
+	uint2 *tok;      /* chunk c's tokens at tok + c * tok_cap: {value, kind << 30 | distance} */
+	uint32_t *ntok;  /* chunk c's token count (more than tok_cap: not kept, made again) */
+	uint32_t tok_cap;
 };
 
 /* Symbol i, little-endian, read a byte at a time (device buffers of the API need no alignment). */
@@ -62,11 +69,17 @@ __device__ __forceinline__ uint32_t sym_at(const uint8_t *src, uint64_t i, int w
 	       (uint32_t)__ldg(p + 3) << 24;
 }
 
-/* match.c's hash4, from the symbols */
-__device__ __forceinline__ uint32_t hash4(const uint8_t *src, uint64_t i, int w)
+/* match.c's hash4 of the symbols at lane.. lane + 3 of a tile (s the lane's symbol, nx the
+ * lane's symbol of the next tile, needed in lanes 0-2): from the warp's registers */
+__device__ __forceinline__ uint32_t hash4(uint32_t s, uint32_t nx, unsigned lane, int w)
 {
-	return gpz_lzs_hash_syms(sym_at(src, i, w), sym_at(src, i + 1, w), sym_at(src, i + 2, w),
-	                         sym_at(src, i + 3, w), w);
+	uint32_t t[3];
+	for (unsigned k = 1; k <= 3; k++) {
+		const uint32_t a = __shfl_sync(FULL, s, (lane + k) & 31);
+		const uint32_t b = __shfl_sync(FULL, nx, (lane + k) & 31);
+		t[k - 1] = lane + k < 32 ? a : b;
+	}
+	return gpz_lzs_hash_syms(s, t[0], t[1], t[2], w);
 }
 
 /* A token as coded: main symbol, its extra bits, and for a match the distance symbol and its. */
@@ -114,11 +127,12 @@ __device__ __forceinline__ void put_bits(uint32_t *words, uint64_t at, uint32_t 
 
 /*
  * One token from each lane (kind TOK_NONE: none), in lane order after everything before: counted
- * into the histogram, or its bits added to *at (uniform across the warp), or written there.
+ * into the histogram (and kept at keep[at..], at counting them), or its bits added to at
+ * (uniform across the warp), or written there.
  */
 template <int PASS>
 __device__ __forceinline__ void emit(const tparams &p, uint32_t kind, uint32_t v, uint32_t d,
-                                     unsigned lane, uint64_t &at)
+                                     unsigned lane, uint64_t &at, uint2 *keep)
 {
 	const fields f = split(p, kind, v, d);
 	if (PASS == PASS_COUNT) {
@@ -127,6 +141,11 @@ __device__ __forceinline__ void emit(const tparams &p, uint32_t kind, uint32_t v
 			atomicAdd(p.counts + f.ms, (uint32_t)__popc(g));
 		if (f.match)
 			atomicAdd(p.counts + p.alphabet + GPZ_LZS_EXTRA + f.ds, 1u);
+		const uint32_t km = __ballot_sync(FULL, kind != TOK_NONE);
+		const uint64_t k = at + (uint64_t)__popc(km & ((1u << lane) - 1));
+		if (keep && kind && k < p.tok_cap)
+			keep[k] = make_uint2(v, kind << 30 | d);
+		at += (uint64_t)__popc(km);
 		return;
 	}
 	uint32_t nb = 0, mc = 0, dc = 0;
@@ -188,13 +207,31 @@ __device__ void measure(const tparams &p, uint64_t a, uint64_t b, uint64_t maxle
 	*alt = t;
 }
 
+/* A chunk's tokens as the count pass kept them, coded again (sizes or bits). */
 template <int PASS>
+__device__ void replay(const tparams &p, const uint2 *tk, uint32_t nt, unsigned lane,
+                       uint64_t &at)
+{
+	for (uint32_t k0 = 0; k0 < nt; k0 += 32) {
+		uint32_t kind = TOK_NONE, v = 0, d = 0;
+		if (k0 + lane < nt) {
+			const uint2 t = tk[k0 + lane];
+			v = t.x;
+			kind = t.y >> 30;
+			d = t.y & 0x3fffffffu;
+		}
+		emit<PASS>(p, kind, v, d, lane, at, nullptr);
+	}
+}
+
+/* H: a table entry, uint16_t when chunk-relative positions + 1 fit (chunks up to 2^15) */
+template <int PASS, typename H>
 __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 {
 	extern __shared__ uint32_t s_heads[];
 	const unsigned lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
 	const uint32_t lt = (1u << lane) - 1, gt = ~lt & ~(1u << lane);
-	uint32_t *head = s_heads + wib * HSIZE;
+	H *head = (H *)s_heads + wib * HSIZE;
 	const uint64_t warps = (uint64_t)gridDim.x * WARPS;
 	/* the wide test: 16 bytes a lane against z repeated (tiles start at multiples of 32
 	 * symbols, so their bytes are 16-byte aligned when the input is) */
@@ -209,9 +246,17 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 		uint64_t run_from = 0, at = PASS == PASS_WRITE ? p.chunk_start[c] : 0;
 		bool run_open = false;
 		bool last_free = false, last_nz = true; /* position t0 - 1: the chunk's start begins a run */
+		uint2 *keep = PASS == PASS_COUNT && p.tok ? p.tok + c * p.tok_cap : nullptr;
 
-		for (unsigned k = lane; k < HSIZE; k += 32)
-			head[k] = 0; /* chunk-relative positions + 1; 0: none */
+		if (PASS != PASS_COUNT && p.tok && p.ntok[c] <= p.tok_cap) { /* kept: replayed */
+			replay<PASS>(p, p.tok + c * p.tok_cap, p.ntok[c], lane, at);
+			if (PASS == PASS_SIZE && lane == 0)
+				p.chunk_bits[c] = (uint32_t)at;
+			continue;
+		}
+
+		for (unsigned k = lane; k < HSIZE * sizeof(H) / 16; k += 32)
+			((uint4 *)head)[k] = make_uint4(0, 0, 0, 0); /* positions + 1 in the chunk; 0: none */
 		__syncwarp();
 		uint64_t step = 32, next_wide = c0;
 		for (uint64_t t0 = c0; t0 < c1; t0 += step) {
@@ -248,7 +293,8 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 			}
 			/* 1. candidates, then the tile enters the table */
 			const bool hl = nz && c1 - i >= GPZ_LZS_MATCH_MIN;
-			const uint32_t h = hl ? hash4(p.src, i, p.w) : 0;
+			const uint32_t nx = lane < 3 && t0 + 32 + lane < c1 ? sym_at(p.src, i + 32, p.w) : 0;
+			const uint32_t h4 = hash4(s, nx, lane, p.w), h = hl ? h4 : 0;
 			const uint32_t grp = __match_any_sync(FULL, hl ? h : 0x80000000u | lane);
 			uint32_t cand = 0;
 			if (hl) {
@@ -257,7 +303,7 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 			}
 			__syncwarp();
 			if (hl && !(grp & gt))
-				head[h] = (uint32_t)(i - c0) + 1;
+				head[h] = (H)(i - c0 + 1);
 			__syncwarp();
 
 			/* 2. the matches taken, in order */
@@ -294,7 +340,7 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 
 			if (run_open) { /* closed by the tile's first symbol not z */
 				const uint64_t len = t0 + (unsigned)__ffs(nzm) - 1 - run_from;
-				emit<PASS>(p, lane == 0 ? TOK_RUN : TOK_NONE, (uint32_t)len, 0, lane, at);
+				emit<PASS>(p, lane == 0 ? TOK_RUN : TOK_NONE, (uint32_t)len, 0, lane, at, keep);
 				run_open = false;
 			}
 			uint32_t kind = TOK_NONE, v = 0, d = 0;
@@ -309,7 +355,7 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 					v = (uint32_t)__ffs(after) - 1 - lane;
 				}
 			}
-			emit<PASS>(p, kind, v, d, lane, at);
+			emit<PASS>(p, kind, v, d, lane, at, keep);
 			if (rsm) { /* the tile's last run start with no symbol not z after it stays open */
 				const unsigned lr = 31u - (unsigned)__clz(rsm);
 				if (!(nzm & ~((2u << lr) - 1))) {
@@ -321,31 +367,42 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 			last_nz = nzm >> 31;
 		}
 		if (run_open)
-			emit<PASS>(p, lane == 0 ? TOK_RUN : TOK_NONE, (uint32_t)(c1 - run_from), 0, lane, at);
+			emit<PASS>(p, lane == 0 ? TOK_RUN : TOK_NONE, (uint32_t)(c1 - run_from), 0, lane,
+			           at, keep);
 		if (PASS == PASS_SIZE && lane == 0)
 			p.chunk_bits[c] = (uint32_t)at;
+		if (keep && lane == 0)
+			p.ntok[c] = (uint32_t)at;
 		__syncwarp();
 	}
+}
+
+template <int PASS, typename H>
+static gpz_result launch_as(const tparams &kp, gpz_stream_t stream)
+{
+	const size_t smem = WARPS * HSIZE * sizeof(H);
+	int dev = 0, sms = 0, per = 0;
+	GPZ_CUDA_TRY(cudaFuncSetAttribute(tokens_kernel<PASS, H>,
+	                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+	GPZ_CUDA_TRY(cudaGetDevice(&dev));
+	GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	GPZ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, tokens_kernel<PASS, H>,
+	                                                           WARPS * 32, smem));
+	uint64_t want = (kp.nchunks + WARPS - 1) / WARPS, most = (uint64_t)sms * (per > 0 ? per : 1);
+	tokens_kernel<PASS, H><<<(unsigned)(want < most ? want : most), WARPS * 32, smem,
+	                         (cudaStream_t)stream>>>(kp);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
 }
 
 template <int PASS>
 static gpz_result launch(const tparams &kp, gpz_stream_t stream)
 {
-	const size_t smem = WARPS * HSIZE * sizeof(uint32_t);
-	int dev = 0, sms = 0, per = 0;
 	if (kp.nchunks == 0)
 		return GPZ_OK;
-	GPZ_CUDA_TRY(cudaFuncSetAttribute(tokens_kernel<PASS>,
-	                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-	GPZ_CUDA_TRY(cudaGetDevice(&dev));
-	GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-	GPZ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, tokens_kernel<PASS>,
-	                                                           WARPS * 32, smem));
-	uint64_t want = (kp.nchunks + WARPS - 1) / WARPS, most = (uint64_t)sms * (per > 0 ? per : 1);
-	tokens_kernel<PASS><<<(unsigned)(want < most ? want : most), WARPS * 32, smem,
-	                      (cudaStream_t)stream>>>(kp);
-	GPZ_LAUNCH_TRY();
-	return GPZ_OK;
+	if (kp.chunk_log <= 15)
+		return launch_as<PASS, uint16_t>(kp, stream);
+	return launch_as<PASS, uint32_t>(kp, stream);
 }
 
 static tparams params_of(const struct gpz_lzs_gpu_src *s)
@@ -359,6 +416,9 @@ static tparams params_of(const struct gpz_lzs_gpu_src *s)
 	kp.chunk_log = s->chunk_log;
 	kp.alphabet = s->alphabet;
 	kp.z = s->z;
+	kp.tok = (uint2 *)s->d_tokens;
+	kp.ntok = s->d_ntok;
+	kp.tok_cap = GPZ_LZS_GPU_KEEP(s->chunk_log);
 	return kp;
 }
 

@@ -31,6 +31,7 @@ extern "C" {
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <string>
 #include <vector>
 
@@ -285,50 +286,74 @@ void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what,
 	Ref r = cpu_ref(src, n, w, chunk_log);
 	const size_t nc = nchunks_of(n, chunk_log), nm = r.alphabet + NM_EXTRA;
 	std::vector<uint8_t> in(src, src + n * (size_t)w);
-	uint8_t *d_src = to_dev(in);
-	struct gpz_lzs_gpu_src gs = { d_src, n, w, chunk_log, r.alphabet, r.z };
+	uint8_t *d_src = to_dev(in), *d_tok = NULL;
+	uint32_t *d_ntok = NULL;
+	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(chunk_log) * 8 + 8));
+	CU(cudaMalloc((void **)&d_ntok, nc * 4 + 4));
+	size_t kept = 0;
+	/* the passes each tokenizing, then the later ones replaying what the count pass kept */
+	for (int keep = 0; keep < 2; keep++) {
+		struct gpz_lzs_gpu_src gs = { d_src, n, w, chunk_log, r.alphabet, r.z,
+			                      keep ? d_tok : NULL, keep ? d_ntok : NULL };
+		uint32_t *d_counts = NULL;
+		CU(cudaMalloc((void **)&d_counts, (nm + NB) * sizeof(uint32_t)));
+		CHECK(gpz_gpu_lzs_count(&gs, d_counts, 0) == GPZ_OK, "%s: count", what);
+		if (keep) {
+			std::vector<uint32_t> nt = from_dev(d_ntok, nc);
+			for (size_t c = 0; c < nc; c++)
+				kept += nt[c] <= GPZ_LZS_GPU_KEEP(chunk_log);
+		}
+		std::vector<uint32_t> gc = from_dev(d_counts, nm + NB);
+		size_t diff = 0;
+		for (size_t s = 0; s < nm + NB; s++)
+			diff += gc[s] != r.counts[s];
+		CHECK(diff == 0, "%s: %zu token counts differ", what, diff);
+		if (diff) {
+			for (size_t s = 0, k = 0; s < nm + NB && k < 8; s++)
+				if (gc[s] != r.counts[s] && ++k)
+					fprintf(stderr, "  symbol %zu: CPU %u GPU %u\n", s, r.counts[s],
+					        gc[s]);
+		}
+		CU(cudaFree(d_counts));
 
-	uint32_t *d_counts = NULL;
-	CU(cudaMalloc((void **)&d_counts, (nm + NB) * sizeof(uint32_t)));
-	CHECK(gpz_gpu_lzs_count(&gs, d_counts, 0) == GPZ_OK, "%s: count", what);
-	std::vector<uint32_t> gc = from_dev(d_counts, nm + NB);
-	size_t diff = 0;
-	for (size_t s = 0; s < nm + NB; s++)
-		diff += gc[s] != r.counts[s];
-	CHECK(diff == 0, "%s: %zu token counts differ", what, diff);
-	if (diff) {
-		for (size_t s = 0, k = 0; s < nm + NB && k < 8; s++)
-			if (gc[s] != r.counts[s] && ++k)
-				fprintf(stderr, "  symbol %zu: CPU %u GPU %u\n", s, r.counts[s], gc[s]);
+		if (r.coded) {
+			uint8_t *d_ml = to_dev(r.mlen), *d_dl = to_dev(r.dlen);
+			uint32_t *d_bits = NULL, *d_mt = to_dev(r.mtab), *d_dt = to_dev(r.dtab);
+			uint32_t *d_words = NULL;
+			uint64_t *d_st = to_dev(r.start);
+			CU(cudaMalloc((void **)&d_bits, nc * sizeof(uint32_t) + 4));
+			CHECK(gpz_gpu_lzs_sizes(&gs, d_ml, d_dl, d_bits, 0) == GPZ_OK, "%s: sizes", what);
+			std::vector<uint32_t> gb = from_dev(d_bits, nc);
+			size_t bad = 0, first = 0;
+			for (size_t c = 0; c < nc; c++)
+				if (gb[c] != r.chunk_bits[c] && !bad++)
+					first = c;
+			CHECK(bad == 0, "%s: %zu chunk lengths differ (first: chunk %zu, CPU %u GPU %u)",
+			      what, bad, first, bad ? r.chunk_bits[first] : 0, bad ? gb[first] : 0);
+			size_t nwords = (size_t)((r.start[nc] + 31) / 32) + 1;
+			CU(cudaMalloc((void **)&d_words, nwords * 4));
+			CHECK(gpz_gpu_lzs_write(&gs, d_mt, d_dt, d_st, d_words, nwords, 0) == GPZ_OK,
+			      "%s: write", what);
+			std::vector<uint8_t> gp = from_dev((const uint8_t *)d_words, nwords * 4);
+			size_t at = 0;
+			while (at < r.payload.size() && gp[at] == r.payload[at])
+				at++;
+			CHECK(at == r.payload.size(), "%s: payloads differ from byte %zu of %zu", what, at,
+			      r.payload.size());
+			for (size_t k = r.payload.size(); k < gp.size(); k++)
+				CHECK(gp[k] == 0, "%s: byte %zu past the payload is %u", what, k, gp[k]);
+			CU(cudaFree(d_ml));
+			CU(cudaFree(d_dl));
+			CU(cudaFree(d_bits));
+			CU(cudaFree(d_mt));
+			CU(cudaFree(d_dt));
+			CU(cudaFree(d_words));
+			CU(cudaFree(d_st));
+		}
 	}
-	CU(cudaFree(d_counts));
-
+	CU(cudaFree(d_tok));
+	CU(cudaFree(d_ntok));
 	if (r.coded) {
-		uint8_t *d_ml = to_dev(r.mlen), *d_dl = to_dev(r.dlen);
-		uint32_t *d_bits = NULL, *d_mt = to_dev(r.mtab), *d_dt = to_dev(r.dtab), *d_words = NULL;
-		uint64_t *d_st = to_dev(r.start);
-		CU(cudaMalloc((void **)&d_bits, nc * sizeof(uint32_t) + 4));
-		CHECK(gpz_gpu_lzs_sizes(&gs, d_ml, d_dl, d_bits, 0) == GPZ_OK, "%s: sizes", what);
-		std::vector<uint32_t> gb = from_dev(d_bits, nc);
-		size_t bad = 0, first = 0;
-		for (size_t c = 0; c < nc; c++)
-			if (gb[c] != r.chunk_bits[c] && !bad++)
-				first = c;
-		CHECK(bad == 0, "%s: %zu chunk lengths differ (first: chunk %zu, CPU %u GPU %u)",
-		      what, bad, first, bad ? r.chunk_bits[first] : 0, bad ? gb[first] : 0);
-		size_t nwords = (size_t)((r.start[nc] + 31) / 32) + 1;
-		CU(cudaMalloc((void **)&d_words, nwords * 4));
-		CHECK(gpz_gpu_lzs_write(&gs, d_mt, d_dt, d_st, d_words, nwords, 0) == GPZ_OK,
-		      "%s: write", what);
-		std::vector<uint8_t> gp = from_dev((const uint8_t *)d_words, nwords * 4);
-		size_t at = 0;
-		while (at < r.payload.size() && gp[at] == r.payload[at])
-			at++;
-		CHECK(at == r.payload.size(), "%s: payloads differ from byte %zu of %zu", what, at,
-		      r.payload.size());
-		for (size_t k = r.payload.size(); k < gp.size(); k++)
-			CHECK(gp[k] == 0, "%s: byte %zu past the payload is %u", what, k, gp[k]);
-
 		std::vector<uint8_t> co, go;
 		CHECK(cpu_decode(r, r.payload, r.start, n, w, chunk_log, co) == 0, "%s: CPU decode",
 		      what);
@@ -339,17 +364,10 @@ void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what,
 		if (damage)
 			corrupt(r, n, w, chunk_log, what);
 		frames(r, in, n, w, chunk_log, d_src, what);
-		CU(cudaFree(d_ml));
-		CU(cudaFree(d_dl));
-		CU(cudaFree(d_bits));
-		CU(cudaFree(d_mt));
-		CU(cudaFree(d_dt));
-		CU(cudaFree(d_words));
-		CU(cudaFree(d_st));
 	}
 	CU(cudaFree(d_src));
-	printf("  %-44s w=%d 2^%-2d n=%-9zu A=%-7u %s\n", what, w, chunk_log, n, r.alphabet,
-	       r.coded ? "coded" : "one value");
+	printf("  %-44s w=%d 2^%-2d n=%-9zu A=%-7u %s, %zu of %zu chunks' tokens kept\n", what, w,
+	       chunk_log, n, r.alphabet, r.coded ? "coded" : "one value", kept, nc);
 }
 
 /* Quantization-like symbols: runs of z, spreads of others, copies of earlier stretches. */
@@ -452,6 +470,68 @@ double ms_since(cudaEvent_t a, cudaEvent_t b)
 	return ms;
 }
 
+double now_s()
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The whole device API on v (device copy d_src, freed here): gpz_compress_device with LZ-symbol
+ * frames (forced, then automatic) in one frame and in 64 MiB frames, gpz_decompress_device back,
+ * the bytes checked; median of 5 after a warm-up. */
+void pipeline(const std::vector<uint8_t> &v, uint8_t *d_src)
+{
+	gpz_ctx *ctx = NULL;
+	if (gpz_ctx_create(&ctx, GPZ_BACKEND_GPU, 0) != GPZ_OK) {
+		CHECK(false, "bench: no GPU context");
+		return;
+	}
+	const size_t size = v.size();
+	uint8_t *d_c = NULL, *d_back = NULL;
+	for (int mode = 0; mode < 4; mode++) {
+		gpz_params p;
+		gpz_params_default(&p);
+		p.symbol_bytes = 2;
+		p.lz_symbols = mode & 1 ? GPZ_LZS_AUTO : 1;
+		p.frame_bytes = mode < 2 ? GPZ_MAX_FRAME_BYTES : (size_t)64 << 20;
+		size_t cap = gpz_compress_bound(size, &p), got = 0, nb = 0;
+		CU(cudaMalloc((void **)&d_c, cap));
+		CU(cudaMalloc((void **)&d_back, size));
+		std::vector<double> tc, td;
+		gpz_result rc = GPZ_OK, rd = GPZ_OK;
+		for (int it = 0; it < 6; it++) {
+			double t0 = now_s();
+			gpz_result x = gpz_compress_device(ctx, &p, d_src, size, d_c, cap, &got, NULL);
+			CU(cudaDeviceSynchronize());
+			double t1 = now_s();
+			gpz_result y = gpz_decompress_device(ctx, d_c, got, d_back, size, &nb, NULL);
+			CU(cudaDeviceSynchronize());
+			double t2 = now_s();
+			rc = x != GPZ_OK ? x : rc;
+			rd = y != GPZ_OK ? y : rd;
+			if (it) {
+				tc.push_back(t1 - t0);
+				td.push_back(t2 - t1);
+			}
+		}
+		CHECK(rc == GPZ_OK && rd == GPZ_OK, "bench pipeline: %s / %s", gpz_result_string(rc),
+		      gpz_result_string(rd));
+		CHECK(nb == size && from_dev(d_back, size) == v, "bench pipeline: round trip differs");
+		std::sort(tc.begin(), tc.end());
+		std::sort(td.begin(), td.end());
+		printf("  device API, lz_symbols %s, %s frames: ratio %.1f, compress %.3f ms (%.0f GB/s), "
+		       "decompress %.3f ms (%.0f GB/s)\n",
+		       mode & 1 ? "auto" : "1", mode < 2 ? "1 GiB" : "64 MiB", (double)size / (double)got,
+		       tc[2] * 1e3, (double)size / tc[2] / 1e9, td[2] * 1e3,
+		       (double)size / td[2] / 1e9);
+		CU(cudaFree(d_c));
+		CU(cudaFree(d_back));
+	}
+	CU(cudaFree(d_src));
+	gpz_ctx_free(ctx);
+}
+
 /* The GPU passes on a file tiled to 1 GiB (2-byte symbols), the CPU's code lengths and tables
  * (made once from the counts, as the host would), payload checked against the CPU's first. */
 void bench(const char *file)
@@ -482,7 +562,11 @@ void bench(const char *file)
 	CU(cudaMalloc((void **)&d_bits, nc * 4));
 	CU(cudaMalloc((void **)&d_words, nwords * 4));
 	CU(cudaMalloc((void **)&d_out, n * 2));
-	struct gpz_lzs_gpu_src gs = { d_src, n, 2, cl, r.alphabet, r.z };
+	uint8_t *d_tok = NULL;
+	uint32_t *d_ntok = NULL;
+	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(cl) * 8));
+	CU(cudaMalloc((void **)&d_ntok, nc * 4));
+	struct gpz_lzs_gpu_src gs = { d_src, n, 2, cl, r.alphabet, r.z, d_tok, d_ntok };
 	cudaEvent_t e[5];
 	for (cudaEvent_t &x : e)
 		CU(cudaEventCreate(&x));
@@ -528,7 +612,6 @@ void bench(const char *file)
 	       best[0], gb / best[0] * 1e3, best[1], gb / best[1] * 1e3, best[2],
 	       gb / best[2] * 1e3, best[0] + best[1] + best[2],
 	       gb / (best[0] + best[1] + best[2]) * 1e3, best[3], gb / best[3] * 1e3);
-	CU(cudaFree(d_src));
 	CU(cudaFree(d_ml));
 	CU(cudaFree(d_dl));
 	CU(cudaFree(d_out));
@@ -538,6 +621,9 @@ void bench(const char *file)
 	CU(cudaFree(d_dt));
 	CU(cudaFree(d_words));
 	CU(cudaFree(d_st));
+	CU(cudaFree(d_tok));
+	CU(cudaFree(d_ntok));
+	pipeline(v, d_src);
 }
 
 } // namespace
