@@ -15,7 +15,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for f in "$D"/quant/*.u16 "$D"/nyx/*.b16; do
   [ -f "$f" ] || continue
   n=$(stat -c %s "$f")
-  "$G" --cpu -q -c -b 2 --huff "$f" >"$T/h"
+  "$G" --cpu -q -c -b 2 --huff-only "$f" >"$T/h"
   "$G" --cpu -q -c -1 "$f" >"$T/d"
   s=$(date +%s.%N); "$G" --cpu -q -c -b 2 --lz-symbols "$f" >"$T/l"; e=$(date +%s.%N)
   ct=$(awk "BEGIN { printf \"%.3f\", $e - $s }")

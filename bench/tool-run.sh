@@ -3,7 +3,8 @@
 # tool file to file on this session's paths, GPU and CPU (-T 16) backends, next to cat's read
 # rate. 4 GB of text (debtext100m tiled): .gpz default (LZ -6), gzip -6 written to a pipe (its
 # piece index after the stream) and decoded from the file and from a pipe; 1 GiB of Nyx-Quant
-# (tiled 4x): --huff -b 2 and --lz-symbols -b 2. Every output compared with the input.
+# (tiled 4x): --huff-only -b 2 and --huff -b 2 (the automatic choice). Every output compared
+# with the input.
 # Usage: sh bench/tool-run.sh   Table to $OUT/tool-run.md.
 set -u
 . "$(dirname "$0")/file-lib.sh"
@@ -33,7 +34,7 @@ ts=$(stat -c %s "$W/text") ns=$(stat -c %s "$W/nyx")
   check "$W/o" "$W/text"
   row "gzip -dc p.gz > /dev/null (zlib reader, both members)" "$ts" "gzip -dc '$W/p.gz' >/dev/null"
   row "cat nyx (1 GiB) > /dev/null" "$ns" "cat '$W/nyx' >/dev/null"
-  for mode in "--huff" "--lz-symbols"; do
+  for mode in "--huff-only" "--huff"; do
     for be in "--gpu" "--cpu -T 16"; do
       row "gpz $be $mode -b 2 nyx -> file" "$ns" "'$G' $be -q -c $mode -b 2 '$W/nyx' >'$W/n.gpz'"
       echo "| (ratio $(calc "$ns / $(stat -c %s "$W/n.gpz")")) | | |"

@@ -241,6 +241,32 @@ mv out h.gpz
 run 0 "list the --huff file" "$GPZ" -l h.gpz
 awk 'NR == 2 && $7 == "huffman" { ok = 1 } END { exit !ok }' out || fail "--huff wins over -6"
 pass "--huff wins over -6"
+# 2- and 4-byte symbols: each frame the smaller of Huffman-only and LZ-symbol unless one is named
+{ head -c 200000 /dev/zero; head -c 2000 /dev/urandom; head -c 200000 /dev/zero; } >q16
+"$GPZ" -c --lz-auto -b 2 q16 >q16auto.gpz
+"$GPZ" -c -b 2 q16 | cmp -s - q16auto.gpz || fail "-b 2: --lz-auto's frames by default"
+"$GPZ" -c --huff -b 2 q16 | cmp -s - q16auto.gpz || fail "--huff -b 2: --lz-auto's frames"
+"$GPZ" -c -b 4 --huff w32 >q16w4.gpz
+"$GPZ" -c --lz-auto -b 4 w32 | cmp -s - q16w4.gpz || fail "--huff -b 4: --lz-auto's frames"
+pass "--huff / -b with 2- and 4-byte symbols: the automatic choice"
+run 0 "--huff-only -b 2" "$GPZ" -c --huff-only -b 2 q16
+mv out q16h.gpz
+run 0 "list the --huff-only file" "$GPZ" -l q16h.gpz
+awk 'NR == 2 && $7 == "huffman" { ok = 1 } END { exit !ok }' out || fail "--huff-only: Huffman-only"
+pass "--huff-only: Huffman-only frames"
+run 0 "list the automatic file" "$GPZ" -l q16auto.gpz
+awk 'NR == 2 && $7 == "lzsym" { ok = 1 } END { exit !ok }' out ||
+	fail "runs of zeros: the automatic choice takes LZ-symbol frames"
+pass "runs of zeros: the automatic choice takes LZ-symbol frames"
+[ "$(size_of q16auto.gpz)" -lt "$(size_of q16h.gpz)" ] || fail "LZ-symbol smaller on runs"
+"$GPZ" -c --lz-symbols --huff-only -b 2 q16 | cmp -s - q16h.gpz ||
+	fail "--huff-only after --lz-symbols wins"
+"$GPZ" -c --huff-only --lz-symbols -b 2 q16 | cmp -s - q16auto.gpz ||
+	fail "--lz-symbols after --huff-only wins"
+pass "the last of --huff-only / --lz-symbols wins"
+run 0 "the automatic file round trip" "$GPZ" -dc q16auto.gpz
+same out q16 "automatic -b 2 round trip"
+rm -f q16 q16auto.gpz q16w4.gpz q16h.gpz
 run 1 "LZ mode refuses -b 2" "$GPZ" -c -6 -b 2 w16.orig
 contains err "symbol-bytes" "the error names --symbol-bytes"
 run 0 "LZ mode in 64K frames" "$GPZ" -c -9 --frame-size=64K t.orig

@@ -47,6 +47,7 @@ struct opts {
 	int gpus;          /* GPUs for .gpz frames, 0 = all */
 	int no_index;      /* gzip without gpz's piece index */
 	int huff_set;      /* an option of Huffman-only .gpz frames was given (--huff, -b, ...) */
+	int lzs_set;       /* --huff-only, --lz-symbols or --lz-auto chose the frames' kind */
 	const char *suffix;/* -S: the compressed file suffix */
 	int no_name;       /* -n: gzip without the name and time */
 	int name_flag;     /* -N given */
@@ -211,10 +212,13 @@ static void usage(void)
 "      --lz-symbols        LZ over symbols of any width (-b): literals, runs of the most\n"
 "                          frequent symbol and matches in one large-alphabet Huffman code;\n"
 "                          for quantization codes with long runs of the zero-error code (a\n"
-"                          .gpz frame of its own type; coded on the CPU for now)\n"
+"                          .gpz frame of its own type)\n"
 "      --lz-auto           each frame Huffman-only or LZ over symbols, whichever is smaller\n"
-"      --huff              Huffman-only coding of fixed-width symbols (--format=gpz; cancels\n"
-"                          an earlier -1 .. -9)\n"
+"                          (the default for 2- and 4-byte symbols)\n"
+"      --huff              Huffman coding of fixed-width symbols (--format=gpz; cancels an\n"
+"                          earlier -1 .. -9): Huffman-only frames for bytes, --lz-auto's\n"
+"                          choice for 2- and 4-byte symbols\n"
+"      --huff-only         Huffman-only frames whatever the symbol width\n"
 "  -b, --symbol-bytes=N    symbol width in bytes: 1, 2 or 4 (default 1) of Huffman-only and\n"
 "                          LZ-symbol frames; the input size must be a multiple of N. (-b is\n"
 "                          not zstd's benchmark: gpz-bench is the benchmark program)\n"
@@ -248,7 +252,7 @@ static void version(void)
 
 enum {
 	K_HUFF = 256, K_CHUNK_LOG, K_FRAME_SIZE, K_CPU, K_GPU, K_FORMAT, K_GPUS,
-	K_NO_INDEX, K_LZ_SYMBOLS, K_LZ_AUTO, K_RM
+	K_NO_INDEX, K_LZ_SYMBOLS, K_LZ_AUTO, K_RM, K_HUFF_ONLY
 };
 
 struct longopt {
@@ -269,7 +273,7 @@ static const struct longopt longopts[] = {
 	{ "gpus", K_GPUS, 1 },        { "no-index", K_NO_INDEX, 0 },
 	{ "lz-symbols", K_LZ_SYMBOLS, 0 }, { "lz-auto", K_LZ_AUTO, 0 },
 	{ "suffix", 'S', 1 },         { "no-name", 'n', 0 },        { "name", 'N', 0 },
-	{ "rm", K_RM, 0 },            { "recursive", 'r', 0 },
+	{ "rm", K_RM, 0 },            { "recursive", 'r', 0 },     { "huff-only", K_HUFF_ONLY, 0 },
 };
 
 #define SHORT_FLAGS "cdfhklnNqrtvVz123456789"
@@ -396,10 +400,12 @@ static int apply_flag(struct opts *o, int key)
 	case 'q': o->quiet = 1; o->verbose = 0; break;
 	case 'v': o->verbose++; o->quiet = 0; break;
 	case K_HUFF:
+	case K_HUFF_ONLY:
 		o->format = GPZ_FORMAT_GPZ;
 		o->level_set = 0;
 		o->params.lz_symbols = 0;
 		o->huff_set = 1;
+		o->lzs_set = key == K_HUFF_ONLY;
 		break;
 	case 'n': o->no_name = 1; break;
 	case 'N': o->name_flag = 1; o->no_name = 0; break;
@@ -417,6 +423,7 @@ static int apply_flag(struct opts *o, int key)
 		o->level_set = 0;
 		o->params.lz_symbols = key == K_LZ_AUTO ? GPZ_LZS_AUTO : 1;
 		o->huff_set = 1;
+		o->lzs_set = 1;
 		break;
 	case K_GPU: o->backend = GPZ_BACKEND_GPU; break;
 	case 'h': usage(); return 1;
@@ -2080,6 +2087,12 @@ int GPZ_TOOL_MAIN(int argc, char **argv)
 	if (rc == 0 && o.op == OP_COMPRESS && o.format == GPZ_FORMAT_GPZ &&
 	    (o.level_set || !o.huff_set))
 		o.params.lz_level = o.level;
+	/* wider symbols (quantization codes) get each frame's smaller kind unless one was named:
+	 * a stretch of runs codes far smaller as LZ-symbol frames, and the GPU finds out at a few
+	 * hundred GB/s; bytes keep Huffman-only (on the CPU the tokens cost text 4-5x the time) */
+	if (rc == 0 && o.op == OP_COMPRESS && o.format == GPZ_FORMAT_GPZ && !o.params.lz_level &&
+	    !o.lzs_set && o.params.symbol_bytes > 1)
+		o.params.lz_symbols = GPZ_LZS_AUTO;
 	if (rc == 0)
 		rc = check_opts(&o, nfiles);
 	if (rc != 0) {
