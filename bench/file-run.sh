@@ -5,35 +5,41 @@
 # with -o, decompression FILE with -d -o (the tool's temporary file and rename; on tmpfs the
 # lanes write their frames in parallel); one row decodes to standard output (one ordered writer)
 # for comparison. Backends: the default (automatic: the first frames on the CPU while the GPU
-# starts), --gpu, --cpu with every core.
-# Usage: sh bench/file-run.sh   Table to $OUT/file-run.md.
+# starts), --gpu, --cpu with every core. Nyx-Quant with --huff -b 2 (the automatic choice of
+# Huffman-only and LZ-symbol frames) and --huff-only -b 2.
+# Usage: sh bench/file-run.sh [nyx]   (nyx: its rows only) Table to $OUT/file-run.md.
 set -u
 . "$(dirname "$0")/file-lib.sh"
+what=${1:-all}
 W=/dev/shm/gpz-file
 mkdir -p "$out" "$W"
 python3 "$root/bench/tile.py" "$D/nyx/baryon_density.dat.b16" "$W/nyx" 4294967296
-python3 "$root/bench/tile.py" "$D/debtext100m" "$W/text" 4000000000
-ns=$(stat -c %s "$W/nyx") ts=$(stat -c %s "$W/text")
+[ "$what" = nyx ] || python3 "$root/bench/tile.py" "$D/debtext100m" "$W/text" 4000000000
+ns=$(stat -c %s "$W/nyx") ts=$(stat -c %s "$W/text" 2>/dev/null || echo 0)
 {
   nvidia-smi --query-gpu=name --format=csv,noheader | sed 's/^/device: /'
   echo "cpus: $(nproc)"
   echo
   echo "| job | seconds | GB/s of original bytes |"
   echo "|---|---:|---:|"
-  cat "$W/nyx" "$W/text" >/dev/null
+  cat "$W/nyx" >/dev/null
   row "cat nyx (4 GiB) > /dev/null" "$ns" "cat '$W/nyx' >/dev/null"
-  row "cat text (4 GB) > /dev/null" "$ts" "cat '$W/text' >/dev/null"
-  for be in "" "--gpu" "--cpu"; do
-    name=${be:-default}
-    row "nyx --huff -b 2, $name" "$ns" "'$G' $be -q -k -f --huff -b 2 -o '$W/n.gpz' '$W/nyx'"
-    row "nyx -d, $name" "$ns" "'$G' $be -q -d -k -f -o '$W/n.out' '$W/n.gpz'"
+  for mode in --huff-only --huff; do
+    for be in "" "--gpu" "--cpu"; do
+      name=${be:-default}
+      row "nyx $mode -b 2, $name" "$ns" "'$G' $be -q -k -f $mode -b 2 -o '$W/n.gpz' '$W/nyx'"
+      row "nyx -d ($mode), $name" "$ns" "'$G' $be -q -d -k -f -o '$W/n.out' '$W/n.gpz'"
+      check "$W/n.out" "$W/nyx"
+      rm -f "$W/n.out"
+    done
+    row "nyx -dc > file (one ordered writer), default" "$ns" "'$G' -q -dc '$W/n.gpz' >'$W/n.out'"
     check "$W/n.out" "$W/nyx"
     rm -f "$W/n.out"
+    echo "| (nyx $mode ratio $(calc "$ns / $(stat -c %s "$W/n.gpz")")) | | |"
   done
-  row "nyx -dc > file (one ordered writer), default" "$ns" "'$G' -q -dc '$W/n.gpz' >'$W/n.out'"
-  check "$W/n.out" "$W/nyx"
-  rm -f "$W/n.out"
-  echo "| (nyx ratio $(calc "$ns / $(stat -c %s "$W/n.gpz")")) | | |"
+  if [ "$what" != nyx ]; then
+  cat "$W/text" >/dev/null
+  row "cat text (4 GB) > /dev/null" "$ts" "cat '$W/text' >/dev/null"
   for be in "" "--cpu"; do
     name=${be:-default}
     row "text --huff -b 1, $name" "$ts" "'$G' $be -q -k -f --huff -b 1 -o '$W/t.gpz' '$W/text'"
@@ -51,6 +57,7 @@ ns=$(stat -c %s "$W/nyx") ts=$(stat -c %s "$W/text")
     check "$W/g.out" "$W/text"
     rm -f "$W/g.out"
   done
+  fi
 } >"$out/file-run.md" 2>&1
 cat "$out/file-run.md"
 rm -rf "$W"

@@ -197,15 +197,17 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 
 	memset(&pl, 0, sizeof(pl));
 	/* The content checksum only reads the input: it runs on a side stream, overlapping the
-	 * histogram, the host's planning and the encoder; s waits for it before storing the sum. */
+	 * histogram, the host's planning and the encoder; s waits for it before storing the sum.
+	 * An LZ-symbol attempt takes the workspace and sums the input itself: the sum waits for
+	 * its outcome. */
 	bool side = false;
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && !p->lz_symbols)
 		r = gpz_cuda_result(cudaEventRecord(g->in_ready, s));
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && !p->lz_symbols)
 		r = gpz_cuda_result(cudaStreamWaitEvent(g->side, g->in_ready, 0));
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && !p->lz_symbols)
 		r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum), (gpz_stream_t)g->side);
-	if (r == GPZ_OK) {
+	if (r == GPZ_OK && !p->lz_symbols) {
 		side = true;
 		r = gpz_cuda_result(cudaEventRecord(g->sum_done, g->side));
 	}
@@ -217,11 +219,8 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 	if (r == GPZ_OK && p->lz_symbols && pl.type != GPZ_FRAME_CONSTANT &&
 	    alphabet + GPZ_LZS_EXTRA <= GPZ_MAX_ALPHABET) {
 		size_t beat = p->lz_symbols == GPZ_LZS_AUTO ? pl.total : GPZ_FRAME_FIXED + size;
-		/* the Huffman plan's checksum (side stream) writes into the workspace */
-		r = gpz_cuda_result(cudaStreamSynchronize(g->side));
-		if (r == GPZ_OK)
-			r = gpz_lzs_frame_write_gpu(g, p, d_src, n, hist, alphabet, beat, d_dst, cap,
-			                            written, (gpz_stream_t)s);
+		r = gpz_lzs_frame_write_gpu(g, p, d_src, n, hist, alphabet, beat, d_dst, cap, written,
+		                            (gpz_stream_t)s);
 		if (r != GPZ_OK || *written) {
 			gpz_frame_plan_free(&pl);
 			free(hist);
@@ -229,10 +228,9 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 		}
 		/* not smaller: the plan goes on, in a workspace the attempt has written over */
 		r = gpz_gpu_reserve(&g->work, &g->work_cap, l.total);
-		if (r == GPZ_OK)
-			r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum),
-			                     (gpz_stream_t)s);
 	}
+	if (r == GPZ_OK && !side) /* after the LZ-symbol attempt, in order on s */
+		r = gpz_gpu_checksum(d_src, size, (uint64_t *)(g->work + l.sum), (gpz_stream_t)s);
 	free(hist);
 	if (r == GPZ_OK && pl.total > cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
@@ -245,7 +243,7 @@ static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, con
 	if (r == GPZ_OK && pl.type == GPZ_FRAME_STORED)
 		r = gpz_cuda_result(cudaMemcpyAsync(d_dst + pl.payload_at, d_src, size,
 		                                    cudaMemcpyDeviceToDevice, s));
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && side)
 		r = gpz_cuda_result(cudaStreamWaitEvent(s, g->sum_done, 0));
 	if (r == GPZ_OK) {
 		store_le64_kernel<<<1, 1, 0, s>>>(d_dst + pl.sum_at, (uint64_t *)(g->work + l.sum));
