@@ -39,7 +39,6 @@
 #define NB GPZ_LZS_BUCKETS
 
 enum { PASS_COUNT, PASS_SIZE, PASS_WRITE };
-static_assert(GPZ_LZS_MATCH_MIN == 4, "the tile's candidate test compares 4 symbols");
 enum { TOK_NONE, TOK_LIT, TOK_RUN, TOK_MATCH };
 
 struct tparams {
@@ -70,15 +69,17 @@ __device__ __forceinline__ uint32_t sym_at(const uint8_t *src, uint64_t i, int w
 	       (uint32_t)__ldg(p + 3) << 24;
 }
 
-/* The symbols at lane + 1 .. lane + 3 of a tile into t (s the lane's symbol, nx the lane's
- * symbol of the next tile, needed in lanes 0-2): from the warp's registers. */
-__device__ __forceinline__ void next3(uint32_t s, uint32_t nx, unsigned lane, uint32_t t[3])
+/* match.c's hash4 of the symbols at lane.. lane + 3 of a tile (s the lane's symbol, nx the
+ * lane's symbol of the next tile, needed in lanes 0-2): from the warp's registers */
+__device__ __forceinline__ uint32_t hash4(uint32_t s, uint32_t nx, unsigned lane, int w)
 {
+	uint32_t t[3];
 	for (unsigned k = 1; k <= 3; k++) {
 		const uint32_t a = __shfl_sync(FULL, s, (lane + k) & 31);
 		const uint32_t b = __shfl_sync(FULL, nx, (lane + k) & 31);
 		t[k - 1] = lane + k < 32 ? a : b;
 	}
+	return gpz_lzs_hash_syms(s, t[0], t[1], t[2], w);
 }
 
 /* A token as coded: main symbol, its extra bits, and for a match the distance symbol and its. */
@@ -293,9 +294,7 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 			/* 1. candidates, then the tile enters the table */
 			const bool hl = nz && c1 - i >= GPZ_LZS_MATCH_MIN;
 			const uint32_t nx = lane < 3 && t0 + 32 + lane < c1 ? sym_at(p.src, i + 32, p.w) : 0;
-			uint32_t t3[3];
-			next3(s, nx, lane, t3);
-			const uint32_t h = hl ? gpz_lzs_hash_syms(s, t3[0], t3[1], t3[2], p.w) : 0;
+			const uint32_t h4 = hash4(s, nx, lane, p.w), h = hl ? h4 : 0;
 			const uint32_t grp = __match_any_sync(FULL, hl ? h : 0x80000000u | lane);
 			uint32_t cand = 0;
 			if (hl) {
@@ -309,16 +308,7 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 
 			/* 2. the matches taken, in order */
 			const uint64_t cov_in = cov;
-			/* a candidate whose first 4 symbols differ cannot make a match (GPZ_LZS_MATCH_MIN):
-			 * every lane looks at once, so the measures in order below are for real ones */
-			bool four = false;
-			if (cand) {
-				const uint64_t pc = c0 + cand - 1;
-				four = sym_at(p.src, pc, p.w) == s && sym_at(p.src, pc + 1, p.w) == t3[0] &&
-				       sym_at(p.src, pc + 2, p.w) == t3[1] &&
-				       sym_at(p.src, pc + 3, p.w) == t3[2];
-			}
-			uint32_t m = __ballot_sync(FULL, four), taken = 0, my_len = 0, my_dist = 0;
+			uint32_t m = __ballot_sync(FULL, cand != 0), taken = 0, my_len = 0, my_dist = 0;
 			while (m) {
 				const unsigned l = (unsigned)__ffs(m) - 1;
 				m &= m - 1;
