@@ -55,18 +55,22 @@ struct tparams {
 	uint2 *tok;      /* chunk c's tokens at tok + c * tok_cap: {value, kind << 30 | distance} */
 	uint32_t *ntok;  /* chunk c's token count (more than tok_cap: not kept, made again) */
 	uint32_t tok_cap;
+	bool aligned;    /* src is aligned to the symbol width: one load a symbol */
 };
 
-/* Symbol i, little-endian, read a byte at a time (device buffers of the API need no alignment). */
-__device__ __forceinline__ uint32_t sym_at(const uint8_t *src, uint64_t i, int w)
+/* Symbol i, little-endian: one load when the input is aligned to the width, else a byte at a
+ * time (device buffers of the API need no alignment). */
+__device__ __forceinline__ uint32_t sym_at(const tparams &p, uint64_t i)
 {
-	const uint8_t *p = src + i * (uint64_t)w;
-	if (w == 1)
-		return __ldg(p);
-	if (w == 2)
-		return (uint32_t)__ldg(p) | (uint32_t)__ldg(p + 1) << 8;
-	return (uint32_t)__ldg(p) | (uint32_t)__ldg(p + 1) << 8 | (uint32_t)__ldg(p + 2) << 16 |
-	       (uint32_t)__ldg(p + 3) << 24;
+	const uint8_t *q = p.src + i * (uint64_t)p.w;
+	if (p.w == 1)
+		return __ldg(q);
+	if (p.aligned)
+		return p.w == 2 ? (uint32_t)__ldg((const uint16_t *)q) : __ldg((const uint32_t *)q);
+	if (p.w == 2)
+		return (uint32_t)__ldg(q) | (uint32_t)__ldg(q + 1) << 8;
+	return (uint32_t)__ldg(q) | (uint32_t)__ldg(q + 1) << 8 | (uint32_t)__ldg(q + 2) << 16 |
+	       (uint32_t)__ldg(q + 3) << 24;
 }
 
 /* match.c's hash4 of the symbols at lane.. lane + 3 of a tile (s the lane's symbol, nx the
@@ -191,8 +195,8 @@ __device__ void measure(const tparams &p, uint64_t a, uint64_t b, uint64_t maxle
 	for (uint64_t off = 0; off < maxlen; off += 32) {
 		const uint64_t k = off + lane;
 		const bool in = k < maxlen;
-		const uint32_t x = in ? sym_at(p.src, a + k, p.w) : 0;
-		const uint32_t y = in ? sym_at(p.src, b + k, p.w) : 0;
+		const uint32_t x = in ? sym_at(p, a + k) : 0;
+		const uint32_t y = in ? sym_at(p, b + k) : 0;
 		const uint32_t ne = __ballot_sync(FULL, !in || x != y);
 		const unsigned eq = ne ? (unsigned)__ffs(ne) - 1 : 32;
 		const uint32_t ynz = __ballot_sync(FULL, y != p.z);
@@ -259,26 +263,39 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 			((uint4 *)head)[k] = make_uint4(0, 0, 0, 0); /* positions + 1 in the chunk; 0: none */
 		__syncwarp();
 		uint64_t step = 32, next_wide = c0;
+		uint32_t s_next = 0;  /* the lane's symbol of the next tile, loaded ahead */
+		bool have_next = false;
 		for (uint64_t t0 = c0; t0 < c1; t0 += step) {
 			step = 32;
 			if (wide_ok && t0 >= next_wide && c1 - t0 >= wide) { /* 512 bytes of z only? */
-				const uint4 q = __ldg((const uint4 *)(p.src + t0 * (uint64_t)p.w) + lane);
-				if (!__ballot_sync(FULL, q.x != zpat || q.y != zpat || q.z != zpat ||
-				                             q.w != zpat)) {
-					if (!run_open && cov < t0 + wide) {
+				/* two blocks' loads in flight when there are two */
+				const uint4 *b = (const uint4 *)(p.src + t0 * (uint64_t)p.w) + lane;
+				const bool two = c1 - t0 >= 2 * wide;
+				const uint4 q = __ldg(b), r = two ? __ldg(b + 32) : q;
+				const bool zq = !__ballot_sync(FULL, q.x != zpat || q.y != zpat ||
+				                                         q.z != zpat || q.w != zpat);
+				const bool zr = two && !__ballot_sync(FULL, r.x != zpat || r.y != zpat ||
+				                                                r.z != zpat || r.w != zpat);
+				if (zq) {
+					step = zr ? 2 * wide : wide;
+					if (!run_open && cov < t0 + step) {
 						run_open = true;
 						run_from = cov > t0 ? cov : t0;
 					}
-					last_free = cov < t0 + wide;
+					last_free = cov < t0 + step;
 					last_nz = false;
-					step = wide;
+					have_next = false;
 					continue;
 				}
 				next_wide = t0 + wide; /* not before these positions went tile by tile */
 			}
 			const uint64_t i = t0 + lane, tend = c1 - t0 < 32 ? c1 : t0 + 32;
 			const bool valid = i < c1;
-			const uint32_t s = valid ? sym_at(p.src, i, p.w) : p.z;
+			const uint32_t s = !valid ? p.z : have_next ? s_next : sym_at(p, i);
+			/* the next tile's symbol now, so its load overlaps this tile's work (lanes 0-2
+			 * need it for their hashes too) */
+			s_next = i + 32 < c1 ? sym_at(p, i + 32) : p.z;
+			have_next = true;
 			const bool nz = valid && s != p.z;
 			const uint32_t nzm = __ballot_sync(FULL, nz);
 
@@ -293,8 +310,7 @@ __global__ void __launch_bounds__(WARPS * 32) tokens_kernel(const tparams p)
 			}
 			/* 1. candidates, then the tile enters the table */
 			const bool hl = nz && c1 - i >= GPZ_LZS_MATCH_MIN;
-			const uint32_t nx = lane < 3 && t0 + 32 + lane < c1 ? sym_at(p.src, i + 32, p.w) : 0;
-			const uint32_t h4 = hash4(s, nx, lane, p.w), h = hl ? h4 : 0;
+			const uint32_t h4 = hash4(s, s_next, lane, p.w), h = hl ? h4 : 0;
 			const uint32_t grp = __match_any_sync(FULL, hl ? h : 0x80000000u | lane);
 			uint32_t cand = 0;
 			if (hl) {
@@ -416,6 +432,7 @@ static tparams params_of(const struct gpz_lzs_gpu_src *s)
 	kp.chunk_log = s->chunk_log;
 	kp.alphabet = s->alphabet;
 	kp.z = s->z;
+	kp.aligned = ((uintptr_t)s->d_src & (uintptr_t)(s->w - 1)) == 0;
 	kp.tok = (uint2 *)s->d_tokens;
 	kp.ntok = s->d_ntok;
 	kp.tok_cap = GPZ_LZS_GPU_KEEP(s->chunk_log);

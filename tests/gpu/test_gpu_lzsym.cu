@@ -281,12 +281,18 @@ void frames(const Ref &r, const std::vector<uint8_t> &in, size_t n, int w, int c
 	CU(cudaFree(d_dst));
 }
 
-void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what, bool damage)
+/* off: the input starts that many bytes into a device allocation (the kernels' 16-byte and
+ * width-aligned loads give way to narrower ones) */
+void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what, bool damage,
+           size_t off = 0)
 {
 	Ref r = cpu_ref(src, n, w, chunk_log);
 	const size_t nc = nchunks_of(n, chunk_log), nm = r.alphabet + NM_EXTRA;
 	std::vector<uint8_t> in(src, src + n * (size_t)w);
-	uint8_t *d_src = to_dev(in), *d_tok = NULL;
+	uint8_t *d_base = NULL, *d_tok = NULL;
+	CU(cudaMalloc((void **)&d_base, in.size() + off + 1));
+	uint8_t *d_src = d_base + off;
+	CU(cudaMemcpy(d_src, in.data(), in.size(), cudaMemcpyHostToDevice));
 	uint32_t *d_ntok = NULL;
 	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(chunk_log) * 8 + 8));
 	CU(cudaMalloc((void **)&d_ntok, nc * 4 + 4));
@@ -365,9 +371,9 @@ void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what,
 			corrupt(r, n, w, chunk_log, what);
 		frames(r, in, n, w, chunk_log, d_src, what);
 	}
-	CU(cudaFree(d_src));
-	printf("  %-44s w=%d 2^%-2d n=%-9zu A=%-7u %s, %zu of %zu chunks' tokens kept\n", what, w,
-	       chunk_log, n, r.alphabet, r.coded ? "coded" : "one value", kept, nc);
+	CU(cudaFree(d_base));
+	printf("  %-44s w=%d 2^%-2d n=%-9zu A=%-7u %s, %zu of %zu chunks' tokens kept, at +%zu\n",
+	       what, w, chunk_log, n, r.alphabet, r.coded ? "coded" : "one value", kept, nc, off);
 }
 
 /* Quantization-like symbols: runs of z, spreads of others, copies of earlier stretches. */
@@ -417,6 +423,10 @@ void edge(void)
 			}
 			std::vector<uint8_t> alt = make(200000, w, 3, 2, 500, 0, 99 + (uint64_t)cl);
 			check(alt.data(), 200000, w, cl, "alternating runs", false);
+			/* long runs of z (the 512-byte test) off 16-byte and off width alignment */
+			std::vector<uint8_t> zr = make(300000, w, 7, 50, 995, 20, 3 + (uint64_t)cl);
+			for (size_t off : { (size_t)0, (size_t)w, (size_t)1, (size_t)3 })
+				check(zr.data(), 300000, w, cl, "runs of z", false, off);
 			std::vector<uint8_t> cp = make(200000, w, 5, w == 1 ? 250 : 60000, 300, 200,
 			                               17 + (uint64_t)cl);
 			check(cp.data(), 200000, w, cl, "copies", cl == 14);
