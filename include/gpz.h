@@ -314,12 +314,14 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * Compress or decompress buffers in device memory on the caller's CUDA stream (a cudaStream_t
  * passed as void *; NULL = the default stream). d_src and d_dst are device pointers; the output
  * is the same .gpz stream the host calls write. The context must use the GPU backend
- * (GPZ_ERR_NO_GPU otherwise). Host synchronisation: compression synchronises the stream once per
+ * (GPZ_ERR_NO_GPU otherwise). Host synchronisation: compression synchronises once per
  * frame after the histogram (the codebook is decided on the host from the counts) and once per
  * frame at its end; decompression copies each frame's header, codebook and chunk index to the
- * host and synchronises once per frame. When a call returns, its output is complete.
- * Device memory: the context keeps a workspace, grown on first use to at most
- * gpz_device_workspace_size() bytes, and reuses it until gpz_ctx_free.
+ * host and synchronises once per frame. A call of several frames works on up to 4 at once, each
+ * on a host thread and CUDA streams of its own (the caller's stream is waited for first); when
+ * a call returns, its output is complete, the bytes those of one frame at a time.
+ * Device memory: the context keeps workspaces, grown on first use to at most
+ * gpz_device_workspace_size() bytes in all, and reuses them until gpz_ctx_free.
  * LZ mode (lz_level > 0) frames are staged through host memory and coded by the context's GPU
  * as the host calls do; type-4 frames decode on the GPU, a warp a piece (one synchronisation
  * per frame); the output is the same.

@@ -124,8 +124,78 @@ static void lz_symbol_cases(uint8_t *buf)
 				snprintf(what, sizeof(what), "LZ-symbol (%s) w=%d chunk_log=%d",
 				         lz == GPZ_LZS_AUTO ? "auto" : "forced", w, cl);
 				same(buf, n * (size_t)w, &p, what, 1);
+				/* several frames: the device calls' lanes */
+				p.frame_bytes = 65536;
+				snprintf(what, sizeof(what), "LZ-symbol (%s) w=%d chunk_log=%d, 64 KiB frames",
+				         lz == GPZ_LZS_AUTO ? "auto" : "forced", w, cl);
+				same(buf, n * (size_t)w, &p, what, 1);
 			}
 	}
+}
+
+/* The device calls with several frames (worked on at once) report what the host calls report,
+ * the first failure in stream order: damaged frames, a short output buffer, truncations. */
+static void device_api_errors(uint8_t *buf, size_t n)
+{
+	gpz_params p = params(1, 10);
+	p.frame_bytes = 65536;
+	gpz_result r, rd, rc;
+	uint8_t *c;
+	size_t nc = compress(cpu, &p, buf, n, &c, &r), got = 0, wrote = 0, agree = 0, tried = 0;
+	void *d_c = NULL, *d_out = NULL, *d_src = NULL;
+	uint8_t *back = malloc(n + 1);
+
+	CHECK(r == GPZ_OK, "device errors: CPU compress");
+	if (cudaMalloc(&d_c, nc) || cudaMalloc(&d_out, n + 1) || cudaMalloc(&d_src, n)) {
+		CHECK(0, "device errors: cudaMalloc");
+		goto out;
+	}
+	cudaMemcpy(d_src, buf, n, cudaMemcpyHostToDevice);
+	/* a byte changed at places through the stream, one at a time, and two at once */
+	for (int k = 1; k <= 40; k++) {
+		size_t at = nc * (size_t)k / 41, at2 = nc * (size_t)(k * 7 % 41) / 41;
+		for (int two = 0; two < 2; two++) {
+			c[at] ^= 0x5a;
+			if (two)
+				c[at2] ^= 0x21;
+			cudaMemcpy(d_c, c, nc, cudaMemcpyHostToDevice);
+			rc = gpz_decompress(cpu, c, nc, back, n, &got);
+			rd = gpz_decompress_device(gpu, d_c, nc, d_out, n, &wrote, NULL);
+			agree += rc == rd;
+			tried++;
+			if (rc != rd)
+				fprintf(stderr, "  byte %zu%s: CPU %s, device %s\n", at, two ? " (+1)" : "",
+				        gpz_result_string(rc), gpz_result_string(rd));
+			c[at] ^= 0x5a;
+			if (two)
+				c[at2] ^= 0x21;
+		}
+	}
+	cudaMemcpy(d_c, c, nc, cudaMemcpyHostToDevice);
+	for (int k = 0; k < 12; k++) { /* truncations */
+		size_t len = nc * (size_t)k / 12 + (size_t)k;
+		rc = gpz_decompress(cpu, c, len, back, n, &got);
+		rd = gpz_decompress_device(gpu, d_c, len, d_out, n, &wrote, NULL);
+		agree += rc == rd && rc != GPZ_OK;
+		tried++;
+	}
+	rd = gpz_decompress_device(gpu, d_c, nc, d_out, n - 1, &wrote, NULL);
+	agree += rd == GPZ_ERR_DST_TOO_SMALL;
+	rd = gpz_compress_device(gpu, &p, d_src, n, d_c, nc - 1, &wrote, NULL);
+	agree += rd == GPZ_ERR_DST_TOO_SMALL;
+	rd = gpz_compress_device(gpu, &p, d_src, n, d_c, nc / 2, &wrote, NULL);
+	agree += rd == GPZ_ERR_DST_TOO_SMALL;
+	tried += 3;
+	CHECK(agree == tried, "device calls, several frames: %zu of %zu verdicts as the host's",
+	      agree, tried);
+	printf("device calls, several frames: %zu damaged, truncated or short cases, verdicts as "
+	       "the host calls'\n", tried);
+out:
+	cudaFree(d_c);
+	cudaFree(d_out);
+	cudaFree(d_src);
+	free(back);
+	free(c);
 }
 
 static void edge_cases(void)
@@ -198,6 +268,9 @@ static void edge_cases(void)
 		p.frame_bytes = GPZ_MAX_FRAME_BYTES;
 	}
 	lz_symbol_cases(buf);
+	for (size_t i = 0; i < 1000003; i++)
+		buf[i] = (uint8_t)("abcdefgh"[test_rand(&st) % 8] + (i / 65536) % 3);
+	device_api_errors(buf, 1000003);
 	free(buf);
 }
 

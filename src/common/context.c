@@ -124,6 +124,8 @@ void gpz_ctx_free(gpz_ctx *ctx)
 		gpz_ctx_settle(ctx);
 		if (ctx->lanes_free)
 			ctx->lanes_free(ctx);
+		for (int i = 0; i < GPZ_DEV_LANES - 1; i++)
+			gpz_gpu_close(ctx->dev_lane[i]);
 		gpz_gpu_close(ctx->gpu);
 	}
 	free(ctx);

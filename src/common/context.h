@@ -13,6 +13,9 @@ extern "C" {
 
 struct gpz_gpu;
 
+/* Frames a device-buffer call works on at once (device_api.cu). */
+#define GPZ_DEV_LANES 4
+
 struct gpz_ctx {
 	gpz_backend backend; /* resolved: CPU or GPU */
 	int gpu_asked;       /* created with GPZ_BACKEND_GPU (not AUTO): also paths the GPU runs
@@ -23,6 +26,8 @@ struct gpz_ctx {
 	int gpus;            /* GPUs the frame engine spreads lanes over (0 = every visible one) */
 	uint64_t fallbacks;  /* GPU failures redone on the CPU (atomic) */
 	void *lanes;         /* the frame engine's lanes (container/engine.c), made on first use */
+	/* the device-buffer calls' lanes beside `gpu` (container/device_api.cu), made on first use */
+	struct gpz_gpu *dev_lane[GPZ_DEV_LANES - 1];
 	void (*lanes_free)(gpz_ctx *ctx); /* set by whoever made them; called by gpz_ctx_free */
 	/* An AUTO context starts the GPU on a thread of its own (a CUDA context takes about 0.4 s
 	 * to create), so the frame engine's lanes can begin on the CPU meanwhile. `backend` and

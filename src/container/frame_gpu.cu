@@ -185,11 +185,13 @@ static gpz_result store_header_check(uint8_t *d_dst, const struct gpz_frame_plan
 	return r;
 }
 
-/* Compress one frame from device memory into device memory. */
-static gpz_result compress_frame_dev(struct gpz_gpu *g, const gpz_params *p, const uint8_t *d_src,
-                                     size_t size, uint8_t *d_dst, size_t cap, size_t *written,
-                                     cudaStream_t s)
+/* Compress one frame from device memory into device memory (frame_gpu.h). */
+extern "C" gpz_result gpz_gpu_frame_compress_dev(struct gpz_gpu *g, const gpz_params *p,
+                                                 const uint8_t *d_src, size_t size,
+                                                 uint8_t *d_dst, size_t cap, size_t *written,
+                                                 gpz_stream_t stream)
 {
+	cudaStream_t s = (cudaStream_t)stream;
 	size_t n = size / (size_t)p->symbol_bytes;
 	enc_layout l = layout_for(n, p->symbol_bytes, p->chunk_log);
 	struct gpz_frame_plan pl;
@@ -453,7 +455,7 @@ extern "C" gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params
 	if (r == GPZ_OK)
 		r = gpz_gpu_to_device(g, g->in, src, src_size);
 	if (r == GPZ_OK)
-		r = compress_frame_dev(g, p, g->in, src_size, g->out, out_need, &got, g->stream);
+		r = gpz_gpu_frame_compress_dev(g, p, g->in, src_size, g->out, out_need, &got, g->stream);
 	if (r == GPZ_OK && got > dst_cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
@@ -493,138 +495,21 @@ extern "C" gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *sr
 	return r;
 }
 
-/* ---- the device-buffer API ---- */
+/* ---- what the device-buffer API (device_api.cu) takes from here ---- */
 
-extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size)
+extern "C" gpz_result gpz_gpu_frame_decompress_dev(struct gpz_gpu *g, const uint8_t *d_src,
+                                                   size_t src_size, uint8_t *d_dst, size_t cap,
+                                                   size_t *written, uint64_t *stored_sum,
+                                                   gpz_stream_t stream)
 {
-	if (gpz_params_check(p) != GPZ_OK)
-		return 0;
-	size_t frame = src_size < p->frame_bytes ? src_size : p->frame_bytes;
-	return layout_for(frame / (size_t)p->symbol_bytes, p->symbol_bytes, p->chunk_log).total;
+	return decompress_frame_dev(g, d_src, src_size, NULL, d_dst, cap, written, stored_sum,
+	                            (cudaStream_t)stream);
 }
 
-/* LZ mode: one frame from device memory through host buffers and frame_write.c (which codes
- * its pieces on the context's GPU), back to the device. */
-static gpz_result lz_compress_via_host(gpz_ctx *ctx, const gpz_params *p, const uint8_t *d_src,
-                                       size_t size, uint8_t *d_dst, size_t cap, size_t *written,
-                                       cudaStream_t s)
+extern "C" size_t gpz_gpu_frame_workspace(const gpz_params *p, size_t frame_bytes)
 {
-	size_t bound = gpz_frame_bound(size, p), got = 0;
-	uint8_t *in = (uint8_t *)malloc(size ? size : 1), *out = (uint8_t *)malloc(bound);
-	gpz_result r = in && out ? GPZ_OK : GPZ_ERR_NOMEM;
-
-	if (r == GPZ_OK)
-		r = gpz_cuda_d2h(in, d_src, size, s);
-	if (r == GPZ_OK)
-		r = gpz_compress_frame(ctx, p, in, size, out, bound, &got);
-	if (r == GPZ_OK && got > cap)
-		r = GPZ_ERR_DST_TOO_SMALL;
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(d_dst, out, got, cudaMemcpyHostToDevice, s));
-	if (r == GPZ_OK) /* the host buffer must outlive the copy */
-		r = gpz_cuda_result(cudaStreamSynchronize(s));
-	if (r == GPZ_OK)
-		*written = got;
-	free(in);
-	free(out);
-	return r;
-}
-
-extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, const void *d_src,
-                                          size_t src_size, void *d_dst, size_t dst_cap,
-                                          size_t *dst_size, void *stream)
-{
-	const uint8_t *s = (const uint8_t *)d_src;
-	uint8_t *d = (uint8_t *)d_dst, hdr[GPZ_HEADER_SIZE], trl[GPZ_TRAILER_SIZE];
-	cudaStream_t st = (cudaStream_t)stream;
-	size_t pos = 0, done = 0, w = 0;
-	uint32_t frames = 0;
-	gpz_result r;
-
-	if (!ctx || !dst_size || gpz_params_check(p) != GPZ_OK || (!d_src && src_size) || !d_dst)
-		return GPZ_ERR_PARAM;
-	if (!gpz_ctx_gpu(ctx))
-		return GPZ_ERR_NO_GPU;
-	*dst_size = 0;
-	if (src_size % (size_t)p->symbol_bytes)
-		return GPZ_ERR_SIZE_ALIGN;
-	r = gpz_write_header(hdr, sizeof(hdr), &w);
-	if (r == GPZ_OK && dst_cap < w)
-		r = GPZ_ERR_DST_TOO_SMALL;
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(d, hdr, w, cudaMemcpyHostToDevice, st));
-	pos = w;
-	while (r == GPZ_OK && done < src_size) {
-		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
-		if (p->lz_level > 0) /* coded on the host */
-			r = lz_compress_via_host(ctx, p, s + done, piece, d + pos, dst_cap - pos, &w, st);
-		else
-			r = compress_frame_dev(ctx->gpu, p, s + done, piece, d + pos,
-			                       dst_cap - pos, &w, st);
-		pos += w;
-		done += piece;
-		frames++;
-	}
-	if (r == GPZ_OK)
-		r = gpz_write_trailer(src_size, frames, trl, sizeof(trl), &w);
-	if (r == GPZ_OK && dst_cap - pos < w)
-		r = GPZ_ERR_DST_TOO_SMALL;
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(d + pos, trl, w, cudaMemcpyHostToDevice, st));
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaStreamSynchronize(st));
-	if (r == GPZ_OK)
-		*dst_size = pos + w;
-	return r;
-}
-
-extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size,
-                                            void *d_dst, size_t dst_cap, size_t *dst_size,
-                                            void *stream)
-{
-	const uint8_t *s = (const uint8_t *)d_src;
-	uint8_t *d = (uint8_t *)d_dst, buf[GPZ_BLOCK_PEEK_SIZE];
-	cudaStream_t st = (cudaStream_t)stream;
-	size_t pos = 0;
-	uint64_t total = 0;
-	gpz_result r = GPZ_OK;
-
-	if (!ctx || !d_src || !dst_size || (!d_dst && dst_cap))
-		return GPZ_ERR_PARAM;
-	if (!gpz_ctx_gpu(ctx))
-		return GPZ_ERR_NO_GPU;
-	*dst_size = 0;
-	while (r == GPZ_OK && pos < src_size) { /* one stream per iteration: concatenation */
-		uint32_t frames = 0;
-		uint64_t stream_total = 0;
-		size_t np = src_size - pos < GPZ_HEADER_SIZE ? src_size - pos : GPZ_HEADER_SIZE;
-		r = gpz_cuda_d2h(buf, s + pos, np, st);
-		if (r == GPZ_OK)
-			r = gpz_read_header(buf, np);
-		pos += GPZ_HEADER_SIZE;
-		while (r == GPZ_OK) {
-			gpz_block_info in;
-			size_t got = 0;
-			uint64_t sum;
-			np = src_size - pos < sizeof(buf) ? src_size - pos : sizeof(buf);
-			r = np ? gpz_cuda_d2h(buf, s + pos, np, st) : GPZ_ERR_TRUNCATED;
-			if (r == GPZ_OK)
-				r = gpz_parse_block(buf, np, &in);
-			if (r == GPZ_OK && in.kind == GPZ_BLOCK_TRAILER) {
-				r = gpz_read_trailer(buf, np, stream_total, frames);
-				pos += GPZ_TRAILER_SIZE;
-				break;
-			}
-			if (r == GPZ_OK)
-				r = decompress_frame_dev(ctx->gpu, s + pos, src_size - pos, NULL,
-				                         d + total, dst_cap - (size_t)total, &got, &sum, st);
-			pos += (size_t)in.block_bytes;
-			total += got;
-			stream_total += got;
-			frames++;
-		}
-	}
-	if (r == GPZ_OK)
-		*dst_size = (size_t)total;
-	return r;
+	size_t n = frame_bytes / (size_t)p->symbol_bytes;
+	size_t h = layout_for(n, p->symbol_bytes, p->chunk_log).total;
+	size_t z = p->lz_symbols ? gpz_lzs_gpu_workspace(p, frame_bytes) : 0;
+	return h > z ? h : z;
 }

@@ -1,7 +1,7 @@
 /* frame_gpu.h - .gpz frames on the GPU backend (frame_gpu.cu; without CUDA, frame_gpu_none.c,
  * never reached because no context has the GPU backend). The same plan and bytes as the CPU's
- * frame writer and reader; the public device-buffer calls (gpz_compress_device, ...) live there
- * too. */
+ * frame writer and reader. The public device-buffer calls (gpz_compress_device, ...) are in
+ * device_api.cu (without CUDA, frame_gpu_none.c). */
 #ifndef GPZ_CONTAINER_FRAME_GPU_H
 #define GPZ_CONTAINER_FRAME_GPU_H
 
@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "gpz.h"
+#include "gpu/gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +26,20 @@ gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p, const 
 gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *src, size_t src_size,
                                     void *dst, size_t dst_cap, size_t *written,
                                     uint64_t *checksum);
+
+/* One frame (not LZ mode) from device memory into device memory on `stream` (and g's side
+ * stream), in g's workspace; synchronises before returning. For the device-buffer API. */
+gpz_result gpz_gpu_frame_compress_dev(struct gpz_gpu *g, const gpz_params *p,
+                                      const uint8_t *d_src, size_t size, uint8_t *d_dst,
+                                      size_t cap, size_t *written, gpz_stream_t stream);
+/* Validate and decode the frame at d_src (src_size bytes available) into d_dst; the stored
+ * checksum comes back in *stored_sum. Synchronises before returning. */
+gpz_result gpz_gpu_frame_decompress_dev(struct gpz_gpu *g, const uint8_t *d_src,
+                                        size_t src_size, uint8_t *d_dst, size_t cap,
+                                        size_t *written, uint64_t *stored_sum,
+                                        gpz_stream_t stream);
+/* The most of g->work one frame of frame_bytes takes in gpz_gpu_frame_compress_dev. */
+size_t gpz_gpu_frame_workspace(const gpz_params *p, size_t frame_bytes);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,16 @@ static wlayout layout_for(uint32_t alphabet, size_t nchunks, int chunk_log,
 	return l;
 }
 
+extern "C" size_t gpz_lzs_gpu_workspace(const gpz_params *p, size_t frame_bytes)
+{
+	const size_t n = frame_bytes / (size_t)p->symbol_bytes;
+	const uint32_t most = p->symbol_bytes == 1 ? 256u
+	                      : p->symbol_bytes == 2 ? 65536u
+	                                             : GPZ_MAX_ALPHABET - GPZ_LZS_EXTRA;
+	return layout_for(most, (size_t)gpz_frame_chunks(n, p->chunk_log), p->chunk_log,
+	                  ((uint64_t)frame_bytes + GPZ_FRAME_FIXED) * 8).total;
+}
+
 /* The plan's codes to the device, then the chunk lengths back: starts, and the head (header,
  * codebook, index, header check) made on the host. */
 static gpz_result chunk_starts(struct gpz_gpu *g, const struct gpz_lzs_gpu_src *gs,

@@ -26,6 +26,10 @@ gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_params *p, const
                                    uint8_t *d_dst, size_t cap, size_t *written,
                                    gpz_stream_t stream);
 
+/* The most of g->work that gpz_lzs_frame_write_gpu takes for a frame of frame_bytes (the
+ * largest alphabet of the symbol width, a payload as large as the frame). */
+size_t gpz_lzs_gpu_workspace(const gpz_params *p, size_t frame_bytes);
+
 /* As gpz_lzs_frame_decode, from the frame at d_frame (in parsed from its header, the header
  * check verified) whose first bytes up to its payload are at head on the host; the content is
  * checked against the frame's checksum, which comes back in *sum. Synchronises the stream. */
