@@ -373,6 +373,8 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 	if (!gpz_ctx_gpu(ctx))
 		return GPZ_ERR_NO_GPU;
 	*dst_size = 0;
+	if (src_size == 0) /* as the host call: a stream has a header at least */
+		return GPZ_ERR_TRUNCATED;
 	memset(&fl, 0, sizeof(fl));
 	/* a failure in the list comes after every frame listed: theirs are reported first */
 	gpz_result lr = list_frames((const uint8_t *)d_src, src_size, st, &fl), r = GPZ_OK;
