@@ -14,7 +14,9 @@ extern "C" {
 struct gpz_gpu;
 
 /* Frames a device-buffer call works on at once (device_api.cu). */
+#ifndef GPZ_DEV_LANES
 #define GPZ_DEV_LANES 4
+#endif
 
 struct gpz_ctx {
 	gpz_backend backend; /* resolved: CPU or GPU */
