@@ -317,11 +317,13 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * (GPZ_ERR_NO_GPU otherwise). Host synchronisation: compression synchronises once per
  * frame after the histogram (the codebook is decided on the host from the counts) and once per
  * frame at its end; decompression copies each frame's header, codebook and chunk index to the
- * host and synchronises once per frame. A call of several frames works on up to 4 at once, each
- * on a host thread and CUDA streams of its own (the caller's stream is waited for first); when
- * a call returns, its output is complete, the bytes those of one frame at a time.
- * Device memory: the context keeps workspaces, grown on first use to at most
- * gpz_device_workspace_size() bytes in all, and reuses them until gpz_ctx_free.
+ * host and synchronises once per frame. A call of several frames works on several at once (up
+ * to 4 compressing, 8 decoding), each on a host thread and CUDA streams of its own (the
+ * caller's stream is waited for first); when a call returns, its output is complete, the bytes
+ * those of one frame at a time.
+ * Device memory: the context keeps workspaces, grown on first use, and reuses them until
+ * gpz_ctx_free: compression at most gpz_device_workspace_size() bytes in all, decompression a
+ * frame's chunk index (8 bytes a chunk) for each of up to 8 frames at once.
  * LZ mode (lz_level > 0) frames are staged through host memory and coded by the context's GPU
  * as the host calls do; type-4 frames decode on the GPU, a warp a piece (one synchronisation
  * per frame); the output is the same.

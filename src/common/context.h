@@ -15,7 +15,7 @@ struct gpz_gpu;
 
 /* Frames a device-buffer call works on at once (device_api.cu). */
 #ifndef GPZ_DEV_LANES
-#define GPZ_DEV_LANES 4
+#define GPZ_DEV_LANES 8
 #endif
 
 struct gpz_ctx {
