@@ -13,8 +13,9 @@
  * (1, 31, 33 symbols ...), every prepared quantization file and Nyx-Quant.
  *
  *   test_gpu_lzsym            the tests
- *   test_gpu_lzsym bench F    GPU passes and decode of file F (2-byte symbols), tiled to 1 GiB:
- *                             GB/s of input, the same payload as the CPU's checked first
+ *   test_gpu_lzsym bench F [W]  GPU passes and decode of file F (W-byte symbols, default 2),
+ *                             tiled to 1 GiB: GB/s of input, the same payload as the CPU's
+ *                             checked first; then the device API
  * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
 extern "C" {
 #include "testutil.h"
@@ -490,7 +491,7 @@ double now_s()
 /* The whole device API on v (device copy d_src, freed here): gpz_compress_device with LZ-symbol
  * frames (forced, then automatic) in one frame and in 64 MiB frames, gpz_decompress_device back,
  * the bytes checked; median of 5 after a warm-up. */
-void pipeline(const std::vector<uint8_t> &v, uint8_t *d_src)
+void pipeline(const std::vector<uint8_t> &v, uint8_t *d_src, int w)
 {
 	gpz_ctx *ctx = NULL;
 	if (gpz_ctx_create(&ctx, GPZ_BACKEND_GPU, 0) != GPZ_OK) {
@@ -502,7 +503,7 @@ void pipeline(const std::vector<uint8_t> &v, uint8_t *d_src)
 	for (int mode = 0; mode < 4; mode++) {
 		gpz_params p;
 		gpz_params_default(&p);
-		p.symbol_bytes = 2;
+		p.symbol_bytes = w;
 		p.lz_symbols = mode & 1 ? GPZ_LZS_AUTO : 1;
 		p.frame_bytes = mode < 2 ? GPZ_MAX_FRAME_BYTES : (size_t)64 << 20;
 		size_t cap = gpz_compress_bound(size, &p), got = 0, nb = 0;
@@ -542,9 +543,9 @@ void pipeline(const std::vector<uint8_t> &v, uint8_t *d_src)
 	gpz_ctx_free(ctx);
 }
 
-/* The GPU passes on a file tiled to 1 GiB (2-byte symbols), the CPU's code lengths and tables
+/* The GPU passes on a file tiled to 1 GiB (w-byte symbols), the CPU's code lengths and tables
  * (made once from the counts, as the host would), payload checked against the CPU's first. */
-void bench(const char *file)
+void bench(const char *file, int w)
 {
 	size_t size = 0;
 	uint8_t *b = test_read_file(file, &size);
@@ -553,13 +554,13 @@ void bench(const char *file)
 		test_failures++;
 		return;
 	}
-	size_t n0 = size / 2, n = ((size_t)1 << 29) / n0 * n0; /* whole copies, about 1 GiB */
-	std::vector<uint8_t> v(n * 2);
+	size_t n0 = size / (size_t)w, n = ((size_t)1 << 30) / (size_t)w / n0 * n0; /* ~1 GiB */
+	std::vector<uint8_t> v(n * (size_t)w);
 	for (size_t k = 0; k < n; k += n0)
-		memcpy(&v[2 * k], b, 2 * n0);
+		memcpy(&v[(size_t)w * k], b, (size_t)w * n0);
 	free(b);
 	const int cl = GPZ_DEFAULT_CHUNK_LOG;
-	Ref r = cpu_ref(v.data(), n, 2, cl);
+	Ref r = cpu_ref(v.data(), n, w, cl);
 	if (!r.coded)
 		return;
 	const size_t nc = nchunks_of(n, cl), nm = r.alphabet + NM_EXTRA;
@@ -571,12 +572,12 @@ void bench(const char *file)
 	CU(cudaMalloc((void **)&d_counts, (nm + NB) * 4));
 	CU(cudaMalloc((void **)&d_bits, nc * 4));
 	CU(cudaMalloc((void **)&d_words, nwords * 4));
-	CU(cudaMalloc((void **)&d_out, n * 2));
+	CU(cudaMalloc((void **)&d_out, n * (size_t)w));
 	uint8_t *d_tok = NULL;
 	uint32_t *d_ntok = NULL;
 	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(cl) * 8));
 	CU(cudaMalloc((void **)&d_ntok, nc * 4));
-	struct gpz_lzs_gpu_src gs = { d_src, n, 2, cl, r.alphabet, r.z, d_tok, d_ntok };
+	struct gpz_lzs_gpu_src gs = { d_src, n, w, cl, r.alphabet, r.z, d_tok, d_ntok };
 	cudaEvent_t e[5];
 	for (cudaEvent_t &x : e)
 		CU(cudaEventCreate(&x));
@@ -598,7 +599,7 @@ void bench(const char *file)
 		CU(cudaEventCreate(&d0));
 		CU(cudaEventCreate(&d1));
 		CU(cudaEventRecord(d0));
-		CHECK(gpz_gpu_lzs_decode(&dd.dec, d_pay, r.payload.size(), d_st, n, 2, cl, d_out, 0) ==
+		CHECK(gpz_gpu_lzs_decode(&dd.dec, d_pay, r.payload.size(), d_st, n, w, cl, d_out, 0) ==
 		              GPZ_OK,
 		      "bench decode");
 		CU(cudaEventRecord(d1));
@@ -610,13 +611,13 @@ void bench(const char *file)
 		if (it == 0) {
 			std::vector<uint8_t> gp = from_dev((const uint8_t *)d_words, r.payload.size());
 			CHECK(gp == r.payload, "bench: payload differs from the CPU's");
-			go = from_dev(d_out, n * 2);
+			go = from_dev(d_out, n * (size_t)w);
 			CHECK(go == v, "bench: decode differs from the input");
 		}
 	}
-	double gb = (double)n * 2 / 1e9;
+	double gb = (double)n * w / 1e9;
 	printf("bench %s x%zu (%.2f GB, ratio %.1f, %zu chunks): best of 6, ms (GB/s of input)\n",
-	       file, n / n0, gb, (double)n * 2 / (double)r.payload.size(), nc);
+	       file, n / n0, gb, (double)n * w / (double)r.payload.size(), nc);
 	printf("  count %.3f (%.0f)  sizes %.3f (%.0f)  write %.3f (%.0f)  three passes %.3f (%.0f)"
 	       "  decode %.3f (%.0f)\n",
 	       best[0], gb / best[0] * 1e3, best[1], gb / best[1] * 1e3, best[2],
@@ -633,7 +634,7 @@ void bench(const char *file)
 	CU(cudaFree(d_st));
 	CU(cudaFree(d_tok));
 	CU(cudaFree(d_ntok));
-	pipeline(v, d_src);
+	pipeline(v, d_src, w);
 }
 
 } // namespace
@@ -647,7 +648,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (argc > 2 && !strcmp(argv[1], "bench")) {
-		bench(argv[2]);
+		bench(argv[2], argc > 3 ? atoi(argv[3]) : 2);
 	} else {
 		edge();
 		files();
