@@ -37,7 +37,7 @@ struct wlayout {
 	size_t sum, counts, mlen, dlen, mtab, dtab, bits, starts, ntok, tokens, words, total;
 };
 
-static wlayout layout_for(uint32_t alphabet, size_t nchunks, int chunk_log,
+static wlayout layout_for(uint32_t alphabet, size_t nchunks, int chunk_log, int w,
                           uint64_t payload_bits)
 {
 	const size_t nm = (size_t)alphabet + GPZ_LZS_EXTRA;
@@ -52,7 +52,7 @@ static wlayout layout_for(uint32_t alphabet, size_t nchunks, int chunk_log,
 	l.starts = l.bits + gpz_align256(nchunks * 4);
 	l.ntok = l.starts + gpz_align256((nchunks + 1) * 8);
 	l.tokens = l.ntok + gpz_align256(nchunks * 4);
-	l.words = l.tokens + gpz_align256(nchunks * (size_t)GPZ_LZS_GPU_KEEP(chunk_log) * 8);
+	l.words = l.tokens + gpz_align256(nchunks * (size_t)GPZ_LZS_GPU_KEEP(chunk_log, w) * 8);
 	l.total = l.words + gpz_align256((size_t)(payload_bits / 32 + 2) * 4);
 	return l;
 }
@@ -64,7 +64,7 @@ extern "C" size_t gpz_lzs_gpu_workspace(const gpz_params *p, size_t frame_bytes)
 	                      : p->symbol_bytes == 2 ? 65536u
 	                                             : GPZ_MAX_ALPHABET - GPZ_LZS_EXTRA;
 	return layout_for(most, (size_t)gpz_frame_chunks(n, p->chunk_log), p->chunk_log,
-	                  ((uint64_t)frame_bytes + GPZ_FRAME_FIXED) * 8).total;
+	                  p->symbol_bytes, ((uint64_t)frame_bytes + GPZ_FRAME_FIXED) * 8).total;
 }
 
 /* The plan's codes to the device, then the chunk lengths back: starts, and the head (header,
@@ -111,7 +111,7 @@ extern "C" gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_param
 	struct gpz_lzs_gpu_src gs = { d_src, n, p->symbol_bytes, p->chunk_log, alphabet,
 		                      gpz_lzs_run_symbol(hist, alphabet), NULL, NULL };
 	struct gpz_lzs_plan pl;
-	wlayout l = layout_for(alphabet, nchunks, p->chunk_log, 0);
+	wlayout l = layout_for(alphabet, nchunks, p->chunk_log, p->symbol_bytes, 0);
 	uint32_t *counts = (uint32_t *)malloc((nm + NB) * sizeof(uint32_t));
 	uint8_t *head = NULL;
 	uint64_t *starts = NULL;
@@ -137,7 +137,7 @@ extern "C" gpz_result gpz_lzs_frame_write_gpu(struct gpz_gpu *g, const gpz_param
 		r = GPZ_ERR_DST_TOO_SMALL;
 		goto done;
 	}
-	l = layout_for(alphabet, nchunks, p->chunk_log, pl.bits);
+	l = layout_for(alphabet, nchunks, p->chunk_log, p->symbol_bytes, pl.bits);
 	r = gpz_gpu_grow(&g->work, &g->work_cap, l.total, l.words, stream); /* the tokens kept */
 	gs.d_tokens = g->work + l.tokens;
 	gs.d_ntok = (uint32_t *)(g->work + l.ntok);

@@ -20,11 +20,12 @@
 extern "C" {
 #endif
 
-/* Tokens the count pass keeps for a chunk of 2^chunk_log symbols (8 bytes each). */
-#define GPZ_LZS_GPU_KEEP(chunk_log) ((uint32_t)1 << (chunk_log) >> 2)
+/* Tokens the count pass keeps for a chunk of 2^chunk_log symbols of w bytes (8 bytes each, as
+ * many bytes as the chunk's input). */
+#define GPZ_LZS_GPU_KEEP(chunk_log, w) (((uint32_t)1 << (chunk_log) >> 3) * (uint32_t)(w))
 
 /* The symbols a frame codes: n symbols of width w at d_src in chunks of 2^chunk_log, literal
- * values below alphabet, run symbol z. d_tokens (8 * GPZ_LZS_GPU_KEEP(chunk_log) bytes a
+ * values below alphabet, run symbol z. d_tokens (8 * GPZ_LZS_GPU_KEEP(chunk_log, w) bytes a
  * chunk, 8-byte aligned) and d_ntok (4 bytes a chunk): where the count pass keeps the tokens
  * for the later passes; NULL: every pass makes them again. */
 struct gpz_lzs_gpu_src {

@@ -1,10 +1,10 @@
 /*
  * tokens.cu - the LZ-symbol tokenizer on the GPU (lzsym_gpu.h): the tokens of gpz_lzs_tokens
  * (match.c), a warp per chunk, in three passes: count, size, write. The count pass keeps each
- * chunk's tokens (8 bytes each) in a slot of a quarter of the chunk's symbols, and the two
- * later passes replay them from there; a chunk with more tokens than its slot holds (dense,
- * literal-heavy data) is tokenized again by each pass instead, so a frame's scratch stays at
- * two bytes a symbol.
+ * chunk's tokens (8 bytes each) in a slot as large as the chunk's input (a token for every 8
+ * bytes: 1/8 of 1-byte symbols, 1/4 of 2-byte, 1/2 of 4-byte), and the two later passes replay
+ * them from there; a chunk with more tokens than its slot holds (dense, literal-heavy data) is
+ * tokenized again by each pass instead.
  *
  * ---- Why a warp can do what the CPU does one position at a time ----
  * match.c defines a position's candidate without the parse (every position not of the run
@@ -435,7 +435,7 @@ static tparams params_of(const struct gpz_lzs_gpu_src *s)
 	kp.aligned = ((uintptr_t)s->d_src & (uintptr_t)(s->w - 1)) == 0;
 	kp.tok = (uint2 *)s->d_tokens;
 	kp.ntok = s->d_ntok;
-	kp.tok_cap = GPZ_LZS_GPU_KEEP(s->chunk_log);
+	kp.tok_cap = GPZ_LZS_GPU_KEEP(s->chunk_log, s->w);
 	return kp;
 }
 

@@ -295,7 +295,7 @@ void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what,
 	uint8_t *d_src = d_base + off;
 	CU(cudaMemcpy(d_src, in.data(), in.size(), cudaMemcpyHostToDevice));
 	uint32_t *d_ntok = NULL;
-	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(chunk_log) * 8 + 8));
+	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(chunk_log, w) * 8 + 8));
 	CU(cudaMalloc((void **)&d_ntok, nc * 4 + 4));
 	size_t kept = 0;
 	/* the passes each tokenizing, then the later ones replaying what the count pass kept */
@@ -308,7 +308,7 @@ void check(const uint8_t *src, size_t n, int w, int chunk_log, const char *what,
 		if (keep) {
 			std::vector<uint32_t> nt = from_dev(d_ntok, nc);
 			for (size_t c = 0; c < nc; c++)
-				kept += nt[c] <= GPZ_LZS_GPU_KEEP(chunk_log);
+				kept += nt[c] <= GPZ_LZS_GPU_KEEP(chunk_log, w);
 		}
 		std::vector<uint32_t> gc = from_dev(d_counts, nm + NB);
 		size_t diff = 0;
@@ -575,7 +575,7 @@ void bench(const char *file, int w)
 	CU(cudaMalloc((void **)&d_out, n * (size_t)w));
 	uint8_t *d_tok = NULL;
 	uint32_t *d_ntok = NULL;
-	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(cl) * 8));
+	CU(cudaMalloc((void **)&d_tok, nc * (size_t)GPZ_LZS_GPU_KEEP(cl, w) * 8));
 	CU(cudaMalloc((void **)&d_ntok, nc * 4));
 	struct gpz_lzs_gpu_src gs = { d_src, n, w, cl, r.alphabet, r.z, d_tok, d_ntok };
 	cudaEvent_t e[5];
