@@ -452,7 +452,9 @@ gpz_result gpz_lzs_reader_open(struct gpz_lzs_reader *rd, const uint8_t *s,
 			gpz_lzs_reader_close(rd);
 			return GPZ_ERR_NOMEM;
 		}
-		gpz_multi_table(&rd->main, in->alphabet, in->symbol_bytes, rd->literals);
+		/* runs of 1-4 symbols have no extra bits: the table takes them too */
+		const struct gpz_multi_runs runs = { in->alphabet, 4, z };
+		gpz_multi_table(&rd->main, in->alphabet, in->symbol_bytes, &runs, rd->literals);
 	}
 	rd->dec = (struct gpz_lzs_decoders){ in->alphabet, z, &rd->main,
 		                             has_dist ? &rd->dist : NULL, rd->literals };

@@ -17,19 +17,24 @@
 #define TB GPZ_DECODE_TABLE_BITS
 #define PEEK 24 /* bits compared in the canonical search: the longest code */
 
-void gpz_multi_table(const gpz_decoder *d, uint32_t below, int w, uint64_t *t)
+void gpz_multi_table(const gpz_decoder *d, uint32_t below, int w,
+                     const struct gpz_multi_runs *runs, uint64_t *t)
 {
 	const uint32_t mask = (1u << TB) - 1;
 	for (uint32_t v = 0; v <= mask; v++) {
 		uint64_t e = 0;
 		unsigned used = 0, n = 0;
-		while (n < 3) {
-			uint32_t x = d->table[(v << used) & mask], l = x & 31;
-			if (l == 0 || used + l > TB || (x >> 5) >= below)
+		for (;;) {
+			uint32_t x = d->table[(v << used) & mask], l = x & 31, s = x >> 5;
+			/* symbols it stands for: itself, or a run's copies of runs->z */
+			unsigned k = s < below ? 1
+			             : runs && s - runs->first < runs->count ? s - runs->first + 1
+			                                                     : 0;
+			if (l == 0 || used + l > TB || k == 0 || n + k > 3)
 				break;
-			e |= (uint64_t)(x >> 5) << (8 * w * n);
+			for (unsigned j = 0; j < k; j++, n++)
+				e |= (uint64_t)(s < below ? s : runs->z) << (8 * w * n);
 			used += l;
-			n++;
 		}
 		t[v] = e | ((uint64_t)n << 48) | ((uint64_t)used << 52);
 	}
@@ -81,7 +86,7 @@ gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabe
 		}
 	}
 	if (w <= 2)
-		gpz_multi_table(d, UINT32_MAX, w, d->multi);
+		gpz_multi_table(d, UINT32_MAX, w, NULL, d->multi);
 	return GPZ_OK;
 }
 

@@ -98,11 +98,18 @@ typedef struct gpz_decoder {
 	uint32_t *sorted;                     /* symbols ordered by (length, symbol) */
 } gpz_decoder;
 
+/* Codes that stand for runs in a multi-symbol table: symbol first + k is k + 1 copies of z
+ * (k < count); an LZ-symbol frame's short runs, which have no extra bits. */
+struct gpz_multi_runs {
+	uint32_t first, count, z;
+};
+
 /* A multi-symbol table of 2^GPZ_DECODE_TABLE_BITS entries (the layout of gpz_decoder.multi,
- * symbols w * 8 bits apart) from d's first-level table, taking only symbols below `below`
- * (UINT32_MAX: all): what gpz_decoder_init builds for 1- and 2-byte symbols, and LZ-symbol
- * frames build for their literals. */
-void gpz_multi_table(const gpz_decoder *d, uint32_t below, int w, uint64_t *t);
+ * symbols w * 8 bits apart, at most 3 an entry) from d's first-level table, taking symbols
+ * below `below` (UINT32_MAX: all) and, when runs is not NULL, its runs: what gpz_decoder_init
+ * builds for 1- and 2-byte symbols, and LZ-symbol frames build for their literals and runs. */
+void gpz_multi_table(const gpz_decoder *d, uint32_t below, int w,
+                     const struct gpz_multi_runs *runs, uint64_t *t);
 
 /* Build decoding tables for symbols of width w from lengths (checked here). */
 gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabet, int w);

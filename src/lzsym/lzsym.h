@@ -109,8 +109,8 @@ uint64_t gpz_lzs_put(const struct gpz_lzs_code *c, const struct gpz_lzs_token *t
 struct gpz_lzs_decoders {
 	uint32_t alphabet, z;
 	const gpz_decoder *main, *dist;
-	/* optional, 1- and 2-byte symbols: up to 3 literals a lookup (gpz_multi_table of main,
-	 * symbols below alphabet) */
+	/* optional, 1- and 2-byte symbols: up to 3 symbols a lookup from literals and runs of 1-4
+	 * (gpz_multi_table of main) */
 	const uint64_t *literals;
 };
 
