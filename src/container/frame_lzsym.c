@@ -1,6 +1,8 @@
 /* frame_lzsym.c - LZ-symbol frames (type 5, docs/FORMAT.md) on the CPU: the frame's tokens
- * counted, its two codes built, the chunks coded (lzsym/), and back. Tokens are made twice (to
- * count them, then to code them) rather than kept: a frame's tokens can take 12 bytes a symbol.
+ * counted, its two codes built, the chunks coded (lzsym/), and back. Tokens are not kept (a
+ * frame's can take 12 bytes a symbol): the counting pass keeps the matches it took (16 bytes
+ * each, up to one for every 16 symbols of a task), and the coding pass makes the tokens again
+ * from them without hashing (gpz_lzs_tokens_again); a task with more matches hashes again.
  * Threads take contiguous runs of chunks; their bits are joined in order. */
 #include "common/context.h"
 #include "container/frame.h"
@@ -20,8 +22,11 @@ struct lzs_job {
 	int w, chunk_log;
 	size_t n, nchunks, ntasks;
 	uint32_t alphabet, z;
-	/* counting: per task, main counts [alphabet + 96] then distance counts [48] */
+	/* counting: per task, main counts [alphabet + 96] then distance counts [48], and the
+	 * matches taken (ntaken SIZE_MAX: too many, not kept) */
 	uint32_t *counts;
+	struct gpz_lzs_taken **taken;
+	size_t *ntaken;
 	/* coding */
 	const struct gpz_lzs_code *code;
 	uint8_t **bufs;
@@ -57,6 +62,25 @@ static void count_tokens(const struct lzs_job *j, const struct gpz_lzs_token *to
 	}
 }
 
+/* The matches among tokens tok[0 .. nt) made from symbol `at` on, onto task t's list while it
+ * stays within most entries (else the list goes: the coding pass will hash again). */
+static void keep_matches(struct lzs_job *j, size_t t, const struct gpz_lzs_token *tok, size_t nt,
+                         uint64_t at, size_t most)
+{
+	for (size_t i = 0; i < nt && j->ntaken[t] != SIZE_MAX; i++) {
+		if (tok[i].len && tok[i].dist) {
+			if (j->ntaken[t] == most) {
+				free(j->taken[t]);
+				j->taken[t] = NULL;
+				j->ntaken[t] = SIZE_MAX;
+				break;
+			}
+			j->taken[t][j->ntaken[t]++] = (struct gpz_lzs_taken){ at, tok[i].len, tok[i].dist };
+		}
+		at += tok[i].len ? tok[i].len : 1;
+	}
+}
+
 /* Task t's chunks, counted: tokens a batch at a time (memory independent of the chunk size). */
 static void count_task(void *v, size_t t)
 {
@@ -69,12 +93,17 @@ static void count_task(void *v, size_t t)
 
 	j->res[t] = head && tok ? GPZ_OK : GPZ_ERR_NOMEM;
 	task_chunks(j, t, &c0, &c1);
+	const size_t most = (((c1 - c0) << j->chunk_log) >> 4) + 1;
+	j->taken[t] = malloc(most * sizeof(**j->taken));
+	j->ntaken[t] = j->taken[t] ? 0 : SIZE_MAX;
 	for (size_t c = c0; j->res[t] == GPZ_OK && c < c1; c++) {
 		size_t start = c << j->chunk_log, end = chunk_end(j, c), pos = start;
 		while (pos < end) {
+			size_t from = pos;
 			size_t nt = gpz_lzs_tokens(j->src, j->w, start, end, &pos, j->z, head, tok,
 			                           GPZ_LZS_BATCH);
 			count_tokens(j, tok, nt, mc, dc);
+			keep_matches(j, t, tok, nt, from, most);
 		}
 	}
 	free(tok);
@@ -85,20 +114,24 @@ static void count_task(void *v, size_t t)
 static void code_task(void *v, size_t t)
 {
 	struct lzs_job *j = v;
-	size_t c0, c1, cap = 0;
-	uint32_t *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(*head));
+	size_t c0, c1, cap = 0, mi = 0;
+	const int again = j->ntaken[t] != SIZE_MAX; /* from the matches kept, no table */
+	uint32_t *head = again ? NULL : calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(*head));
 	struct gpz_lzs_token *tok = malloc(GPZ_LZS_BATCH * sizeof(*tok));
 	uint64_t bits = 0;
 	uint8_t *buf = NULL;
 
-	j->res[t] = head && tok ? GPZ_OK : GPZ_ERR_NOMEM;
+	j->res[t] = (head || again) && tok ? GPZ_OK : GPZ_ERR_NOMEM;
 	task_chunks(j, t, &c0, &c1);
 	for (size_t c = c0; j->res[t] == GPZ_OK && c < c1; c++) {
 		size_t start = c << j->chunk_log, end = chunk_end(j, c), pos = start;
 		uint64_t first = bits;
 		while (j->res[t] == GPZ_OK && pos < end) {
-			size_t nt = gpz_lzs_tokens(j->src, j->w, start, end, &pos, j->z, head, tok,
-			                           GPZ_LZS_BATCH);
+			size_t nt = again ? gpz_lzs_tokens_again(j->src, j->w, end, &pos, j->z,
+			                                         j->taken[t], j->ntaken[t], &mi, tok,
+			                                         GPZ_LZS_BATCH)
+			                  : gpz_lzs_tokens(j->src, j->w, start, end, &pos, j->z, head,
+			                                   tok, GPZ_LZS_BATCH);
 			size_t need = (size_t)(bits / 8) + nt * GPZ_LZS_TOKEN_BITS / 8 + 16;
 			if (need > cap) {
 				size_t ncap = need > 2 * cap ? need : 2 * cap;
@@ -267,7 +300,7 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 {
 	const uint32_t per = alphabet + GPZ_LZS_EXTRA + NB;
 	struct lzs_job j = { src, p->symbol_bytes, p->chunk_log, n, gpz_frame_chunks(n, p->chunk_log),
-		             0, alphabet, 0, NULL, NULL, NULL, NULL, NULL, NULL };
+		             0, alphabet, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 	struct gpz_lzs_plan pl;
 	gpz_result r = GPZ_OK;
 
@@ -278,7 +311,9 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	j.z = gpz_lzs_run_symbol(hist, alphabet);
 	j.counts = calloc(j.ntasks * per, sizeof(uint32_t));
 	j.res = calloc(j.ntasks, sizeof(*j.res));
-	if (!j.counts || !j.res)
+	j.taken = calloc(j.ntasks, sizeof(*j.taken));
+	j.ntaken = calloc(j.ntasks, sizeof(*j.ntaken));
+	if (!j.counts || !j.res || !j.taken || !j.ntaken)
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
 		gpz_parallel_for(ctx->nthreads, j.ntasks, count_task, &j);
@@ -329,6 +364,10 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	free(j.task_bits);
 	free(j.chunk_bits);
 done:
+	for (size_t t = 0; j.taken && t < j.ntasks; t++)
+		free(j.taken[t]);
+	free(j.taken);
+	free(j.ntaken);
 	gpz_lzs_plan_free(&pl);
 	free(j.counts);
 	free(j.res);

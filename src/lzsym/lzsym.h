@@ -90,6 +90,21 @@ struct gpz_lzs_token {
  */
 size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *pos, uint32_t z,
                       uint32_t *head, struct gpz_lzs_token *tok, size_t max);
+/* A match the tokenizer took: at symbol `at`, len symbols from dist before. */
+struct gpz_lzs_taken {
+	uint64_t at;
+	uint32_t len, dist;
+};
+
+/*
+ * The same tokens as gpz_lzs_tokens, from the matches it took (taken[*mi ..], in order, *mi
+ * moved past those used) instead of the hash table: runs and literals follow from the symbols
+ * alone once the matches are known, so a second pass over a chunk needs no hashing.
+ */
+size_t gpz_lzs_tokens_again(const uint8_t *src, int w, size_t c1, size_t *pos, uint32_t z,
+                            const struct gpz_lzs_taken *taken, size_t ntaken, size_t *mi,
+                            struct gpz_lzs_token *tok, size_t max);
+
 /* Tokens a batch holds in frame_lzsym.c, whatever the chunk size */
 #define GPZ_LZS_BATCH 65536
 

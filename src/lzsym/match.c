@@ -54,7 +54,7 @@ static size_t alt_tokens(const uint8_t *src, size_t i, size_t len, uint32_t z, i
 
 /* The run of z from symbol i (which is z) to the next symbol that is not, or c1: 8 bytes
  * compared at a time (runs are most of quantization codes). */
-static size_t run_length(const uint8_t *src, size_t i, size_t c1, uint32_t z, int w)
+static inline size_t run_length(const uint8_t *src, size_t i, size_t c1, uint32_t z, int w)
 {
 	const uint64_t pat = (uint64_t)z * (w == 1 ? 0x0101010101010101ull
 	                                    : w == 2 ? 0x0001000100010001ull : 0x0000000100000001ull);
@@ -79,6 +79,33 @@ static void insert_covered(const uint8_t *src, int w, size_t a, size_t b, size_t
 	for (size_t k = a; k < b && c1 - k >= GPZ_LZS_MATCH_MIN; k++)
 		if (gpz_load_symbol(src, k, w) != z)
 			head[hash4(src, k, w)] = (uint32_t)(k + 1);
+}
+
+size_t gpz_lzs_tokens_again(const uint8_t *src, int w, size_t c1, size_t *pos, uint32_t z,
+                            const struct gpz_lzs_taken *taken, size_t ntaken, size_t *mi,
+                            struct gpz_lzs_token *tok, size_t max)
+{
+	size_t n = 0, i = *pos, k = *mi;
+
+	while (i < c1 && n < max) {
+		if (k < ntaken && taken[k].at == i) {
+			tok[n++] = (struct gpz_lzs_token){ 0, taken[k].len, taken[k].dist };
+			i += taken[k++].len;
+			continue;
+		}
+		uint32_t v = gpz_load_symbol(src, i, w);
+		if (v == z) {
+			size_t r = run_length(src, i, c1, z, w);
+			tok[n++] = (struct gpz_lzs_token){ z, (uint32_t)r, 0 };
+			i += r;
+			continue;
+		}
+		tok[n++] = (struct gpz_lzs_token){ v, 0, 0 };
+		i++;
+	}
+	*pos = i;
+	*mi = k;
+	return n;
 }
 
 size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *pos, uint32_t z,
