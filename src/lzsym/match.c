@@ -22,6 +22,12 @@ static inline uint32_t hash4(const uint8_t *src, size_t i, int w)
 	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - GPZ_LZS_HASH_LOG));
 }
 
+/* log2 of a symbol width (1, 2 or 4): bytes to symbols by a shift, not a division */
+static inline unsigned wlog(int w)
+{
+	return (unsigned)w >> 1;
+}
+
 /* Symbols equal at a and b (a < b), at most max, compared 8 bytes at a time. */
 static size_t match_len(const uint8_t *src, size_t a, size_t b, size_t max, int w)
 {
@@ -30,12 +36,12 @@ static size_t match_len(const uint8_t *src, size_t a, size_t b, size_t max, int 
 	while (k + 8 <= bytes) {
 		uint64_t x = gpz_load_le64(p + k) ^ gpz_load_le64(q + k);
 		if (x)
-			return (k + (size_t)(__builtin_ctzll(x) >> 3)) / (size_t)w;
+			return (k + (size_t)(__builtin_ctzll(x) >> 3)) >> wlog(w);
 		k += 8;
 	}
 	while (k < bytes && p[k] == q[k])
 		k++;
-	return k / (size_t)w;
+	return k >> wlog(w);
 }
 
 /* The literals and runs that symbols [i, i + len) would take without the match: a match pays
@@ -58,13 +64,13 @@ static inline size_t run_length(const uint8_t *src, size_t i, size_t c1, uint32_
 {
 	const uint64_t pat = (uint64_t)z * (w == 1 ? 0x0101010101010101ull
 	                                    : w == 2 ? 0x0001000100010001ull : 0x0000000100000001ull);
-	const size_t per = 8 / (size_t)w;
+	const size_t per = (size_t)8 >> wlog(w);
 	size_t r = 1;
 
 	for (; c1 - i - r >= per; r += per) {
 		uint64_t x = gpz_load_le64(src + (i + r) * (size_t)w) ^ pat;
 		if (x)
-			return r + (size_t)(__builtin_ctzll(x) >> 3) / (size_t)w;
+			return r + ((size_t)(__builtin_ctzll(x) >> 3) >> wlog(w));
 	}
 	while (i + r < c1 && gpz_load_symbol(src, i + r, w) == z)
 		r++;
