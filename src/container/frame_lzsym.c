@@ -47,37 +47,33 @@ static size_t chunk_end(const struct lzs_job *j, size_t c)
 	return e < j->n ? e : j->n;
 }
 
-static void count_tokens(const struct lzs_job *j, const struct gpz_lzs_token *tok, size_t nt,
-                         uint32_t *mc, uint32_t *dc)
+/* Tokens tok[0 .. nt), made from symbol `at` on, counted into mc and dc; their matches onto task
+ * t's list while it stays within most entries (else the list goes: the coding pass will hash
+ * again). */
+static void count_tokens(struct lzs_job *j, size_t t, const struct gpz_lzs_token *tok, size_t nt,
+                         uint64_t at, size_t most, uint32_t *mc, uint32_t *dc)
 {
 	for (size_t i = 0; i < nt; i++) {
-		if (tok[i].len == 0)
+		if (tok[i].len == 0) {
 			mc[tok[i].sym]++;
-		else if (tok[i].dist == 0)
-			mc[j->alphabet + gpz_lzs_bucket(tok[i].len - 1)]++;
-		else {
-			mc[j->alphabet + NB + gpz_lzs_bucket(tok[i].len - GPZ_LZS_MIN_MATCH)]++;
-			dc[gpz_lzs_bucket(tok[i].dist - 1)]++;
+			at++;
+			continue;
 		}
-	}
-}
-
-/* The matches among tokens tok[0 .. nt) made from symbol `at` on, onto task t's list while it
- * stays within most entries (else the list goes: the coding pass will hash again). */
-static void keep_matches(struct lzs_job *j, size_t t, const struct gpz_lzs_token *tok, size_t nt,
-                         uint64_t at, size_t most)
-{
-	for (size_t i = 0; i < nt && j->ntaken[t] != SIZE_MAX; i++) {
-		if (tok[i].len && tok[i].dist) {
-			if (j->ntaken[t] == most) {
-				free(j->taken[t]);
-				j->taken[t] = NULL;
-				j->ntaken[t] = SIZE_MAX;
-				break;
-			}
+		if (tok[i].dist == 0) {
+			mc[j->alphabet + gpz_lzs_bucket(tok[i].len - 1)]++;
+			at += tok[i].len;
+			continue;
+		}
+		mc[j->alphabet + NB + gpz_lzs_bucket(tok[i].len - GPZ_LZS_MIN_MATCH)]++;
+		dc[gpz_lzs_bucket(tok[i].dist - 1)]++;
+		if (j->ntaken[t] == most) {
+			free(j->taken[t]);
+			j->taken[t] = NULL;
+			j->ntaken[t] = SIZE_MAX;
+		} else if (j->ntaken[t] != SIZE_MAX) {
 			j->taken[t][j->ntaken[t]++] = (struct gpz_lzs_taken){ at, tok[i].len, tok[i].dist };
 		}
-		at += tok[i].len ? tok[i].len : 1;
+		at += tok[i].len;
 	}
 }
 
@@ -102,8 +98,7 @@ static void count_task(void *v, size_t t)
 			size_t from = pos;
 			size_t nt = gpz_lzs_tokens(j->src, j->w, start, end, &pos, j->z, head, tok,
 			                           GPZ_LZS_BATCH);
-			count_tokens(j, tok, nt, mc, dc);
-			keep_matches(j, t, tok, nt, from, most);
+			count_tokens(j, t, tok, nt, from, most, mc, dc);
 		}
 	}
 	free(tok);
