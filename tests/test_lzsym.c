@@ -93,13 +93,36 @@ static void batches(void)
 	free(d);
 }
 
+/* The tokens a[0 .. na) of the chunk [c0, c1) made again from their matches alone, in batches
+ * of 5 (gpz_lzs_tokens_again, the CPU writer's second pass): 0 when they are the same. */
+static int differ_again(const uint8_t *d, int w, size_t c0, size_t c1, uint32_t z,
+                        const struct gpz_lzs_token *a, size_t na, struct gpz_lzs_token *b,
+                        struct gpz_lzs_taken *tk)
+{
+	size_t nk = 0, at = c0, pos = c0, mi = 0, nb = 0;
+	for (size_t k = 0; k < na; k++) {
+		if (a[k].len && a[k].dist)
+			tk[nk++] = (struct gpz_lzs_taken){ at, a[k].len, a[k].dist };
+		at += a[k].len ? a[k].len : 1;
+	}
+	while (pos < c1 && nb < na)
+		nb += gpz_lzs_tokens_again(d, w, c1, &pos, z, tk, nk, &mi, b + nb, 5);
+	if (nb != na || mi != nk || pos != c1)
+		return 1;
+	for (size_t k = 0; k < na; k++)
+		if (a[k].sym != b[k].sym || a[k].len != b[k].len || a[k].dist != b[k].dist)
+			return 1;
+	return 0;
+}
+
 /* The GPU tokenizer's algorithm (lzsym_tiles.c) makes the CPU's tokens, chunk by chunk, with
- * the run symbol a frame would have. */
+ * the run symbol a frame would have; so do the chunk's matches alone (differ_again). */
 static void same_tiles(const uint8_t *d, size_t n, int w, int chunk_log, const char *what)
 {
 	uint32_t top = 0, *hist, *head = calloc((size_t)1 << GPZ_LZS_HASH_LOG, sizeof(uint32_t));
 	size_t m = (size_t)1 << chunk_log, bad = 0;
 	struct gpz_lzs_token *a = malloc(m * sizeof(*a)), *b = malloc(m * sizeof(*b));
+	struct gpz_lzs_taken *tk = malloc(m * sizeof(*tk));
 
 	for (size_t i = 0; i < n; i++)
 		top = gpz_load_symbol(d, i, w) > top ? gpz_load_symbol(d, i, w) : top;
@@ -116,11 +139,15 @@ static void same_tiles(const uint8_t *d, size_t n, int w, int chunk_log, const c
 			bad += a[k].sym != b[k].sym || a[k].len != b[k].len || a[k].dist != b[k].dist;
 		CHECK(!bad, "%s (w=%d, chunk 2^%d): the GPU's tiles differ from the CPU's tokens in "
 		      "the chunk at %zu (%zu and %zu tokens)", what, w, chunk_log, c0, nb, na);
+		bad += differ_again(d, w, c0, c1, z, a, na, b, tk);
+		CHECK(!bad, "%s (w=%d, chunk 2^%d): the tokens made again from the matches differ in "
+		      "the chunk at %zu", what, w, chunk_log, c0);
 	}
 	free(hist);
 	free(head);
 	free(a);
 	free(b);
+	free(tk);
 }
 
 /* Inputs for same_tiles: runs, spreads, copies (overlapping ones too), long runs of z. */
