@@ -85,7 +85,6 @@ struct lanes_job {
 	size_t err_at;   /* its frame */
 	cudaEvent_t ready; /* the input, as the caller's stream has it */
 	/* compress */
-	gpz_ctx *ctx;
 	const gpz_params *p;
 	const uint8_t *src;
 	size_t src_size;
@@ -157,7 +156,7 @@ static gpz_result run_lanes(struct lanes_job *j, struct gpz_gpu **g, int n, cuda
 	for (int i = 1; i < n; i++)
 		if (started[i])
 			pthread_join(tid[i], NULL);
-	gpz_gpu_use(g[0]); /* the lanes set the same device; the caller's thread stays on it */
+	gpz_gpu_use(g[0]); /* lane 0 ran here: the thread stays on the context's device */
 	cudaEventDestroy(j->ready);
 	pthread_cond_destroy(&j->cv);
 	pthread_mutex_destroy(&j->mu);
@@ -244,7 +243,6 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 		struct lanes_job j;
 		memset(&j, 0, sizeof(j));
 		j.nframes = nframes;
-		j.ctx = ctx;
 		j.p = p;
 		j.src = s;
 		j.src_size = src_size;
