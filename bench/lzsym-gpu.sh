@@ -8,7 +8,8 @@
 #      and the fuzz seeds through the GPU decoders (tests/fuzz/gpu-replay.sh);
 #   3. the kernels on Nyx-Quant tiled to 1 GiB, and nvCOMP 6 ANS and deflate 1/2 on the same
 #      file in the same run.
-# Usage: sh bench/lzsym-gpu.sh [test|bench|all]   (logs in $OUT)
+# Usage: sh bench/lzsym-gpu.sh [test|bench|all|trefht]   (logs in $OUT; trefht: a literal-heavy
+# file through the LZ-symbol and the Huffman-only GPU paths)
 set -u
 what=${1:-all}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +24,7 @@ cmake --build "$B" -j16 > "$out/lzs-build.log" 2>&1 ||
   { grep error "$out/lzs-build.log" | head -30; exit 1; }
 echo "built"
 NYX=$GPZ_DATA/nyx/baryon_density.dat.b16
-if [ "$what" != bench ]; then
+if [ "$what" = test ] || [ "$what" = all ]; then
   timeout 400 "$B/tests/test_gpu_lzsym" > "$out/lzs-test.log" 2>&1
   echo "test_gpu_lzsym rc=$?"; grep -E "FAIL|differ|verdict|ok$" "$out/lzs-test.log" | head -20
   ctest --test-dir "$B" -j8 --output-on-failure > "$out/lzs-ctest.log" 2>&1
@@ -35,7 +36,7 @@ if [ "$what" != bench ]; then
   # the fuzz seeds (LZ-symbol frames among them) through the GPU decoders, and memcheck
   GPZ_BUILD=$B sh "$root/tests/fuzz/gpu-replay.sh"
 fi
-if [ "$what" != test ]; then
+if [ "$what" = bench ] || [ "$what" = all ]; then
   timeout 300 "$B/tests/test_gpu_lzsym" bench "$NYX" | tee "$out/lzs-bench.log"
   if [ -f "$root/.nvc/build.sh" ]; then
     sh "$root/.nvc/build.sh" > "$out/nvc-build.log" 2>&1
@@ -44,4 +45,11 @@ if [ "$what" != test ]; then
   else
     echo "nvCOMP not carried (.nvc): no side-by-side figures"
   fi
+fi
+if [ "$what" = trefht ]; then
+  # a literal-heavy file (LZ-symbol 2.6% smaller than Huffman-only): both codecs' GPU speeds,
+  # for the automatic choice's margin (the ninth session's note)
+  T=$GPZ_DATA/quant/cesm-ccsm-TREFHT-B06.57.eb1e-2.u16
+  timeout 300 "$B/tests/test_gpu_lzsym" bench "$T" | tee "$out/lzs-trefht.log"
+  timeout 300 "$B/gpz-bench" --gpu -b 2 -r 5 "$T" | tee "$out/huff-trefht.log"
 fi
