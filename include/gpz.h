@@ -280,8 +280,8 @@ typedef struct gpz_block_info {
 	/* frames: */
 	gpz_frame_type frame_type;
 	int symbol_bytes;
-	int chunk_log;              /* Huffman: log2 symbols per chunk; deflate: log2 bytes per
-	                             * piece; 0 for stored and constant frames */
+	int chunk_log;              /* Huffman and LZ-symbol: log2 symbols per chunk; deflate:
+	                             * log2 bytes per piece; 0 for stored and constant frames */
 	int max_code_len;           /* Huffman and LZ-symbol frames; deflate frames: log2 of the
 	                             * pieces chained a group (0: independent pieces); else 0 */
 	uint32_t alphabet;          /* Huffman: code lengths stored; constant: the symbol */

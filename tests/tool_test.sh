@@ -255,8 +255,8 @@ run 0 "list the --huff-only file" "$GPZ" -l q16h.gpz
 awk 'NR == 2 && $7 == "huffman" { ok = 1 } END { exit !ok }' out || fail "--huff-only: Huffman-only"
 pass "--huff-only: Huffman-only frames"
 run 0 "list the automatic file" "$GPZ" -l q16auto.gpz
-awk 'NR == 2 && $7 == "lzsym" { ok = 1 } END { exit !ok }' out ||
-	fail "runs of zeros: the automatic choice takes LZ-symbol frames"
+awk 'NR == 2 && $7 == "lzsym" && $6 == 16384 { ok = 1 } END { exit !ok }' out ||
+	fail "runs of zeros: the automatic choice takes LZ-symbol frames (-l: their chunk size)"
 pass "runs of zeros: the automatic choice takes LZ-symbol frames"
 [ "$(size_of q16auto.gpz)" -lt "$(size_of q16h.gpz)" ] || fail "LZ-symbol smaller on runs"
 "$GPZ" -c --lz-symbols --huff-only -b 2 q16 | cmp -s - q16h.gpz ||

@@ -1467,8 +1467,9 @@ static int note_frame(struct listing *L, const gpz_block_info *info, uint64_t su
 	if ((unsigned)info->frame_type < 32)
 		L->types |= 1u << (unsigned)info->frame_type;
 	merge_param(&L->sym, info->symbol_bytes);
-	/* Huffman chunks and deflate pieces; stored and constant frames have neither */
-	if (info->frame_type == GPZ_FRAME_HUFFMAN || info->frame_type == GPZ_FRAME_DEFLATE)
+	/* Huffman and LZ-symbol chunks, deflate pieces; stored and constant frames have neither */
+	if (info->frame_type == GPZ_FRAME_HUFFMAN || info->frame_type == GPZ_FRAME_DEFLATE ||
+	    info->frame_type == GPZ_FRAME_LZSYM)
 		merge_param(&L->chunk_log, info->chunk_log);
 	if (L->frames > L->notes_cap) {
 		size_t cap = L->notes_cap ? L->notes_cap * 2 : 16;
