@@ -284,7 +284,8 @@ typedef struct gpz_block_info {
 	                             * log2 bytes per piece; 0 for stored and constant frames */
 	int max_code_len;           /* Huffman and LZ-symbol frames; deflate frames: log2 of the
 	                             * pieces chained a group (0: independent pieces); else 0 */
-	uint32_t alphabet;          /* Huffman: code lengths stored; constant: the symbol */
+	uint32_t alphabet;          /* Huffman: code lengths stored; constant: the symbol;
+	                             * LZ-symbol: literal values (main code: alphabet + 96) */
 	uint64_t content_bytes;     /* uncompressed bytes of the frame */
 	/* trailer: */
 	uint64_t total_bytes;       /* uncompressed bytes of the whole stream */
