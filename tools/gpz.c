@@ -208,7 +208,7 @@ static void usage(void)
 "                          selects LZ mode: .gpz frames of independent 1 MiB raw DEFLATE\n"
 "                          streams, compressed and decoded in parallel (bytes only); LZ mode\n"
 "                          at -6 is also the default for .gpz unless --huff, -b, --chunk-log\n"
-"                          or --lz-symbols/--lz-auto ask for Huffman-only frames\n"
+"                          or --lz-symbols/--lz-auto/--huff-only ask for the Huffman codecs\n"
 "      --lz-symbols        LZ over symbols of any width (-b): literals, runs of the most\n"
 "                          frequent symbol and matches in one large-alphabet Huffman code;\n"
 "                          for quantization codes with long runs of the zero-error code (a\n"
