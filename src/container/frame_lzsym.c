@@ -26,7 +26,7 @@ struct lzs_job {
 	 * matches taken (ntaken SIZE_MAX: too many, not kept) */
 	uint32_t *counts;
 	struct gpz_lzs_taken **taken;
-	size_t *ntaken;
+	size_t *ntaken, *taken_cap;
 	/* coding */
 	const struct gpz_lzs_code *code;
 	uint8_t **bufs;
@@ -47,9 +47,31 @@ static size_t chunk_end(const struct lzs_job *j, size_t c)
 	return e < j->n ? e : j->n;
 }
 
-/* Tokens tok[0 .. nt), made from symbol `at` on, counted into mc and dc; their matches onto task
- * t's list while it stays within most entries (else the list goes: the coding pass will hash
- * again). */
+/* Match m onto task t's list, grown as it fills, while it stays within most entries (else, or
+ * without memory, the list goes: the coding pass will hash again). */
+static void keep_match(struct lzs_job *j, size_t t, size_t most, struct gpz_lzs_taken m)
+{
+	size_t n = j->ntaken[t];
+	if (n == SIZE_MAX)
+		return;
+	if (n < most && n == j->taken_cap[t]) {
+		size_t c = n ? 2 * n : 256;
+		struct gpz_lzs_taken *g = realloc(j->taken[t], (c < most ? c : most) * sizeof(*g));
+		if (g) {
+			j->taken[t] = g;
+			j->taken_cap[t] = c < most ? c : most;
+		}
+	}
+	if (n == most || n == j->taken_cap[t]) {
+		free(j->taken[t]);
+		j->taken[t] = NULL;
+		j->ntaken[t] = SIZE_MAX;
+		return;
+	}
+	j->taken[t][j->ntaken[t]++] = m;
+}
+
+/* Tokens tok[0 .. nt), made from symbol `at` on, counted into mc and dc; their matches kept. */
 static void count_tokens(struct lzs_job *j, size_t t, const struct gpz_lzs_token *tok, size_t nt,
                          uint64_t at, size_t most, uint32_t *mc, uint32_t *dc)
 {
@@ -66,13 +88,7 @@ static void count_tokens(struct lzs_job *j, size_t t, const struct gpz_lzs_token
 		}
 		mc[j->alphabet + NB + gpz_lzs_bucket(tok[i].len - GPZ_LZS_MIN_MATCH)]++;
 		dc[gpz_lzs_bucket(tok[i].dist - 1)]++;
-		if (j->ntaken[t] == most) {
-			free(j->taken[t]);
-			j->taken[t] = NULL;
-			j->ntaken[t] = SIZE_MAX;
-		} else if (j->ntaken[t] != SIZE_MAX) {
-			j->taken[t][j->ntaken[t]++] = (struct gpz_lzs_taken){ at, tok[i].len, tok[i].dist };
-		}
+		keep_match(j, t, most, (struct gpz_lzs_taken){ at, tok[i].len, tok[i].dist });
 		at += tok[i].len;
 	}
 }
@@ -90,8 +106,6 @@ static void count_task(void *v, size_t t)
 	j->res[t] = head && tok ? GPZ_OK : GPZ_ERR_NOMEM;
 	task_chunks(j, t, &c0, &c1);
 	const size_t most = (((c1 - c0) << j->chunk_log) >> 4) + 1;
-	j->taken[t] = malloc(most * sizeof(**j->taken));
-	j->ntaken[t] = j->taken[t] ? 0 : SIZE_MAX;
 	for (size_t c = c0; j->res[t] == GPZ_OK && c < c1; c++) {
 		size_t start = c << j->chunk_log, end = chunk_end(j, c), pos = start;
 		while (pos < end) {
@@ -295,7 +309,7 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 {
 	const uint32_t per = alphabet + GPZ_LZS_EXTRA + NB;
 	struct lzs_job j = { src, p->symbol_bytes, p->chunk_log, n, gpz_frame_chunks(n, p->chunk_log),
-		             0, alphabet, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+		             0, alphabet, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 	struct gpz_lzs_plan pl;
 	gpz_result r = GPZ_OK;
 
@@ -308,7 +322,8 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	j.res = calloc(j.ntasks, sizeof(*j.res));
 	j.taken = calloc(j.ntasks, sizeof(*j.taken));
 	j.ntaken = calloc(j.ntasks, sizeof(*j.ntaken));
-	if (!j.counts || !j.res || !j.taken || !j.ntaken)
+	j.taken_cap = calloc(j.ntasks, sizeof(*j.taken_cap));
+	if (!j.counts || !j.res || !j.taken || !j.ntaken || !j.taken_cap)
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
 		gpz_parallel_for(ctx->nthreads, j.ntasks, count_task, &j);
@@ -363,6 +378,7 @@ done:
 		free(j.taken[t]);
 	free(j.taken);
 	free(j.ntaken);
+	free(j.taken_cap);
 	gpz_lzs_plan_free(&pl);
 	free(j.counts);
 	free(j.res);
