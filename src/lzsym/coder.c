@@ -129,37 +129,20 @@ static inline uint32_t decode_sym(const gpz_decoder *d, struct br *r)
 	return sym;
 }
 
-/* len copies of v from symbol i on: runs are most of the output of quantization codes. Eight
- * bytes a store, never past the run (the next bytes may be another thread's chunk). */
+/* len copies of v from symbol i on: runs are most of the output of quantization codes */
 static void fill(uint8_t *dst, size_t i, size_t len, int w, uint32_t v)
 {
 	uint8_t *o = dst + i * (size_t)w;
-	size_t n = len * (size_t)w, k = 0;
 	if (w == 1 || (w == 2 && v == (v & 0xff) * 0x0101u) ||
 	    (w == 4 && v == (v & 0xff) * 0x01010101u)) { /* the same byte throughout */
-		memset(o, (int)(v & 0xff), n);
-		return;
+		memset(o, (int)(v & 0xff), len * (size_t)w);
+	} else if (w == 2) {
+		for (size_t k = 0; k < len; k++)
+			gpz_store_le16(o + 2 * k, (uint16_t)v);
+	} else {
+		for (size_t k = 0; k < len; k++)
+			gpz_store_le32(o + 4 * k, v);
 	}
-	const uint64_t pat = w == 2 ? (uint64_t)(v & 0xffff) * 0x0001000100010001ull
-	                            : (uint64_t)v * 0x0000000100000001ull;
-	for (; k + 8 <= n; k += 8)
-		gpz_store_le64(o + k, pat);
-	for (; k < n; k += (size_t)w)
-		gpz_store_symbol(o, k / (size_t)w, w, v);
-}
-
-/* len symbols of w bytes at o from dist symbols before: forward, so an overlapping copy repeats
- * its source; eight bytes at a time where the source is at least that far behind. */
-static void copy_match(uint8_t *o, size_t dist, size_t len, int w)
-{
-	const size_t n = len * (size_t)w, back = dist * (size_t)w;
-	const uint8_t *src = o - back;
-	size_t k = 0;
-	if (back >= 8)
-		for (; k + 8 <= n; k += 8)
-			memcpy(o + k, src + k, 8);
-	for (; k < n; k++)
-		o[k] = src[k];
 }
 
 gpz_result gpz_lzs_decode_chunk(const struct gpz_lzs_decoders *d, const uint8_t *payload,
@@ -212,7 +195,11 @@ gpz_result gpz_lzs_decode_chunk(const struct gpz_lzs_decoders *d, const uint8_t 
 		size_t dist = 1 + gpz_lzs_base(ds) + take(&r, gpz_lzs_extra_bits(ds));
 		if (dist > i)
 			return GPZ_ERR_CORRUPT;
-		copy_match(dst + i * (size_t)w, dist, len, w);
+		/* forward, byte by byte: an overlapping copy repeats its source */
+		uint8_t *o = dst + i * (size_t)w;
+		const uint8_t *src = o - dist * (size_t)w;
+		for (size_t k = 0; k < len * (size_t)w; k++)
+			o[k] = src[k];
 		i += len;
 	}
 	return r.consumed == to - from ? GPZ_OK : GPZ_ERR_CORRUPT;

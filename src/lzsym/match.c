@@ -77,6 +77,15 @@ static inline size_t run_length(const uint8_t *src, size_t i, size_t c1, uint32_
 	return r;
 }
 
+/* The run of z from symbol i (which is z) as a token into *t; its length. */
+static inline size_t run_token(const uint8_t *src, int w, size_t i, size_t c1, uint32_t z,
+                               struct gpz_lzs_token *t)
+{
+	size_t r = run_length(src, i, c1, z, w);
+	*t = (struct gpz_lzs_token){ z, (uint32_t)r, 0 };
+	return r;
+}
+
 /* Positions [a, b) of the chunk ending at c1 enter the table: those not of the run symbol z with
  * GPZ_LZS_MATCH_MIN symbols to hash (the positions a match covers). */
 static void insert_covered(const uint8_t *src, int w, size_t a, size_t b, size_t c1, uint32_t z,
@@ -101,9 +110,7 @@ size_t gpz_lzs_tokens_again(const uint8_t *src, int w, size_t c1, size_t *pos, u
 		}
 		uint32_t v = gpz_load_symbol(src, i, w);
 		if (v == z) {
-			size_t r = run_length(src, i, c1, z, w);
-			tok[n++] = (struct gpz_lzs_token){ z, (uint32_t)r, 0 };
-			i += r;
+			i += run_token(src, w, i, c1, z, &tok[n++]);
 			continue;
 		}
 		tok[n++] = (struct gpz_lzs_token){ v, 0, 0 };
@@ -122,9 +129,7 @@ size_t gpz_lzs_tokens(const uint8_t *src, int w, size_t c0, size_t c1, size_t *p
 	while (i < c1 && n < max) {
 		uint32_t v = gpz_load_symbol(src, i, w);
 		if (v == z) {
-			size_t r = run_length(src, i, c1, z, w);
-			tok[n++] = (struct gpz_lzs_token){ z, (uint32_t)r, 0 };
-			i += r;
+			i += run_token(src, w, i, c1, z, &tok[n++]);
 			continue;
 		}
 		if (c1 - i >= GPZ_LZS_MATCH_MIN) {
