@@ -20,7 +20,9 @@
  * payload bits are first copied into shared memory with coalesced loads (chunks too long for
  * the STAGE_WORDS buffer are read from global memory instead, slower but the same code). The
  * chunk's bits [B0, B1) are cut into 128 sub-ranges of L bits (L a multiple of 8, so that
- * byte-aligned fixed-length codes start every sub-range on a codeword boundary). Thread j owns
+ * byte-aligned fixed-length codes start every sub-range on a codeword boundary, and of the gcd g
+ * of the code's lengths: every codeword boundary lies a multiple of g past B0, so a start that
+ * is not would never meet the true decode; a code of 3- and 6-bit codewords, say). Thread j owns
  * the codewords that START in its sub-range [p_j, E_j); its true first codeword starts at
  * e_{j-1}, the first boundary at or after p_j of thread j-1's decode.
  *
@@ -36,9 +38,17 @@
  *      with a block vote; rounds repeat while any start changed. Thread 0 is always right, so after
  *      round r threads 0..r are right: at most 128 rounds, normally one (plus the vote that ends
  *      it). Measured: Nyx needs a repair round in a third of its chunks, text in all of them, and
- *      1 resynchronisation in 600 misses the chase window. Codes that never resynchronise (e.g.
- *      all codewords 9 bits long) degrade to the speed of one thread per chunk, never to a wrong
- *      answer.
+ *      1 resynchronisation in 600 misses the chase window.
+ *      Codes that never resynchronise (a hostile stream chooses its code) would take one round
+ *      per thread, 128 sub-range decodes one after the other. So from round MAP_ROUND on, threads
+ *      look their answer up instead: first each thread decodes its sub-range from every start
+ *      p_j + phi, phi < max_len a multiple of g (a true start lies within one codeword of p_j),
+ *      each chasing D0 as above, all threads at once. A chunk then costs at most
+ *      MAP_ROUND + max_len / g + 2 sub-range decodes whatever its code; the later rounds are a
+ *      vote and a lookup each. The worst we could craft (bench/decode-worst.sh: all-ones 24-bit
+ *      codewords behind 100 1-bit ones, 2^26 2-byte symbols, H100) takes 13-15x the time of an
+ *      ordinary 11-bit code (7x per payload bit), where the rounds alone took up to 35x; lengths
+ *      that share a factor (3/6, 9/18 bits), up to 23x before, now decode as fast as any code.
  *   3. Check: the counts must add up to the chunk's symbol count and thread 127's end must be B1.
  *      This is exactly the CPU's "m symbols end at B1" test. A failing chunk sets the corruption
  *      flag and writes nothing (so corrupt input can never write outside the chunk, or at all).
@@ -108,6 +118,9 @@
 #define LANES 128
 #define BLOCKS_PER_SM 7
 #define CHASE_BITS 256
+/* Repair rounds before the phase maps are made. Valid text needs up to ~4 (2: 3 chunks of
+ * debtext100m's 6104 took the maps, and their tail cost the whole call 0.4 ms of 0.66). */
+#define MAP_ROUND 4
 /* Payload words staged per chunk: 2^14 symbols at up to ~6.9 bits each. */
 #define STAGE_WORDS 3584
 /* Words a chunk of `bits` bits starting at bit vb0 (< 32) of its first word needs staged: the
@@ -171,6 +184,8 @@ struct kparams {
 	unsigned long long *next;
 	uint64_t run_pattern; /* the 1-bit codeword's symbol repeated over 8 bytes */
 	uint32_t sorted_lo;
+	uint32_t gcd;   /* of the code's lengths: codeword boundaries lie a multiple of it past B0 */
+	uint32_t align; /* lcm(8, gcd): sub-range lengths are multiples of it */
 	int chunk_log;
 	int max_len;
 	int run;              /* some symbol has the 1-bit codeword "0" */
@@ -524,13 +539,58 @@ __device__ void resync(const kparams &kp, uint32_t vb0, uint64_t B0, int32_t p, 
 	n_out = ct;
 }
 
+/*
+ * The repair rounds from round MAP_ROUND on (all LANES threads call it, with the state of the
+ * round that found a change). First each thread decodes its sub-range from every start p + phi,
+ * phi < max_len: a true start lies within the longest codeword of p (the codeword before it
+ * starts below p), and only starts a multiple of the lengths' gcd past p (p is one). Then each
+ * round only looks its answer up. Out of line: the common rounds do not carry it.
+ * Map entries are count << 5 | (end - range end): a decode stops within a codeword (< 24 bits)
+ * of the range's end, and a sub-range holds fewer than 2^27 codewords.
+ */
+template <int W, class R>
+__device__ __noinline__ void repair_by_maps(const kparams &kp, uint32_t vb0, uint64_t B0,
+                                            int32_t p, int32_t end, int32_t e0, uint32_t n0,
+                                            int32_t &cur, int32_t &e, uint32_t &cnt)
+{
+	uint32_t map[GPZ_MAX_CODE_LEN];
+	const int32_t len = min(kp.max_len, end - p), g = (int32_t)kp.gcd;
+	for (int32_t phi = 0; phi < len; phi += g) {
+		int32_t pe = e0;
+		uint32_t pn = n0;
+		if (phi)
+			resync<W, R>(kp, vb0, B0, p, end, p + phi, e0, n0, pe, pn);
+		map[phi / g] = pn << 5 | (uint32_t)(pe - end);
+	}
+	const uint32_t j = threadIdx.x;
+	for (;;) {
+		const int32_t want = j ? s_end[j - 1] : 0;
+		if (want != cur) {
+			const uint32_t phi = (uint32_t)(want - p); /* want >= p, see above */
+			if (phi < (uint32_t)len && phi % (uint32_t)g == 0) {
+				e = end + (int32_t)(map[phi / g] & 31);
+				cnt = map[phi / g] >> 5;
+			} else {
+				resync<W, R>(kp, vb0, B0, p, end, want, e0, n0, e, cnt);
+			}
+			cur = want;
+		}
+		__syncthreads(); /* every s_end read */
+		s_end[j] = e;
+		__syncthreads();
+		if (!__syncthreads_or((j ? s_end[j - 1] : 0) != cur))
+			return;
+	}
+}
+
 /* Steps 1-5 of the scheme for one chunk (all LANES threads call it). */
 template <int W, class R>
 __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, uint64_t B0,
                                              int32_t bits, uint64_t m, uint64_t first)
 {
 	const uint32_t j = threadIdx.x;
-	const int32_t L = (int32_t)((((uint64_t)bits + LANES - 1) / LANES + 7) & ~(uint64_t)7);
+	const uint64_t A = kp.align;
+	const int32_t L = (int32_t)((((uint64_t)bits + LANES - 1) / LANES + A - 1) / A * A);
 	const int32_t p = (int32_t)umin64((uint64_t)j * (uint64_t)L, (uint64_t)bits);
 	const int32_t end =
 		j == LANES - 1 ? bits : (int32_t)umin64((uint64_t)(j + 1) * (uint64_t)L, (uint64_t)bits);
@@ -544,10 +604,10 @@ __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, ui
 		decode_range<W, false>(kp, r, e0, end, n0, nullptr);
 	}
 
-	/* 2. repair rounds */
+	/* 2. repair rounds; from round MAP_ROUND on by repair_by_maps */
 	int32_t cur = p, e = e0;
 	uint32_t cnt = n0;
-	for (;;) {
+	for (uint32_t round = 0;; round++) {
 		s_end[j] = e;
 		__syncthreads();
 		int32_t want = j ? s_end[j - 1] : 0;
@@ -556,6 +616,12 @@ __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, ui
 			break;
 		if (j == 0)
 			STAT(1, 1);
+		if (round == MAP_ROUND) { /* uniform over the block */
+			if (j == 0)
+				STAT(5, 1);
+			repair_by_maps<W, R>(kp, vb0, B0, p, end, e0, n0, cur, e, cnt);
+			break;
+		}
 		if (changed) {
 			STAT(2, 1);
 			resync<W, R>(kp, vb0, B0, p, end, want, e0, n0, e, cnt);
@@ -639,7 +705,11 @@ __device__ __forceinline__ void decode_one_chunk(const kparams &kp, uint64_t c, 
 }
 
 template <int W>
-__global__ void __launch_bounds__(LANES, BLOCKS_PER_SM) decode_kernel(const kparams kp)
+/* __grid_constant__: repair_by_maps (out of line) takes kp's address, which without it makes a
+ * copy in local memory that every step then reads (measured: 1 GB of local loads for 100 MB of
+ * text). */
+__global__ void __launch_bounds__(LANES, BLOCKS_PER_SM)
+decode_kernel(const __grid_constant__ kparams kp)
 {
 	const uint32_t j = threadIdx.x;
 
@@ -716,6 +786,26 @@ static void build_table(const gpz_decoder *dec, int w, uint64_t *t)
 		t[x] = e | ((uint64_t)n << 48) | ((uint64_t)ends[0] << 50) | ((uint64_t)ends[1] << 54) |
 		       ((uint64_t)used << 58);
 	}
+}
+
+/* The greatest common divisor of the code's lengths (codes of length l are counted by the
+ * canonical limits: limit[l] >> (PEEK - l) is one past the last code of length l). */
+static uint32_t length_gcd(const gpz_decoder *dec)
+{
+	uint32_t g = 0, first = 0;
+	for (int l = 1; l <= dec->max_len; l++) {
+		uint32_t end = dec->limit[l] >> (PEEK - l);
+		if (end > first) {
+			uint32_t a = (uint32_t)l;
+			while (a) {
+				uint32_t t = g % a;
+				g = a;
+				a = t;
+			}
+		}
+		first = end << 1;
+	}
+	return g ? g : 1;
 }
 
 /* Lease a table image slot of g_img (-1: none free, the caller allocates an image). */
@@ -841,6 +931,9 @@ extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_pa
 		kp.next = (unsigned long long *)((uint8_t *)d_img + offsetof(dec_image, next));
 		memcpy(kp.limit, dec->limit, sizeof(kp.limit));
 		kp.sorted_lo = lo;
+		kp.gcd = length_gcd(dec);
+		kp.align = kp.gcd % 8 == 0 ? kp.gcd : kp.gcd % 4 == 0 ? 2 * kp.gcd
+		         : kp.gcd % 2 == 0 ? 4 * kp.gcd : 8 * kp.gcd;
 		kp.chunk_log = chunk_log;
 		kp.max_len = dec->max_len;
 		/* A 1-bit codeword is the canonical code "0": runs of zero bits repeat its symbol. */
@@ -875,9 +968,9 @@ extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_pa
 		unsigned long long h[8];
 		cudaMemcpyFromSymbol(h, g_stats, sizeof(h));
 		fprintf(stderr,
-		        "stats: chunks %llu rounds %llu resynced %llu chase-misses %llu unstaged %llu | "
-		        "us: prep %.0f mem %.0f launch %.0f d2h %.0f sync %.0f\n",
-		        h[0], h[1], h[2], h[3], h[4], tk[1] - tk[0], tk[2] - tk[1], tk[4] - tk[3],
+		        "stats: chunks %llu rounds %llu resynced %llu chase-misses %llu unstaged %llu "
+		        "mapped %llu | us: prep %.0f mem %.0f launch %.0f d2h %.0f sync %.0f\n",
+		        h[0], h[1], h[2], h[3], h[4], h[5], tk[1] - tk[0], tk[2] - tk[1], tk[4] - tk[3],
 		        tk[5] - tk[4], tk[6] - tk[5]);
 		memset(h, 0, sizeof(h));
 		cudaMemcpyToSymbol(g_stats, h, sizeof(h));

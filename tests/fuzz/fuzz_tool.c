@@ -22,8 +22,10 @@ static void remove_input(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
-	char *test[] = { "gpz", "-t", "-q", path, NULL };
-	char *list[] = { "gpz", "-lv", path, NULL };
+	/* Two threads, as on the 2-core machine of the first runs: one per core would start as many
+	 * threads per input as the machine has cores, in every worker of a many-core run. */
+	char *test[] = { "gpz", "-t", "-q", "-T2", path, NULL };
+	char *list[] = { "gpz", "-lv", "-T2", path, NULL };
 
 	if (fd < 0) {
 		if ((fd = mkstemp(path)) < 0)
@@ -32,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	gpz_tool_main(4, test);
-	gpz_tool_main(3, list);
+	gpz_tool_main(5, test);
+	gpz_tool_main(4, list);
 	return 0;
 }

@@ -3,12 +3,14 @@
  * Data is encoded on the host (histogram, package-merge lengths limited to GPZ_MAX_CODE_LEN,
  * canonical codes, gpz_huff_encode), decoded on the GPU and compared with the input: widths 1, 2
  * and 4, chunk_log 8..16, sizes that are not a multiple of the chunk, tiny inputs, Fibonacci
- * counts (24-bit codes), a 2^20 alphabet of 4-byte symbols, codes that never resynchronise, and
- * unaligned payload and destination pointers. Every destination has poisoned guard bytes on both
+ * counts (24-bit codes), a 2^20 alphabet of 4-byte symbols, codes that never resynchronise
+ * (lengths that are all multiples of 3, 5, 7 or 11; crafted all-ones streams, which take the
+ * phase maps), and unaligned payload and destination pointers. Every destination has poisoned guard bytes on both
  * sides that must survive. Corrupt inputs (shifted chunk starts, flipped payload bits, a short
  * payload, wild chunk starts) must give the CPU decoder's result; where both accept a damaged
  * payload the outputs must match too. 24 host threads decode at once on their own streams.
  *
+ * GPZ_DECODE_WORST=1: only the worst-case table of bench/decode-worst.sh.
  * Then the decode throughput (CUDA events around the whole call, median of 20 after warm-up) on
  * Nyx-Quant (2-byte) and a 1-byte text file, when present:
  *   test_gpu_decode [NYX_B16 [TEXT]]   default: $GPZ_DATA (or corpora/data)/nyx/baryon_density.dat.b16
@@ -189,6 +191,87 @@ std::vector<uint8_t> gen_uniform(size_t n, int w, uint32_t amax)
 	return v;
 }
 
+/* A code whose lengths are all d or 2d bits (2^d - 1 symbols of d bits, 2^d of 2d; exactly
+ * dyadic counts, rep of each unit, shuffled, so Huffman gives just those lengths): codeword
+ * boundaries are d bits apart, and a sub-range start that is not (a multiple of 8 with d odd)
+ * never resynchronises. Symbols are spread over the alphabet by `stride`. */
+std::vector<uint8_t> gen_classes(int w, int d, uint32_t rep, uint32_t stride)
+{
+	std::vector<uint32_t> syms;
+	const uint32_t nshort = (1u << d) - 1, nlong = 1u << d;
+	for (uint32_t s = 0; s < nshort + nlong; s++) {
+		uint64_t c = (uint64_t)rep * (s < nshort ? 1u << d : 1u);
+		syms.insert(syms.end(), c, s * stride);
+	}
+	for (size_t i = syms.size(); i > 1; i--)
+		std::swap(syms[i - 1], syms[test_rand(&g_seed) % i]);
+	std::vector<uint8_t> v(syms.size() * w);
+	for (size_t i = 0; i < syms.size(); i++)
+		put_sym(v, i, w, syms[i]);
+	return v;
+}
+
+/* A stream no encoder writes but a hostile one may: a code with one codeword of each length
+ * 1..len-1 and two of len (complete; the lengths' gcd is 1), and chunks that each hold `lead`
+ * copies of symbol 0 (codeword "0") and then copies of the last symbol, whose canonical codeword
+ * is len one bits. A decode from a start that is not lead plus a multiple of len past a chunk's
+ * start parses the same all-ones codewords and never meets the true one, while every sub-range
+ * start is a multiple of 8 past it. lead = 1: the speculative decodes all agree with each other,
+ * and the true start passes from thread to thread one round at a time; lead = 100: sub-ranges
+ * of 8 mod 24 bits at 24-bit codewords, where every round changes every thread's start.
+ * Fills c; src gets the expected output. */
+bool craft_ones(int w, int len, size_t n, int chunk_log, size_t lead, Coded &c,
+                std::vector<uint8_t> &src)
+{
+	std::vector<uint8_t> lens((size_t)len + 1);
+	for (int l = 1; l <= len; l++)
+		lens[l - 1] = (uint8_t)l;
+	lens[len] = (uint8_t)len;
+	gpz_decoder_free(&c.dec);
+	gpz_result r = gpz_decoder_init(&c.dec, lens.data(), (uint32_t)lens.size(), w);
+	CHECK(r == GPZ_OK, "all-ones code of %d bits: %s", len, gpz_result_string(r));
+	if (r != GPZ_OK)
+		return false;
+	c.max_len = len;
+	size_t cs = (size_t)1 << chunk_log, nchunks = (n + cs - 1) / cs;
+	c.start.assign(nchunks + 1, 0);
+	for (size_t k = 0; k < nchunks; k++) {
+		size_t m = std::min(cs, n - k * cs), z = std::min(lead, m);
+		c.start[k + 1] = c.start[k] + z + (uint64_t)(m - z) * (uint64_t)len;
+	}
+	c.payload.assign((size_t)((c.start[nchunks] + 7) / 8), 0xFF);
+	src.assign(n * (size_t)w, 0);
+	for (size_t i = 0; i < n; i++)
+		put_sym(src, i, w, i % cs < lead ? 0 : (uint32_t)len);
+	for (size_t k = 0; k < nchunks; k++) /* each chunk's leading "0"s */
+		for (uint64_t b = c.start[k], z = std::min(lead, n - k * cs); z; z--, b++)
+			c.payload[b / 8] &= (uint8_t)~(0x80u >> (b % 8));
+	c.ok = true;
+	return true;
+}
+
+/* Decode a crafted stream on the GPU and the CPU: both must give src. */
+void roundtrip_crafted(int w, int len, size_t n, int chunk_log, size_t lead)
+{
+	Coded c;
+	std::vector<uint8_t> src, out, cpu(n * (size_t)w + 16);
+	char what[96];
+	snprintf(what, sizeof(what), "all ones, %d-bit codewords, %zu zeros first", len, lead);
+	if (!craft_ones(w, len, n, chunk_log, lead, c, src))
+		return;
+	gpz_result rc = gpz_huff_decode(&c.dec, c.payload.data(), c.payload.size(), c.start.data(),
+	                                n, w, chunk_log, 1, cpu.data());
+	gpz_result rg = gpu_decode(&c.dec, c.payload.data(), c.payload.size(), c.start, n, w,
+	                           chunk_log, out, 1, 3, what);
+	CHECK(rc == GPZ_OK && rg == GPZ_OK, "%s: cpu says %s, gpu says %s", what,
+	      gpz_result_string(rc), gpz_result_string(rg));
+	if (rc == GPZ_OK && rg == GPZ_OK)
+		CHECK(out == src && memcmp(cpu.data(), src.data(), src.size()) == 0,
+		      "%s: output differs", what);
+	printf("  %-4s %-40s w=%d log=%2d n=%9zu\n", rg == GPZ_OK && out == src ? "ok" : "FAIL",
+	       what, w, chunk_log, n);
+}
+
 /* Nyx-Quant-like codes: 512 with p = 0.996, a narrow spread around it, a few zeros. */
 std::vector<uint8_t> gen_quant(size_t n)
 {
@@ -255,12 +338,28 @@ void test_roundtrips(void)
 		snprintf(what, sizeof(what), "fibonacci counts, small chunks");
 		roundtrip(gen_fibonacci(w, 30, 1), w, 9, what);
 	}
-	/* Fixed-length codes: 8 bits (sub-ranges start on boundaries), 9 bits (speculative starts
-	 * never resynchronise: the slowest path), and a 7/8-bit mix. */
+	/* Fixed-length codes: 8 and 9 bits (a full chunk's sub-ranges are then a whole number of
+	 * codewords long: 2^chunk_log * len / 128 bits; only the last chunk's are not), and a
+	 * 7/8-bit mix. */
 	roundtrip(gen_uniform(3 << 16, 1, 256), 1, 14, "uniform bytes (8-bit codes)");
 	roundtrip(gen_uniform(300000, 2, 512), 2, 14, "uniform over 512 (9-bit codes)");
 	roundtrip(gen_uniform(300000, 2, 512), 2, 10, "uniform over 512, small chunks");
 	roundtrip(gen_uniform(300000, 1, 200), 1, 14, "uniform over 200 (7/8-bit codes)");
+	/* Codes that never resynchronise (lengths d and 2d, d odd): the phase maps decide, staged
+	 * and (chunk_log 20) read from global memory, 22-bit codes among them. */
+	roundtrip(gen_classes(1, 3, 5000, 1), 1, 14, "3/6-bit codes (never resynchronise)");
+	roundtrip(gen_classes(1, 3, 5000, 1), 1, 9, "3/6-bit codes, small chunks");
+	roundtrip(gen_classes(2, 5, 200, 7), 2, 12, "5/10-bit codes");
+	roundtrip(gen_classes(4, 7, 20, 4099), 4, 14, "7/14-bit codes, 4-byte symbols");
+	roundtrip(gen_classes(2, 11, 1, 3), 2, 14, "11/22-bit codes");
+	roundtrip(gen_classes(2, 11, 1, 3), 2, 20, "11/22-bit codes, chunk_log 20");
+	/* Crafted all-ones streams: most sub-ranges need the phase maps. */
+	roundtrip_crafted(1, 9, 300001, 14, 1);
+	roundtrip_crafted(2, 24, 300001, 8, 1);
+	roundtrip_crafted(2, 24, 300001, 14, 1);
+	roundtrip_crafted(2, 24, 300001, 14, 100);
+	roundtrip_crafted(4, 17, 1000003, 20, 100);
+	roundtrip_crafted(2, 23, 5, 8, 100);
 	roundtrip(gen_quant(3000001), 2, 14, "quantization codes (p = 0.996)");
 	roundtrip(gen_quant(1000000), 2, 8, "quantization codes, chunk_log 8");
 	/* A 2^20 alphabet of 4-byte symbols: half uniform over all of it, half skewed. */
@@ -302,10 +401,16 @@ void test_corrupt(void)
 	struct {
 		int w, cl;
 		size_t n;
-	} cases[] = { { 1, 10, 200001 }, { 2, 12, 150007 }, { 4, 9, 40000 } };
+		int d; /* > 0: a code that never resynchronises (gen_classes), of n * 2^(2d) symbols */
+	} cases[] = { { 1, 10, 200001, 0 }, { 2, 12, 150007, 0 }, { 4, 9, 40000, 0 },
+	              { 1, 12, 3000, 3 } };
 	char what[96];
 	for (auto &k : cases) {
-		std::vector<uint8_t> src = k.w == 2 ? gen_quant(k.n) : gen_skewed(k.n, k.w, 5000, 3.0);
+		std::vector<uint8_t> src = k.d ? gen_classes(k.w, k.d, (uint32_t)k.n, 1)
+		                         : k.w == 2 ? gen_quant(k.n)
+		                                    : gen_skewed(k.n, k.w, 5000, 3.0);
+		if (k.d)
+			k.n = src.size() / k.w;
 		Coded c;
 		snprintf(what, sizeof(what), "corrupt base w=%d", k.w);
 		if (!encode(src.data(), k.n, k.w, k.cl, c, what))
@@ -427,13 +532,12 @@ void test_concurrent(void)
 	CU(cudaFree(d_start));
 }
 
-/* Throughput of the whole call (tables up, kernel, flag back, synchronisation). */
-void bench(const char *label, const std::vector<uint8_t> &src, int w, int chunk_log)
+/* Throughput of the whole call (tables up, kernel, flag back, synchronisation) on a coded
+ * stream whose output must be src. */
+void bench_coded(const char *label, const Coded &c, const std::vector<uint8_t> &src, int w,
+                 int chunk_log, int iters)
 {
 	size_t n = src.size() / w;
-	Coded c;
-	if (!encode(src.data(), n, w, chunk_log, c, label))
-		return;
 	uint8_t *d_pay = NULL, *d_dst = NULL;
 	uint64_t *d_start = NULL;
 	CU(cudaMalloc(&d_pay, c.payload.size()));
@@ -449,7 +553,7 @@ void bench(const char *label, const std::vector<uint8_t> &src, int w, int chunk_
 	CU(cudaEventCreate(&e0));
 	CU(cudaEventCreate(&e1));
 	gpz_result r = GPZ_OK;
-	for (int i = 0; i < 3 && r == GPZ_OK; i++)
+	for (int i = 0; i < (iters < 20 ? 1 : 3) && r == GPZ_OK; i++)
 		r = gpz_gpu_decode(&c.dec, d_pay, c.payload.size(), d_start, n, w, chunk_log, d_dst,
 		                   (gpz_stream_t)st);
 	CHECK(r == GPZ_OK, "%s: %s", label, gpz_result_string(r));
@@ -457,7 +561,7 @@ void bench(const char *label, const std::vector<uint8_t> &src, int w, int chunk_
 	CU(cudaMemcpy(out.data(), d_dst, src.size(), cudaMemcpyDeviceToHost));
 	CHECK(out == src, "%s: output differs from the input", label);
 	std::vector<float> ms;
-	for (int i = 0; i < 20 && r == GPZ_OK; i++) {
+	for (int i = 0; i < iters && r == GPZ_OK; i++) {
 		CU(cudaEventRecord(e0, st));
 		r = gpz_gpu_decode(&c.dec, d_pay, c.payload.size(), d_start, n, w, chunk_log, d_dst,
 		                   (gpz_stream_t)st);
@@ -484,6 +588,47 @@ void bench(const char *label, const std::vector<uint8_t> &src, int w, int chunk_
 	CU(cudaFree(d_dst));
 }
 
+void bench(const char *label, const std::vector<uint8_t> &src, int w, int chunk_log,
+           int iters = 20)
+{
+	Coded c;
+	if (encode(src.data(), src.size() / w, w, chunk_log, c, label))
+		bench_coded(label, c, src, w, chunk_log, iters);
+}
+
+/* GPZ_DECODE_WORST=1: codes that never resynchronise against ordinary ones, 2^26 2-byte symbols
+ * each, at the default chunk size and the largest (bench/decode-worst.sh records it). */
+void bench_worst(void)
+{
+	const size_t n = (size_t)1 << 26;
+	struct {
+		const char *label;
+		std::vector<uint8_t> v;
+	} sets[] = {
+		{ "skewed over 5000", gen_skewed(n, 2, 5000, 3.0) },
+		{ "uniform over 256 (8-bit)", gen_uniform(n, 2, 256) },
+		{ "uniform over 400 (8/9-bit)", gen_uniform(n, 2, 400) },
+		{ "3/6-bit, never resync", gen_classes(2, 3, (uint32_t)(n >> 6), 1) },
+		{ "5/10-bit, never resync", gen_classes(2, 5, (uint32_t)(n >> 10), 1) },
+		{ "9/18-bit, never resync", gen_classes(2, 9, (uint32_t)(n >> 18), 1) },
+		{ "11/22-bit, never resync", gen_classes(2, 11, (uint32_t)(n >> 22), 1) },
+	};
+	for (int cl : { GPZ_DEFAULT_CHUNK_LOG, 18, GPZ_MAX_CHUNK_LOG }) {
+		for (auto &t : sets)
+			bench(t.label, t.v, 2, cl, 5);
+		for (int len : { 12, 24 }) {
+			for (size_t lead : { 1, 100 }) {
+				Coded c;
+				std::vector<uint8_t> src;
+				char label[64];
+				snprintf(label, sizeof(label), "all ones %d-bit, %zu zeros", len, lead);
+				if (craft_ones(2, len, n, cl, lead, c, src))
+					bench_coded(label, c, src, 2, cl, 5);
+			}
+		}
+	}
+}
+
 std::vector<uint8_t> read_file(const char *path, size_t multiple)
 {
 	size_t size = 0;
@@ -504,6 +649,11 @@ int main(int argc, char **argv)
 	if (!gpu_test_start())
 		return TEST_SKIP;
 
+	const char *worst = getenv("GPZ_DECODE_WORST");
+	if (worst && worst[0] == '1') {
+		bench_worst();
+		return test_failures ? 1 : 0;
+	}
 	/* GPZ_DECODE_BENCH_ONLY=1: only the throughput runs (for profiling). */
 	const char *bench_only = getenv("GPZ_DECODE_BENCH_ONLY");
 	bool full = !(bench_only && bench_only[0] == '1');
