@@ -71,7 +71,8 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 			if (only ? level != only : level != 1 && level != 6 && level != 9)
 				continue;
 			double tl = time_median(runs, [&] {
-				CK(gpz_lz_gpu_links(d_src, n, 0, n, links, reinterpret_cast<uint16_t *>(pure), s));
+				CK(gpz_lz_gpu_links(d_src, n, 0, n, level, links,
+				                    reinterpret_cast<uint16_t *>(pure), s));
 			});
 			double tf = time_median(runs, [&] {
 				CK(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, pure, s));

@@ -13,7 +13,7 @@
  * and join_kernel copies them into place.
  *
  * Pieces go in batches of at most BATCH, so the workspace (chain links, matches, guessed and
- * final tokens, scratch and output slots: about 21 MiB a piece) stays bounded for large inputs.
+ * final tokens and output slots: about 5 MiB a piece) stays bounded for large inputs.
  */
 #include "deflate/block_core.h"
 #include "deflate/deflate_gpu.h"
@@ -30,7 +30,6 @@ constexpr size_t a256(size_t x)
 	return (x + 255) & ~(size_t)255;
 }
 
-constexpr size_t SSLOT = a256(sizeof(gpz_dfl_scratch));
 constexpr unsigned UNIT = GPZ_DFL_UNIT_TOKENS; /* blocks are whole units but the last */
 constexpr size_t UMAX = PIECE / UNIT;          /* units a piece may have */
 constexpr uint64_t NO_OFF = ~(uint64_t)0;      /* a unit of a stored block */
@@ -54,7 +53,7 @@ size_t out_slot()
 
 struct layout {
 	size_t np, nb; /* pieces, pieces per batch */
-	size_t tab, bits, off, res, ntok, links, pure, run, tok, scratch, slots, total;
+	size_t tab, bits, off, res, ntok, links, pure, run, tok, slots, total;
 	/* the block writer's per-unit data, inside pure (free once the parse has run) */
 	size_t ufreq, unbytes, uoff, ucode, codes;
 };
@@ -73,8 +72,7 @@ layout layout_for(size_t n)
 	l.pure = l.links + a256((l.nb * PIECE + GPZ_LZ_WINDOW) * sizeof(uint16_t));
 	l.run = l.pure + a256(l.nb * PIECE * 2 * sizeof(uint32_t));
 	l.tok = l.run + a256(gpz_lz_gpu_run_work(l.nb, PIECE));
-	l.scratch = l.tok + a256(l.nb * PIECE * sizeof(uint32_t));
-	l.slots = l.scratch + l.nb * SSLOT;
+	l.slots = l.tok + a256(l.nb * PIECE * sizeof(uint32_t));
 	l.total = l.slots + l.nb * out_slot();
 	l.ufreq = l.pure;
 	l.unbytes = l.ufreq + a256(l.nb * UMAX * sizeof(gpz_dfl_freqs));
@@ -225,6 +223,9 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 {
 	__shared__ uint32_t cur[NSYM];
 	__shared__ uint64_t sh_pos;
+	/* the code builder's scratch: lane 0 works through it one access after another, so it
+	 * lives on the SM (in global memory each access waits on L2) */
+	__shared__ gpz_dfl_scratch scratch;
 	const unsigned lane = threadIdx.x;
 	const size_t q = blockIdx.x, p = b0 + q;
 	const size_t np = n ? (n - 1) / PIECE + 1 : 1;
@@ -239,7 +240,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 	uint64_t *uoff = reinterpret_cast<uint64_t *>(work + l.uoff) + q * UMAX;
 	uint32_t *ucode = reinterpret_cast<uint32_t *>(work + l.ucode) + q * UMAX;
 	blk_code *codes = reinterpret_cast<blk_code *>(work + l.codes) + q * UMAX;
-	gpz_dfl_scratch *s = reinterpret_cast<gpz_dfl_scratch *>(work + l.scratch + q * SSLOT);
+	gpz_dfl_scratch *s = &scratch;
 	uint32_t *blk = reinterpret_cast<uint32_t *>(&s->blk); /* lf then df: NSYM counts */
 	const uint32_t *tab = reinterpret_cast<const uint32_t *>(work + l.tab);
 	uint8_t *slot = work + l.slots + q * oslot;
@@ -492,7 +493,8 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 		size_t lo = a < GPZ_LZ_WINDOW ? 0 : a - GPZ_LZ_WINDOW;
 		uint16_t *links = reinterpret_cast<uint16_t *>(work + l.links);
 		uint32_t *pure = reinterpret_cast<uint32_t *>(work + l.pure);
-		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, links, reinterpret_cast<uint16_t *>(pure), s));
+		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, level, links,
+		                              reinterpret_cast<uint16_t *>(pure), s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, group, pure,
 		                             s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,

@@ -38,10 +38,11 @@ gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level, size_t pi
 #include <cuda_runtime.h>
 
 /* links[q - lo] = gpz_lz_link of q for q in [lo, hi) of the n input bytes at src, as
- * gpz_lz_links_ref(src, lo, hi, n) gives them; scratch (16-byte aligned): hi - lo entries rounded
- * up to 8, plus 32768 per 32 KiB of the range after the first (at most 2 * (hi - lo) + 8). */
-cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *links,
-                             uint16_t *scratch, cudaStream_t s);
+ * gpz_lz_links_ref(src, lo, hi, n, level's cfg) gives them; scratch (16-byte aligned): hi - lo
+ * entries rounded up to 8, plus the level's hash size per 32 KiB of the range after the first
+ * (at most 2 * (hi - lo) + 8). */
+cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, int level,
+                             uint16_t *links, uint16_t *scratch, cudaStream_t s);
 
 /* pure[2 * (q - a) + 0/1] = gpz_lz_pure_at of every position q in [a, b) (greedy levels:
  * pure[q - a], the full chain's only), its piece ending at the next multiple of `piece` (or n)

@@ -38,7 +38,7 @@ static uint32_t *pure_matches(const uint8_t *src, size_t start, size_t end,
 	uint32_t *pure = malloc(2 * (end - start + 1) * sizeof(*pure));
 
 	if (head && links && pure) {
-		gpz_lz_links_ref(src, lo, end, end, head, links);
+		gpz_lz_links_ref(src, lo, end, end, cfg, head, links);
 		for (size_t p = start; p < end; p++)
 			gpz_lz_pure_at(src, links, lo, p, end, 0, cfg, pure + 2 * (p - start));
 	} else {

@@ -5,7 +5,7 @@
  * parse over them (gpz_lz_finder). Three kernels:
  *
  * 1. links: the chain link of every position (distance to the previous position with the same
- *    hash, 16 bits). Every position's hash first (a plain parallel kernel), then one warp per
+ *    hash, 16 bits; the level's hash, match_core.h: level 1's head table is half the others'). Every position's hash first (a plain parallel kernel), then one warp per
  *    32 KiB segment walks it 32 positions at a time with a head table in shared memory
  *    (positions in the segment + 1, 16 bits), the hashes of the next 8 steps in flight; within a
  *    step, __match_any_sync finds lanes with the same hash, the lowest of them reads the head
@@ -16,7 +16,8 @@
  * 2. find: one thread per position walks its chain (gpz_lz_pure_at) and stores both matches a
  *    level may use (full chain, quarter chain). A block takes 16 Ki positions and first copies
  *    the 32 KiB window before them, their bytes and all these links into shared memory (145 KiB):
- *    the walks' scattered reads then stay on the SM instead of going to L2.
+ *    the walks' scattered reads then stay on the SM instead of going to L2. Level 1 looks at one
+ *    candidate a position: its links stay in global memory and only the bytes are staged.
  * 3. run: the parse (gzip's greedy or lazy) over them, in segments of 16 Ki positions: every
  *    segment's parse is guessed by its own thread as if a parse began there, then one thread per
  *    piece runs the true parse, taking over each guess from the first clean state it shares with
@@ -32,8 +33,9 @@ namespace {
 
 constexpr unsigned SEG = GPZ_LZ_WINDOW; /* positions per links warp */
 constexpr int AHEAD = 8;                /* links: steps of hashes loaded ahead */
-constexpr uint16_t NO_HASH = 0xffff;    /* hashes are 15 bits */
+constexpr uint16_t NO_HASH = 0xffff;    /* hashes are at most 15 bits */
 constexpr unsigned FT = 16384;          /* find: positions per block */
+constexpr unsigned FT1 = 65536;         /* and at one candidate a position (bytes alone staged) */
 constexpr size_t SPEC_SEG = 16384;      /* run: positions per guessed segment */
 constexpr size_t SPEC_CAP = 17408;      /* and its tokens at most (then it stops short) */
 constexpr unsigned FTHREADS = 1024;
@@ -41,12 +43,14 @@ constexpr unsigned FTHREADS = 1024;
 constexpr size_t FIND_LINKS = (GPZ_LZ_WINDOW + FT) * sizeof(uint16_t);
 /* + 16: gpz_lz_load32 reads the aligned word after the last byte it needs */
 constexpr size_t FIND_SMEM = FIND_LINKS + GPZ_LZ_WINDOW + FT + GPZ_LZ_MAX_MATCH + 16;
+constexpr size_t FIND1_SMEM = GPZ_LZ_WINDOW + FT1 + GPZ_LZ_MAX_MATCH + 16;
 
-__global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *hash)
+__global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, unsigned bytes,
+                            unsigned bits, uint16_t *hash)
 {
 	for (size_t q = lo + blockIdx.x * (size_t)blockDim.x + threadIdx.x; q < hi;
 	     q += (size_t)gridDim.x * blockDim.x)
-		hash[q - lo] = q + 3 <= n ? (uint16_t)gpz_lz_hash3(src + q) : NO_HASH;
+		hash[q - lo] = q + bytes <= n ? (uint16_t)gpz_lz_hash(src + q, bytes, bits) : NO_HASH;
 }
 
 /* One step of links_kernel: positions q0 .. q0 + 31 (lane's hash hv). */
@@ -56,7 +60,7 @@ __device__ __forceinline__ void links_step(uint16_t *head, size_t q0, size_t bas
 	const unsigned lane = threadIdx.x;
 	const size_t q = q0 + lane;
 	const bool valid = q < s1 && hv != NO_HASH;
-	const uint32_t h = valid ? hv : GPZ_LZ_HASH_SIZE + lane;
+	const uint32_t h = valid ? hv : NO_HASH + 1 + lane; /* no two invalid lanes alike */
 	const unsigned same = __match_any_sync(0xffffffffu, h);
 	const unsigned lower = same & ((1u << lane) - 1);
 	uint16_t link = 0;
@@ -79,7 +83,8 @@ __device__ __forceinline__ void links_step(uint16_t *head, size_t q0, size_t bas
 }
 
 __global__ void __launch_bounds__(32)
-links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links, uint16_t *last)
+links_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hsize, uint16_t *links,
+             uint16_t *last)
 {
 	extern __shared__ __align__(16) uint16_t head[]; /* 1 + position - s0, 0 for none */
 	const unsigned lane = threadIdx.x;
@@ -87,7 +92,7 @@ links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links, uint16
 	const size_t s1 = hi - s0 < SEG ? hi : s0 + SEG;
 	uint16_t ring[AHEAD]; /* the hashes of the next AHEAD steps: their loads overlap the steps */
 
-	for (unsigned i = lane; i < GPZ_LZ_HASH_SIZE / 8; i += 32)
+	for (unsigned i = lane; i < hsize / 8; i += 32)
 		reinterpret_cast<uint4 *>(head)[i] = make_uint4(0, 0, 0, 0);
 #pragma unroll
 	for (int k = 0; k < AHEAD; k++) {
@@ -108,24 +113,46 @@ links_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links, uint16
 	}
 	__syncwarp();
 	if (s1 < hi) /* the next segment's first occurrences look here (links_join_kernel) */
-		for (unsigned i = lane; i < GPZ_LZ_HASH_SIZE / 8; i += 32)
-			reinterpret_cast<uint4 *>(last + blockIdx.x * (size_t)GPZ_LZ_HASH_SIZE)[i] =
+		for (unsigned i = lane; i < hsize / 8; i += 32)
+			reinterpret_cast<uint4 *>(last + blockIdx.x * (size_t)hsize)[i] =
 				reinterpret_cast<const uint4 *>(head)[i];
 }
 
-/* Positions of the second segment on whose hash did not occur earlier in their segment: their
+/* Segment blockIdx.x + 1's positions whose hash did not occur earlier in their segment: their
  * link is to the previous segment's last occurrence of it, if that is within the window (any
- * earlier one is not). */
-__global__ void links_join_kernel(const uint16_t *hash, size_t lo, size_t hi, uint16_t *links,
-                                  const uint16_t *last)
+ * earlier one is not). The previous segment's head table is staged in shared memory first: the
+ * lookups are scattered. */
+__global__ void __launch_bounds__(1024)
+links_join_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hsize, uint16_t *links,
+                  const uint16_t *last)
 {
-	const size_t q = lo + SEG + blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	if (q >= hi || links[q - lo] != 0 || hash[q - lo] == NO_HASH)
-		return;
-	const size_t k = (q - lo) / SEG;
-	const uint16_t t = last[(k - 1) * GPZ_LZ_HASH_SIZE + hash[q - lo]];
-	if (t)
-		links[q - lo] = gpz_lz_link(q - (lo + (k - 1) * SEG), t - 1u);
+	extern __shared__ __align__(16) uint16_t prev_head[];
+	const size_t k = blockIdx.x + 1, s0 = lo + k * SEG, s1 = hi - s0 < SEG ? hi : s0 + SEG;
+	const uint4 *from = reinterpret_cast<const uint4 *>(last + (k - 1) * hsize);
+	for (unsigned i = threadIdx.x; i < hsize / 8; i += blockDim.x)
+		reinterpret_cast<uint4 *>(prev_head)[i] = from[i];
+	__syncthreads();
+	for (size_t q = s0 + threadIdx.x; q < s1; q += blockDim.x) {
+		if (links[q - lo] != 0 || hash[q - lo] == NO_HASH)
+			continue;
+		const uint16_t t = prev_head[hash[q - lo]];
+		if (t)
+			links[q - lo] = gpz_lz_link(q - (s0 - SEG), t - 1u);
+	}
+}
+
+/* len bytes from src to shared memory by the block: 16 at a time where src is 16-byte aligned
+ * (the input's batches and tiles start on multiples of 16 KiB), the rest byte by byte. */
+__device__ void stage_bytes(uint8_t *to, const uint8_t *src, size_t len)
+{
+	size_t head = 0;
+	if (!((uintptr_t)src & 15)) {
+		head = len / 16 * 16;
+		for (size_t k = threadIdx.x; k < len / 16; k += blockDim.x)
+			reinterpret_cast<uint4 *>(to)[k] = reinterpret_cast<const uint4 *>(src)[k];
+	}
+	for (size_t k = head + threadIdx.x; k < len; k += blockDim.x)
+		to[k] = src[k];
 }
 
 /* Positions [t0, t1) of one block: the window before them and their links are staged in shared
@@ -135,17 +162,22 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
             const uint16_t *links, size_t lo, int group, uint32_t *pure)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
-	uint16_t *sl = reinterpret_cast<uint16_t *>(sm);
-	uint8_t *sd = sm + FIND_LINKS;
-	const size_t t0 = a + (size_t)blockIdx.x * FT, t1 = b - t0 < FT ? b : t0 + FT;
+	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	/* one candidate a position: its link is read once, from global memory, and only the bytes
+	 * are staged (less shared memory a position: longer tiles, less of the window again) */
+	const bool one = cfg.chain == 1;
+	const size_t ft = one ? FT1 : FT;
+	const size_t t0 = a + (size_t)blockIdx.x * ft, t1 = b - t0 < ft ? b : t0 + ft;
 	const size_t w0 = t0 - lo > GPZ_LZ_WINDOW ? t0 - GPZ_LZ_WINDOW : lo;
 	const size_t dend = n - t1 < GPZ_LZ_MAX_MATCH ? n : t1 + GPZ_LZ_MAX_MATCH;
-	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	uint16_t *sl = reinterpret_cast<uint16_t *>(sm);
+	uint8_t *sd = one ? sm : sm + FIND_LINKS;
+	const uint16_t *lk = one ? links + (w0 - lo) : sl; /* lk[q - w0]: q's link */
 
-	for (size_t q = w0 + threadIdx.x; q < t1; q += FTHREADS)
-		sl[q - w0] = links[q - lo];
-	for (size_t q = w0 + threadIdx.x; q < dend; q += FTHREADS)
-		sd[q - w0] = src[q];
+	if (!one)
+		for (size_t q = w0 + threadIdx.x; q < t1; q += FTHREADS)
+			sl[q - w0] = links[q - lo];
+	stage_bytes(sd, src + w0, dend - w0);
 	__syncthreads();
 	/* positions relative to w0: distances (all the walk uses) are unchanged */
 	for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
@@ -153,7 +185,7 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 		const size_t gstart = group ? q / (piece * group) * (piece * group) : 0;
 		const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
 		uint32_t out[2];
-		gpz_lz_pure_at(sd, sl, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
+		gpz_lz_pure_at(sd, lk, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
 		if (cfg.lazy_parse)
 			reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
 		else /* greedy levels need only the full chain's: half the bytes for the parse */
@@ -229,11 +261,14 @@ __global__ void __launch_bounds__(256) copy_kernel(run_args r)
 
 } // namespace
 
-cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, uint16_t *links,
-                             uint16_t *scratch, cudaStream_t s)
+cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, int level,
+                             uint16_t *links, uint16_t *scratch, cudaStream_t s)
 {
-	const size_t smem = GPZ_LZ_HASH_SIZE * sizeof(uint16_t);
-	static_assert(GPZ_LZ_HASH_SIZE * sizeof(uint16_t) == 65536, "head table size");
+	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	const unsigned hsize = 1u << cfg.hash_bits;
+	/* the head table: smaller hashes leave room for more warps on an SM */
+	const size_t smem = hsize * sizeof(uint16_t);
+	static_assert(GPZ_LZ_HASH_SIZE * sizeof(uint16_t) <= 65536, "head table size");
 	if (hi <= lo)
 		return cudaSuccess;
 	cudaError_t e = cudaFuncSetAttribute(links_kernel,
@@ -241,14 +276,19 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 	if (e != cudaSuccess)
 		return e;
 	size_t blocks = (hi - lo + 255) / 256;
-	hash_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(src, n, lo, hi,
-	                                                                       scratch);
+	hash_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(
+		src, n, lo, hi, cfg.hash_bytes, cfg.hash_bits, scratch);
 	uint16_t *last = scratch + (hi - lo + 7) / 8 * 8;
-	links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(scratch, lo, hi, links,
-	                                                                   last);
-	if (hi - lo > SEG)
-		links_join_kernel<<<(unsigned)((hi - lo - SEG + 255) / 256), 256, 0, s>>>(scratch, lo, hi,
-		                                                                         links, last);
+	links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(scratch, lo, hi, hsize,
+	                                                                   links, last);
+	if (hi - lo > SEG) {
+		e = cudaFuncSetAttribute(links_join_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                         (int)smem);
+		if (e != cudaSuccess)
+			return e;
+		links_join_kernel<<<(unsigned)((hi - lo - 1) / SEG), 1024, smem, s>>>(scratch, lo, hi,
+		                                                                     hsize, links, last);
+	}
 	return cudaGetLastError();
 }
 
@@ -258,11 +298,15 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 {
 	if (b <= a)
 		return cudaSuccess;
+	static_assert(FIND1_SMEM <= FIND_SMEM, "find's shared memory");
 	cudaError_t e = cudaFuncSetAttribute(find_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                                     (int)FIND_SMEM);
 	if (e != cudaSuccess)
 		return e;
-	find_kernel<<<(unsigned)((b - a + FT - 1) / FT), FTHREADS, FIND_SMEM, s>>>(
+	/* one candidate a position (find_kernel): the bytes alone, longer tiles */
+	const bool one = gpz_lz_level_cfg(level).chain == 1;
+	const size_t smem = one ? FIND1_SMEM : FIND_SMEM, ft = one ? FT1 : FT;
+	find_kernel<<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
 		src, n, piece, level, a, b, links, lo, group, pure);
 	return cudaGetLastError();
 }
@@ -338,7 +382,8 @@ extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level
 	uint8_t *w = static_cast<uint8_t *>(d_work);
 	uint16_t *links = reinterpret_cast<uint16_t *>(w);
 	uint32_t *pure = reinterpret_cast<uint32_t *>(w + a256(n * sizeof(uint16_t)));
-	GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, 0, n, links, reinterpret_cast<uint16_t *>(pure), st));
+	GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, 0, n, level, links, reinterpret_cast<uint16_t *>(pure),
+	                              st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, pure, st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, piece, level, 0, npieces, pure, 0, d_tokens, piece,
 	                            d_ntok, w + a256(n * sizeof(uint16_t)) + a256(2 * n * sizeof(uint32_t)),

@@ -32,15 +32,21 @@
 #define GPZ_LZ_WMASK (GPZ_LZ_WINDOW - 1)
 #define GPZ_LZ_NIL 0xffffffffu
 #define GPZ_LZ_TOO_FAR 4096
+#define GPZ_LZ_L1_HASH_BYTES 5
+#define GPZ_LZ_L1_HASH_BITS 14
 
 struct gpz_lz_level {
 	unsigned good, lazy, nice, chain;
 	int lazy_parse;
+	/* the chains' hash: of hash_bytes (3-5) bytes, to hash_bits (<= GPZ_LZ_HASH_BITS) bits. A
+	 * position less than hash_bytes before the end has no hash and no match. */
+	unsigned hash_bytes, hash_bits;
 };
 
 struct gpz_lz_matcher {
 	const uint8_t *src;
 	size_t end;
+	unsigned hash_bytes, hash_bits; /* the level's (gpz_lz_core_parse sets them) */
 	uint32_t head[GPZ_LZ_HASH_SIZE];
 	uint16_t prev[GPZ_LZ_WINDOW]; /* gpz_lz_link of the window's positions, a ring */
 };
@@ -52,8 +58,15 @@ GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 	struct gpz_lz_level c;
 	unsigned g, l, n, ch;
 	int lz;
+	c.hash_bytes = 3;
+	c.hash_bits = GPZ_LZ_HASH_BITS;
 	switch (level < 1 ? 1 : level > 9 ? 9 : level) {
-	case 1: g = 4; l = 4; n = 8; ch = 4; lz = 0; break;          /* greedy, fastest */
+	case 1: /* greedy, one candidate: the latest position whose 5 bytes hash alike (the GPU's
+	         * head table is small enough to keep many warps on an SM) */
+		g = 4; l = 4; n = 258; ch = 1; lz = 0;
+		c.hash_bytes = GPZ_LZ_L1_HASH_BYTES;
+		c.hash_bits = GPZ_LZ_L1_HASH_BITS;
+		break;
 	case 2: g = 4; l = 5; n = 16; ch = 8; lz = 0; break;
 	case 3: g = 4; l = 6; n = 32; ch = 32; lz = 0; break;
 	case 4: g = 4; l = 4; n = 16; ch = 16; lz = 1; break;        /* lazy from here on */
@@ -119,6 +132,18 @@ GPZ_HD static inline uint32_t gpz_lz_hash3(const uint8_t *p)
 	return (v * 2654435761u) >> (32 - GPZ_LZ_HASH_BITS);
 }
 
+/* The hash of the bytes bytes at p (3, 4 or 5), to bits bits; 3 bytes at GPZ_LZ_HASH_BITS is
+ * gzip's (gpz_lz_hash3). */
+GPZ_HD static inline uint32_t gpz_lz_hash(const uint8_t *p, unsigned bytes, unsigned bits)
+{
+	if (bytes == 3 && bits == GPZ_LZ_HASH_BITS)
+		return gpz_lz_hash3(p);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
 /* A chain link: the distance from pos back to the previous position with the same hash, or 0
  * when there is none within the window. Distances (not positions) make the link independent of
  * where the chain lives: the CPU keeps them in a ring of GPZ_LZ_WINDOW slots, the GPU in one
@@ -130,9 +155,9 @@ GPZ_HD static inline uint16_t gpz_lz_link(size_t pos, uint32_t head)
 
 GPZ_HD static inline void gpz_lz_insert(struct gpz_lz_matcher *m, size_t pos)
 {
-	if (pos + 3 > m->end)
+	if (pos + m->hash_bytes > m->end)
 		return;
-	uint32_t h = gpz_lz_hash3(m->src + pos);
+	uint32_t h = gpz_lz_hash(m->src + pos, m->hash_bytes, m->hash_bits);
 	m->prev[pos & GPZ_LZ_WMASK] = gpz_lz_link(pos, m->head[h]);
 	m->head[h] = (uint32_t)pos;
 }
@@ -224,7 +249,7 @@ GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
  */
 GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *links, size_t lmask,
                                           size_t loff, size_t pos, size_t end, size_t reach,
-                                          unsigned chain,
+                                          unsigned hash_bytes, unsigned chain,
                                           unsigned nice, unsigned best0, unsigned snap,
                                           uint32_t *snap_out, unsigned *dist)
 {
@@ -240,8 +265,8 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
 		*snap_out = 0;
 	else
 		snap = ~0u;
-	if (maxlen < GPZ_LZ_MIN_MATCH)
-		return 0;
+	if (maxlen < GPZ_LZ_MIN_MATCH || maxlen < hash_bytes)
+		return 0; /* no match fits, or pos has no hash (and no link) */
 	if (nice > maxlen)
 		nice = maxlen;
 	d = dd = links[at & mask]; /* dd: the candidate's distance */
@@ -303,7 +328,7 @@ GPZ_HD static inline unsigned gpz_lz_find(const struct gpz_lz_finder *f, size_t 
 	if (!f->pure) {
 		const struct gpz_lz_matcher *m = f->m;
 		return gpz_lz_walk(m->src, m->prev, GPZ_LZ_WMASK, 0, pos, m->end, GPZ_LZ_WINDOW,
-		                   quarter ? cfg->chain >> 2 : cfg->chain, cfg->nice, prev_len, 0, NULL,
+		                   cfg->hash_bytes, quarter ? cfg->chain >> 2 : cfg->chain, cfg->nice, prev_len, 0, NULL,
 		                   dist);
 	}
 	const uint32_t *at = f->pure + f->stride * (pos - f->base);
@@ -491,6 +516,8 @@ GPZ_HD static inline size_t gpz_lz_core_parse(struct gpz_lz_matcher *m, size_t s
 	f.stride = 2;
 	if (m->end <= start)
 		return 0;
+	m->hash_bytes = gpz_lz_level_cfg(level).hash_bytes;
+	m->hash_bits = gpz_lz_level_cfg(level).hash_bits;
 	/* history: the window before start feeds the chains */
 	for (size_t p = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0; p < start; p++)
 		gpz_lz_insert(m, p);
@@ -510,25 +537,27 @@ GPZ_HD static inline void gpz_lz_pure_at(const uint8_t *src, const uint16_t *lin
 	unsigned dist, len;
 	size_t reach = pos - floor < GPZ_LZ_WINDOW ? pos - floor : GPZ_LZ_WINDOW;
 	out[1] = 0; /* greedy levels never use the quarter chain */
-	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, reach, cfg->chain, cfg->nice, 0,
+	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, reach, cfg->hash_bytes, cfg->chain,
+	                  cfg->nice, 0,
 	                  cfg->chain >> 2, cfg->lazy_parse ? &out[1] : NULL, &dist);
 	out[0] = gpz_lz_pack(len, dist);
 }
 
 /* The GPU's chain links done the plain way: links[q - lo] = gpz_lz_link of q for q in [lo, hi)
- * with every position from lo on inserted (0 where q + 3 > n: no hash there). head:
- * GPZ_LZ_HASH_SIZE entries, overwritten. */
+ * with every position from lo on inserted (0 where q + cfg->hash_bytes > n: no hash there).
+ * head: 1 << cfg->hash_bits entries, overwritten. */
 GPZ_HD static inline void gpz_lz_links_ref(const uint8_t *src, size_t lo, size_t hi, size_t n,
-                                           uint32_t *head, uint16_t *links)
+                                           const struct gpz_lz_level *cfg, uint32_t *head,
+                                           uint16_t *links)
 {
-	for (size_t h = 0; h < GPZ_LZ_HASH_SIZE; h++)
+	for (size_t h = 0; h < (size_t)1 << cfg->hash_bits; h++)
 		head[h] = GPZ_LZ_NIL;
 	for (size_t q = lo; q < hi; q++) {
-		if (q + 3 > n) {
+		if (q + cfg->hash_bytes > n) {
 			links[q - lo] = 0;
 			continue;
 		}
-		uint32_t h = gpz_lz_hash3(src + q);
+		uint32_t h = gpz_lz_hash(src + q, cfg->hash_bytes, cfg->hash_bits);
 		links[q - lo] = gpz_lz_link(q - lo, head[h]);
 		head[h] = (uint32_t)(q - lo);
 	}
