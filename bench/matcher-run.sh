@@ -53,6 +53,13 @@ for r in rows[1:]:
     t[k] = t.get(k, 0) + float(r[vi].replace(",", "")) / 1e6; c[k] = c.get(k, 0) + 1
 for k in t: print(f"{k:24s} {c[k]:3d} launches {t[k]:9.2f} ms")
 PY
+  # the details of the costliest kernels (one launch each, from the whole call)
+  for k in plan_kernel write_kernel links_kernel find_kernel spec_greedy_kernel; do
+    ncu --clock-control none --set full -k "regex:^$k" --launch-skip 2 -c 1 "$new/gpz-bench" \
+      --gpu --deflate -l 1 -r 1 -T 16 "$D/debtext100m" > "$out/ncu-$k.txt" 2>&1
+    grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Issued Warp|Warp Cycles Per Issued|No Eligible|Executed Ipc A|Block Limit Shared|Stall|stalled" \
+      "$out/ncu-$k.txt" | head -14 | sed "s/^/$k: /"
+  done
 fi
 files="$D/debtext100m $D/silesia/samba $D/silesia/mr $D/silesia/x-ray $D/silesia/xml"
 for l in $levels; do

@@ -8,7 +8,7 @@
  * piece's units are counted independently); plan_kernel, a warp per piece, makes the CPU's block
  * decisions (gpz_dfl_next_block / put_block arithmetic) from the units' counts, writes block
  * headers, stored blocks and the piece's ending (BFINAL, or the sync marker that leaves the next
- * piece on a byte boundary); write_kernel, a thread per unit, writes the unit's codes at the bit
+ * piece on a byte boundary); write_kernel, a warp per unit, writes the unit's codes at the bit
  * offset the plan gave it. Pieces are whole bytes, so scan_kernel lays their lengths end to end
  * and join_kernel copies them into place.
  *
@@ -368,12 +368,38 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 	reinterpret_cast<int *>(work + l.res)[p] = res;
 }
 
-/* One unit's tokens, coded as gpz_dfl_put_tokens does, at the offset plan_kernel gave it: whole
- * 32-bit words, the first and last ORed in (a neighbour's bits may share them). */
-__global__ void __launch_bounds__(128)
+/* One unit's tokens, coded as gpz_dfl_put_tokens does, at the offset plan_kernel gave it, by a
+ * warp: 32 tokens at a time, each lane codes one (at most 48 bits), a scan of the lengths gives
+ * the lanes' bit offsets, the lanes OR their bits into the chunk's words in shared memory and
+ * the whole words go out; the partial last word is carried into the next chunk. The unit's first
+ * and last words are ORed in (a neighbour's bits may share them). */
+constexpr unsigned WR_WARPS = 4;      /* units a block */
+constexpr unsigned WR_WORDS = 32 * 48 / 32 + 2; /* a chunk's words, the carried one included */
+
+/* A token's bits as gpz_dfl_put_tokens puts them (first field in the lowest bits); *k: how many. */
+__device__ uint64_t token_bits(uint32_t t, const blk_code *c, unsigned *k)
+{
+	if (!(t & GPZ_TOK_MATCH)) {
+		*k = c->llen[t];
+		return c->lcode[t];
+	}
+	unsigned len = gpz_dfl_tok_len(t), dist = gpz_dfl_tok_dist(t);
+	unsigned lc = gpz_dfl_len_code(len), dc = gpz_dfl_dist_code(dist);
+	unsigned n0 = c->llen[257 + lc], n1 = gpz_dfl_len_extra(lc), n2 = c->dlen[dc];
+	uint64_t v = c->lcode[257 + lc];
+	v |= (uint64_t)(len - gpz_dfl_len_base(lc)) << n0;
+	v |= (uint64_t)c->dcode[dc] << (n0 + n1);
+	v |= (uint64_t)(dist - gpz_dfl_dist_base(dc)) << (n0 + n1 + n2);
+	*k = n0 + n1 + n2 + gpz_dfl_dist_extra(dc);
+	return v;
+}
+
+__global__ void __launch_bounds__(32 * WR_WARPS)
 write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
 {
-	const size_t idx = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	__shared__ uint32_t buf[WR_WARPS][WR_WORDS];
+	const unsigned wp = threadIdx.x / 32, lane = threadIdx.x % 32;
+	const size_t idx = blockIdx.x * (size_t)WR_WARPS + wp;
 	const size_t q = idx / UMAX, u = idx % UMAX;
 	if (q >= nb)
 		return;
@@ -386,38 +412,56 @@ write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
 	const uint32_t *tok = reinterpret_cast<const uint32_t *>(work + l.tok) + q * PIECE + u * UNIT;
 	const unsigned cnt = nt - u * UNIT < UNIT ? nt - (unsigned)(u * UNIT) : UNIT;
 	uint32_t *words = reinterpret_cast<uint32_t *>(work + l.slots + q * oslot);
-	uint64_t acc = 0, w = off / 32;
-	unsigned nacc = (unsigned)(off % 32);
-	bool first = true;
-	auto put = [&](uint32_t v, unsigned k) {
-		acc |= (uint64_t)v << nacc;
-		nacc += k;
-		if (nacc >= 32) {
-			if (first)
-				atomicOr(&words[w], (uint32_t)acc);
+	uint32_t *b = buf[wp];
+	uint64_t pos = off;  /* bit position of the next chunk */
+	uint32_t carry = 0;  /* bits of word pos / 32 before pos */
+	bool first = true;   /* word off / 32 not yet written */
+
+	for (unsigned i = lane; i < WR_WORDS; i += 32)
+		b[i] = 0;
+	for (unsigned c0 = 0; c0 < cnt; c0 += 32) {
+		unsigned k = 0;
+		uint64_t v = c0 + lane < cnt ? token_bits(tok[c0 + lane], c, &k) : 0;
+		unsigned at = k; /* inclusive scan of the lengths */
+		for (unsigned d = 1; d < 32; d *= 2) {
+			unsigned o = __shfl_up_sync(0xffffffffu, at, d);
+			if (lane >= d)
+				at += o;
+		}
+		const unsigned total = __shfl_sync(0xffffffffu, at, 31);
+		const unsigned x = (unsigned)(pos % 32) + at - k; /* this lane's bit in b */
+		if (lane == 0)
+			b[0] |= carry;
+		__syncwarp();
+		if (k) {
+			const unsigned sh = x % 32;
+			const uint64_t lo = v << sh;
+			const uint32_t hi = sh ? (uint32_t)(v >> (64 - sh)) : 0;
+			atomicOr(&b[x / 32], (uint32_t)lo);
+			if (lo >> 32)
+				atomicOr(&b[x / 32 + 1], (uint32_t)(lo >> 32));
+			if (hi)
+				atomicOr(&b[x / 32 + 2], hi);
+		}
+		__syncwarp();
+		const unsigned endbit = (unsigned)(pos % 32) + total, full = endbit / 32;
+		const uint64_t w0 = pos / 32;
+		for (unsigned j = lane; j < full; j += 32) {
+			if (j == 0 && first)
+				atomicOr(&words[w0], b[0]);
 			else
-				words[w] = (uint32_t)acc;
-			first = false;
-			w++;
-			acc >>= 32;
-			nacc -= 32;
+				words[w0 + j] = b[j];
 		}
-	};
-	for (unsigned i = 0; i < cnt; i++) {
-		uint32_t t = tok[i];
-		if (!(t & GPZ_TOK_MATCH)) {
-			put(c->lcode[t], c->llen[t]);
-			continue;
-		}
-		unsigned len = gpz_dfl_tok_len(t), dist = gpz_dfl_tok_dist(t);
-		unsigned lc = gpz_dfl_len_code(len), dc = gpz_dfl_dist_code(dist);
-		put(c->lcode[257 + lc], c->llen[257 + lc]);
-		put(len - gpz_dfl_len_base(lc), gpz_dfl_len_extra(lc));
-		put(c->dcode[dc], c->dlen[dc]);
-		put(dist - gpz_dfl_dist_base(dc), gpz_dfl_dist_extra(dc));
+		first = first && full == 0;
+		carry = b[full] & (endbit % 32 ? (1u << (endbit % 32)) - 1 : 0);
+		__syncwarp();
+		for (unsigned j = lane; j < WR_WORDS; j += 32)
+			b[j] = 0;
+		__syncwarp();
+		pos += total;
 	}
-	if (nacc)
-		atomicOr(&words[w], (uint32_t)acc);
+	if (lane == 0 && pos % 32)
+		atomicOr(&words[pos / 32], carry);
 }
 
 /* Byte offsets of the batch's pieces (whole bytes each) after everything before; the first
@@ -506,7 +550,8 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 		plan_kernel<<<(unsigned)nb, 32, 0, s>>>(d_src, n, b0, last, group, work, l, cap,
 		                                        oslot);
 		GPZ_LAUNCH_TRY();
-		write_kernel<<<(unsigned)((nb * UMAX + 127) / 128), 128, 0, s>>>(work, l, nb, oslot);
+		write_kernel<<<(unsigned)((nb * UMAX + WR_WARPS - 1) / WR_WARPS), 32 * WR_WARPS, 0, s>>>(
+			work, l, nb, oslot);
 		GPZ_LAUNCH_TRY();
 		scan_kernel<<<1, 1, 0, s>>>(work, l, b0, nb, out_cap, d_status);
 		GPZ_LAUNCH_TRY();

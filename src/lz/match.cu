@@ -240,6 +240,71 @@ __global__ void __launch_bounds__(64) spec_kernel(run_args r)
 	            r.spec + i * SPEC_CAP, SPEC_CAP, &r.seg[i]);
 }
 
+/* spec_kernel at greedy levels, a warp a segment, in windows of GW positions: the window's
+ * matches are staged in shared memory (coalesced), lane 0 walks the greedy parse through them
+ * marking the positions where tokens start (a shared load and an add a token), and the warp
+ * writes those tokens in order (coalesced). A greedy spec never reaches its cap (a token a
+ * position at most). */
+constexpr unsigned GW = 2048;     /* positions a window */
+constexpr unsigned GWARPS = 4;    /* warps (segments) a block */
+static_assert(SPEC_CAP >= SPEC_SEG, "a greedy spec fits its cap");
+
+__global__ void __launch_bounds__(32 * GWARPS) spec_greedy_kernel(run_args r)
+{
+	__shared__ uint32_t m[GWARPS][GW];         /* the window's matches */
+	__shared__ uint32_t mark[GWARPS][GW / 32]; /* where its tokens start */
+	const unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
+	const size_t i = blockIdx.x * (size_t)GWARPS + w, q = i / r.nseg;
+	if (q >= r.np)
+		return;
+	const size_t s = r.start(q) + (i % r.nseg) * SPEC_SEG, end = r.end(q);
+	if (s >= end)
+		return;
+	const size_t t = end - s < SPEC_SEG ? end : s + SPEC_SEG;
+	uint32_t *tok = r.spec + i * SPEC_CAP;
+	size_t pos = s, n = 0;
+
+	for (size_t wb = s; wb < t; wb += GW) {
+		const unsigned len = (unsigned)(t - wb < GW ? t - wb : GW);
+		for (unsigned k = lane; k < GW; k += 32)
+			m[w][k] = k < len ? r.pure[wb + k - r.a] : 0;
+		for (unsigned k = lane; k < GW / 32; k += 32)
+			mark[w][k] = 0;
+		__syncwarp();
+		if (lane == 0 && pos < wb + len) {
+			unsigned k = (unsigned)(pos - wb), ci = k / 32;
+			uint32_t cw = 0;
+			while (k < len) {
+				if (k / 32 != ci) {
+					mark[w][ci] = cw;
+					cw = 0;
+					ci = k / 32;
+				}
+				cw |= 1u << (k % 32);
+				k = (unsigned)gpz_lz_greedy_next(k, m[w][k]);
+			}
+			mark[w][ci] = cw;
+			pos = wb + k;
+		}
+		pos = __shfl_sync(0xffffffffu, pos, 0);
+		__syncwarp();
+		for (unsigned c = 0; c < len; c += 32) {
+			const unsigned k = c + lane;
+			const bool on = k < len && (mark[w][c / 32] >> lane & 1);
+			const unsigned b = __ballot_sync(0xffffffffu, on);
+			if (on)
+				tok[n + __popc(b & ((1u << lane) - 1))] =
+					gpz_lz_greedy_token(m[w][k], r.src + wb + k);
+			n += __popc(b);
+		}
+		__syncwarp();
+	}
+	if (lane == 0) {
+		r.seg[i].n = n;
+		r.seg[i].exit = pos;
+	}
+}
+
 __global__ void __launch_bounds__(1) fixup_kernel(run_args r)
 {
 	const size_t q = blockIdx.x;
@@ -341,7 +406,11 @@ cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level
 	r.seg = reinterpret_cast<gpz_lz_seg *>(static_cast<uint8_t *>(work) +
 	                                       (r.np * r.nseg * SPEC_CAP * sizeof(uint32_t) + 255) /
 	                                           256 * 256);
-	spec_kernel<<<(unsigned)((r.np * r.nseg + 63) / 64), 64, 0, s>>>(r);
+	if (gpz_lz_level_cfg(level).lazy_parse)
+		spec_kernel<<<(unsigned)((r.np * r.nseg + 63) / 64), 64, 0, s>>>(r);
+	else
+		spec_greedy_kernel<<<(unsigned)((r.np * r.nseg + GWARPS - 1) / GWARPS), 32 * GWARPS, 0,
+		                     s>>>(r);
 	fixup_kernel<<<(unsigned)r.np, 1, 0, s>>>(r);
 	copy_kernel<<<(unsigned)(r.np * r.nseg), 256, 0, s>>>(r);
 	return cudaGetLastError();

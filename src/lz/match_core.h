@@ -349,6 +349,20 @@ GPZ_HD static inline unsigned gpz_lz_find(const struct gpz_lz_finder *f, size_t 
 
 #define GPZ_LZ_ABORT ((size_t)-1)
 
+/* A greedy level's token at a position whose match is r (gpz_lz_pack; s: the position's byte),
+ * and the position after it: what gpz_lz_step does at greedy levels, for walkers that hold the
+ * position-pure matches (match.cu). */
+GPZ_HD static inline uint32_t gpz_lz_greedy_token(uint32_t r, const uint8_t *s)
+{
+	unsigned len = r >> 16;
+	return len >= GPZ_LZ_MIN_MATCH ? gpz_lz_core_match(len, r & 0xffff) : gpz_lz_core_literal(*s);
+}
+GPZ_HD static inline size_t gpz_lz_greedy_next(size_t pos, uint32_t r)
+{
+	unsigned len = r >> 16;
+	return pos + (len >= GPZ_LZ_MIN_MATCH ? len : 1);
+}
+
 /*
  * One step of the parse from a clean state at pos (nothing pending: where a parse begins, or
  * right after a match it emitted) to the next clean state: one token when greedy; when lazy, the
@@ -371,11 +385,9 @@ GPZ_HD static inline size_t gpz_lz_step(struct gpz_lz_finder *f, size_t pos, siz
 			return GPZ_LZ_ABORT;
 		gpz_lz_note(f, pos);
 		len = gpz_lz_find(f, pos, cfg, 0, &dist);
-		if (len < GPZ_LZ_MIN_MATCH) {
-			tok[(*n)++] = gpz_lz_core_literal(src[pos]);
+		tok[(*n)++] = gpz_lz_greedy_token(gpz_lz_pack(len, dist), src + pos);
+		if (len < GPZ_LZ_MIN_MATCH)
 			return pos + 1;
-		}
-		tok[(*n)++] = gpz_lz_core_match(len, dist);
 		/* every position feeds the chains, so that the matches at a position do not depend on
 		 * the parse (see gpz_lz_walk) */
 		for (size_t k = 1; k < len; k++)
