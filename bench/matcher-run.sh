@@ -7,7 +7,8 @@
 # Usage: sh bench/matcher-run.sh [tests] [prof] [LEVEL...]   (default levels: 1 6)
 # tests: first the GPU tests that hold the matcher to the CPU (test_gpu_lz at every level on
 # the corpora, test_gpu_deflate); prof: ncu's time of every kernel of one level-1 call on
-# debtext100m (per GiB: the stage kernels ran 4 GiB, the block writer's 2). Tables go to $OUT.
+# debtext100m (per GiB: the stage kernels ran 4 GiB, the block writer's 2), and ncu's details of
+# the kernels named in DETAILS. Tables go to $OUT.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/gpz-out}
@@ -53,8 +54,8 @@ for r in rows[1:]:
     t[k] = t.get(k, 0) + float(r[vi].replace(",", "")) / 1e6; c[k] = c.get(k, 0) + 1
 for k in t: print(f"{k:24s} {c[k]:3d} launches {t[k]:9.2f} ms")
 PY
-  # the details of the costliest kernels (one launch each, from the whole call)
-  for k in plan_kernel write_kernel links_kernel find_kernel spec_greedy_kernel; do
+  # the details of some kernels (one launch each, from the whole call): DETAILS="k1 k2 ..."
+  for k in ${DETAILS:-}; do
     ncu --clock-control none --set full -k "regex:^$k" --launch-skip 2 -c 1 "$new/gpz-bench" \
       --gpu --deflate -l 1 -r 1 -T 16 "$D/debtext100m" > "$out/ncu-$k.txt" 2>&1
     grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Issued Warp|Warp Cycles Per Issued|No Eligible|Executed Ipc A|Block Limit Shared|Stall|stalled" \

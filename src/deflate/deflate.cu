@@ -16,6 +16,7 @@
  * final tokens and output slots: about 5 MiB a piece) stays bounded for large inputs.
  */
 #include "deflate/block_core.h"
+#include "deflate/code_warp.cuh"
 #include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
 #include "lz/lz_gpu.h"
@@ -215,17 +216,86 @@ __device__ uint64_t unit_bits_warp(const uint32_t *f, const uint8_t *llen, const
 	return warp_sum(bits);
 }
 
+/* gpz_dfl_plan_dynamic by the warp (code_warp.cuh); then the bits of the block with the dynamic
+ * and with the fixed code (gpz_dfl_dynamic_bits, gpz_dfl_fixed_bits), the sums taken by 32
+ * lanes. lf[256] must be set. */
+/* plan_kernel's shared memory: small enough for 8 warps an SM, one wave of a batch's pieces
+ * (the fixed code, when chosen, takes the dynamic one's place; the block decisions' running
+ * counts share the code builder's copies of the counts, which are made only afterwards). */
+struct plan_scratch {
+	gpz_dfl_freqs blk; /* the block's counts */
+	union {
+		uint32_t cur[NSYM];
+		struct {
+			uint32_t lfc[GPZ_DFL_NLIT], dfc[GPZ_DFL_NDIST], clfreq[GPZ_DFL_NCL];
+		} f;
+	} u;
+	uint8_t all[GPZ_DFL_NLIT + GPZ_DFL_NDIST];
+	gpz_dfl_codes dyn;
+	gpz_dfl_huff huff;
+	gpz_dfl_warp::small small;
+	uint64_t pos;
+};
+
+__device__ void plan_dynamic_warp(plan_scratch *s, gpz_dfl_warp::small *sm, uint64_t *dyn,
+                                  uint64_t *fix)
+{
+	const unsigned lane = threadIdx.x % 32;
+	const uint32_t *lf = s->blk.lf, *df = s->blk.df;
+	gpz_dfl_codes *b = &s->dyn;
+	uint32_t *lfc = s->u.f.lfc, *dfc = s->u.f.dfc, *clfreq = s->u.f.clfreq;
+	for (unsigned i = lane; i < GPZ_DFL_NLIT; i += 32)
+		lfc[i] = lf[i];
+	for (unsigned i = lane; i < GPZ_DFL_NDIST; i += 32)
+		dfc[i] = df[i];
+	for (unsigned i = lane; i < GPZ_DFL_NCL; i += 32)
+		clfreq[i] = 0;
+	__syncwarp();
+	gpz_dfl_warp::build_code(lfc, GPZ_DFL_NLIT, 15, b->llen, b->lcode, &s->huff, sm);
+	gpz_dfl_warp::build_code(dfc, GPZ_DFL_NDIST, 15, b->dlen, b->dcode, &s->huff, sm);
+	if (lane == 0) {
+		for (b->hlit = GPZ_DFL_NLIT; b->hlit > 257 && !b->llen[b->hlit - 1]; b->hlit--)
+			;
+		for (b->hdist = GPZ_DFL_NDIST; b->hdist > 1 && !b->dlen[b->hdist - 1]; b->hdist--)
+			;
+		gpz_dfl_rle_lengths(b, clfreq, s->all);
+	}
+	__syncwarp();
+	gpz_dfl_warp::build_code(clfreq, GPZ_DFL_NCL, 7, b->cllen, b->clcode, &s->huff, sm);
+	if (lane == 0)
+		for (b->hclen = GPZ_DFL_NCL; b->hclen > 4 && !b->cllen[gpz_dfl_cl_order(b->hclen - 1)];
+		     b->hclen--)
+			;
+	__syncwarp();
+	uint64_t d = 0, f = 0;
+	for (unsigned i = lane; i < b->nrle; i += 32) {
+		unsigned r = b->rle[i];
+		d += b->cllen[r] + (r == 16 ? 2 : r == 17 ? 3 : r == 18 ? 7 : 0);
+	}
+	for (unsigned i = lane; i < GPZ_DFL_NLIT; i += 32) {
+		unsigned x = i >= 257 ? gpz_dfl_len_extra(i - 257) : 0;
+		d += (uint64_t)lf[i] * (b->llen[i] + x);
+		f += (uint64_t)lf[i] * ((i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8) + x);
+	}
+	for (unsigned i = lane; i < GPZ_DFL_NDIST; i += 32) {
+		d += (uint64_t)df[i] * (b->dlen[i] + gpz_dfl_dist_extra(i));
+		f += (uint64_t)df[i] * (5 + gpz_dfl_dist_extra(i));
+	}
+	*dyn = warp_sum(d) + 3 + 5 + 5 + 4 + 3 * (uint64_t)b->hclen;
+	*fix = warp_sum(f) + 3;
+}
+
 /* Piece b0 + blockIdx.x: gpz_dfl_blocks' decisions from its units' counts (gpz_dfl_next_block,
  * gpz_dfl_put_block), everything but the tokens' codes written into its slot. */
 __global__ void __launch_bounds__(32)
 plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
             uint8_t *work, layout l, size_t cap, size_t oslot)
 {
-	__shared__ uint32_t cur[NSYM];
-	__shared__ uint64_t sh_pos;
-	/* the code builder's scratch: lane 0 works through it one access after another, so it
-	 * lives on the SM (in global memory each access waits on L2) */
-	__shared__ gpz_dfl_scratch scratch;
+	/* the code builder's scratch lives on the SM (lane 0's walks through it in global memory
+	 * waited on L2 at every access) */
+	__shared__ plan_scratch scratch;
+	uint32_t *cur = scratch.u.cur;
+	uint64_t &sh_pos = scratch.pos;
 	const unsigned lane = threadIdx.x;
 	const size_t q = blockIdx.x, p = b0 + q;
 	const size_t np = n ? (n - 1) / PIECE + 1 : 1;
@@ -240,7 +310,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 	uint64_t *uoff = reinterpret_cast<uint64_t *>(work + l.uoff) + q * UMAX;
 	uint32_t *ucode = reinterpret_cast<uint32_t *>(work + l.ucode) + q * UMAX;
 	blk_code *codes = reinterpret_cast<blk_code *>(work + l.codes) + q * UMAX;
-	gpz_dfl_scratch *s = &scratch;
+	plan_scratch *s = &scratch;
 	uint32_t *blk = reinterpret_cast<uint32_t *>(&s->blk); /* lf then df: NSYM counts */
 	const uint32_t *tab = reinterpret_cast<const uint32_t *>(work + l.tab);
 	uint8_t *slot = work + l.slots + q * oslot;
@@ -249,18 +319,16 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 	int overflow = 0, res = GPZ_OK;
 	gpz_bitw bw;
 
-	if (nt == 0 && lane == 0) { /* empty input: one empty final block, as gpz_dfl_blocks */
-		bw_resume(&bw, slot, cap, 0);
-		gpz_dfl_put_block(&bw, src + start, NULL, 0, 0, last_piece, s);
-		pos = bw_suspend(&bw, slot, &overflow);
-	}
-	for (size_t i = 0; i < nu;) {
+	/* blocks of units [i, j); empty input: one empty block, as gpz_dfl_blocks writes it */
+	size_t i = 0;
+	do {
 		/* gpz_dfl_next_block over whole units */
-		size_t j = i + 1;
-		for (unsigned t = lane; t < NSYM; t += 32)
-			cur[t] = uf[i * NSYM + t];
+		size_t j = nt ? i + 1 : i;
+		if (nt)
+			for (unsigned t = lane; t < NSYM; t += 32)
+				cur[t] = uf[i * NSYM + t];
 		__syncwarp();
-		uint64_t cur_est = est_warp(cur, tab);
+		uint64_t cur_est = nt ? est_warp(cur, tab) : 0;
 		while (j < nu && (j - i) * UNIT < GPZ_DFL_MAX_BLOCK_TOKENS) {
 			uint64_t unit_est = est_warp(uf + j * NSYM, tab);
 			__syncwarp();
@@ -287,12 +355,12 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 		const int last = last_piece && j == nu;
 		int stored_block = 0;
 		const gpz_dfl_codes *c = &s->dyn;
+		if (lane == 0)
+			s->blk.lf[256] = 1;
+		__syncwarp();
+		uint64_t dyn, fix;
+		plan_dynamic_warp(s, &s->small, &dyn, &fix);
 		if (lane == 0) {
-			uint32_t *lf = s->blk.lf, *df = s->blk.df;
-			lf[256] = 1;
-			gpz_dfl_plan_dynamic(s, lf, df);
-			uint64_t dyn = gpz_dfl_dynamic_bits(&s->dyn, lf, df);
-			uint64_t fix = gpz_dfl_fixed_bits(lf, df);
 			uint64_t stored = (nbytes / 65535 + 1) * 40 + 8 * (uint64_t)nbytes + 7;
 			bw_resume(&bw, slot, cap, pos);
 			if (stored < dyn && stored < fix) {
@@ -301,8 +369,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 				stored_block = 1;
 			} else {
 				if (fix <= dyn) {
-					gpz_dfl_fixed_code(&s->fix);
-					c = &s->fix;
+					gpz_dfl_fixed_code(&s->dyn); /* in the dynamic code's place */
 					gpz_dfl_put(&bw, (uint32_t)last | (1u << 1), 3);
 				} else {
 					gpz_dfl_put(&bw, (uint32_t)last | (2u << 1), 3);
@@ -310,16 +377,15 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 				}
 				pos = bw_suspend(&bw, slot, &overflow);
 			}
-			sh_pos = pos | (uint64_t)stored_block << 63 | (uint64_t)(c == &s->fix) << 62;
+			sh_pos = pos | (uint64_t)stored_block << 63;
 		}
 		__syncwarp();
 		const uint64_t got = sh_pos;
-		pos = got & ~(3ull << 62);
+		pos = got & ~(1ull << 63);
 		if (got >> 63) {
 			for (size_t k = i + lane; k < j; k += 32)
 				uoff[k] = NO_OFF;
 		} else {
-			c = got >> 62 & 1 ? &s->fix : &s->dyn;
 			blk_code *bc = &codes[nblk];
 			for (unsigned t = lane; t < GPZ_DFL_NLIT; t += 32) {
 				bc->lcode[t] = c->lcode[t];
@@ -348,7 +414,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 		__syncwarp();
 		bytes += nbytes;
 		i = j;
-	}
+	} while (i < nu);
 	if (lane != 0)
 		return;
 	/* the piece's ending, as gpz_dfl_blocks: the sync marker unless it is the stream's last */

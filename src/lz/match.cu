@@ -43,7 +43,11 @@ constexpr unsigned FTHREADS = 1024;
 constexpr size_t FIND_LINKS = (GPZ_LZ_WINDOW + FT) * sizeof(uint16_t);
 /* + 16: gpz_lz_load32 reads the aligned word after the last byte it needs */
 constexpr size_t FIND_SMEM = FIND_LINKS + GPZ_LZ_WINDOW + FT + GPZ_LZ_MAX_MATCH + 16;
-constexpr size_t FIND1_SMEM = GPZ_LZ_WINDOW + FT1 + GPZ_LZ_MAX_MATCH + 16;
+/* find_one compares up to ONE_CAP bytes from a position (+ an 8-byte step and the aligned word
+ * gpz_lz_load32 reads after) */
+constexpr unsigned ONE_CAP = GPZ_LZ_MAX_MATCH + 31;
+constexpr size_t FIND1_REACH = ONE_CAP + 8;
+constexpr size_t FIND1_SMEM = GPZ_LZ_WINDOW + FT1 + FIND1_REACH + 16;
 
 __global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, unsigned bytes,
                             unsigned bits, uint16_t *hash)
@@ -155,9 +159,106 @@ __device__ void stage_bytes(uint8_t *to, const uint8_t *src, size_t len)
 		to[k] = src[k];
 }
 
+/* The end of the piece holding a position and the start of its group of pieces (0 without
+ * groups), followed as a thread's positions rise: a division at the start, additions after
+ * (a 64-bit division a position was a large part of find's instructions). */
+struct piece_bounds {
+	size_t piece, gsize, end, gstart;
+	__device__ piece_bounds(size_t q, size_t piece_, int group)
+		: piece(piece_), gsize(group ? piece_ * (size_t)group : 0)
+	{
+		end = (q / piece + 1) * piece;
+		gstart = gsize ? q / gsize * gsize : 0;
+	}
+	__device__ void move_to(size_t q)
+	{
+		while (q >= end)
+			end += piece;
+		while (gsize && q >= gstart + gsize)
+			gstart += gsize;
+	}
+};
+
+/* Matches at positions [t0, t1) at one candidate a position (level 1), a warp taking 32
+ * consecutive positions at a time: out[q - t0] = gpz_lz_pure_at's match (full chain), the walk
+ * unrolled. Every lane compares its first 16 bytes; a match that goes on is measured by the
+ * whole warp, 8 bytes a lane, and only once for a run of lanes with the same distance (the next
+ * position's match at the same distance is one byte shorter), which in repetitive input is most
+ * of them: lanes measuring a long match each were most of find's time. sd: bytes from w0 on,
+ * ONE_CAP + 8 past t1 (or to the input's end). */
+__device__ void find_one(const uint8_t *sd, const uint16_t *lk, size_t w0, size_t t0, size_t t1,
+                         size_t piece, size_t n, int group, const struct gpz_lz_level &cfg,
+                         uint32_t *out)
+{
+	const unsigned lane = threadIdx.x % 32;
+	const unsigned FULL = 0xffffffffu;
+	piece_bounds pb(t0 + threadIdx.x, piece, group);
+	for (size_t qb = t0 + (threadIdx.x - lane); qb < t1; qb += FTHREADS) {
+		const size_t q = qb + lane;
+		const bool in = q < t1;
+		pb.move_to(q);
+		const size_t pe = pb.end, gstart = pb.gstart;
+		const unsigned pos = (unsigned)(q - w0), pend = (unsigned)((pe < n ? pe : n) - w0);
+		const unsigned floor = group && gstart > w0 ? (unsigned)(gstart - w0) : 0;
+		const unsigned reach = pos - floor < GPZ_LZ_WINDOW ? pos - floor : GPZ_LZ_WINDOW;
+		const unsigned maxlen = in ? (pend - pos < GPZ_LZ_MAX_MATCH ? pend - pos
+		                                                            : GPZ_LZ_MAX_MATCH) : 0;
+		const unsigned d = in ? lk[pos] : 0;
+		const bool valid = maxlen >= GPZ_LZ_MIN_MATCH && maxlen >= cfg.hash_bytes && d != 0 &&
+		                   d <= reach;
+		unsigned len = valid ? gpz_lz_match_len(sd + pos - d, sd + pos, maxlen < 16 ? maxlen : 16)
+		                     : 0;
+		const bool open = valid && len == 16 && maxlen > 16;
+		const unsigned ob = __ballot_sync(FULL, open);
+		/* a run: open lanes after an open lane with the same distance, in the same piece */
+		const unsigned pd = __shfl_up_sync(FULL, d, 1), pp = __shfl_up_sync(FULL, pend, 1);
+		const unsigned fb = __ballot_sync(FULL, open && lane > 0 && (ob >> (lane - 1) & 1) &&
+		                                            pd == d && pp == pend);
+		unsigned heads = ob & ~fb, m = 0;
+		const unsigned all_heads = heads;
+		while (heads) { /* each run's first lane: its match measured by the warp */
+			const unsigned h = __ffs(heads) - 1;
+			heads &= heads - 1;
+			const unsigned hp = __shfl_sync(FULL, pos, h), hd = __shfl_sync(FULL, d, h);
+			const unsigned hend = __shfl_sync(FULL, pend, h) - hp;
+			const unsigned cap = hend < ONE_CAP ? hend : ONE_CAP;
+			unsigned found = cap;
+			for (unsigned o0 = 16; o0 < cap; o0 += 256) {
+				const unsigned o = o0 + 8 * lane;
+				const uint8_t *c = sd + hp - hd + o, *x = sd + hp + o;
+				unsigned mis = 8;
+#ifdef __CUDA_ARCH__ /* gpz_lz_load32 is device code only */
+				if (o < cap) {
+					uint32_t a0 = gpz_lz_load32(c) ^ gpz_lz_load32(x);
+					uint32_t a1 = gpz_lz_load32(c + 4) ^ gpz_lz_load32(x + 4);
+					mis = a0 ? (__ffs(a0) - 1) / 8 : a1 ? 4 + (__ffs(a1) - 1) / 8 : 8;
+				}
+#endif
+				const unsigned hit = __ballot_sync(FULL, mis < 8);
+				if (hit) {
+					const unsigned at = __shfl_sync(FULL, o + mis, __ffs(hit) - 1);
+					found = at < cap ? at : cap;
+					break;
+				}
+			}
+			if (lane == h)
+				m = found;
+		}
+		/* a run's lanes: the head's length less their distance from it */
+		const unsigned h = 31 - __clz(all_heads & (FULL >> (31 - lane)));
+		const unsigned hm = __shfl_sync(FULL, m, all_heads ? h : 0);
+		if (open) {
+			const unsigned k = hm - (lane - h);
+			len = k < maxlen ? k : maxlen;
+		}
+		if (in)
+			out[q - t0] = valid && len >= GPZ_LZ_MIN_MATCH ? gpz_lz_pack(len, d) : 0;
+	}
+}
+
 /* Positions [t0, t1) of one block: the window before them and their links are staged in shared
  * memory, where the chain walks (about a hundred steps a position at level 6) find them. */
-__global__ void __launch_bounds__(FTHREADS)
+__global__ void __launch_bounds__(FTHREADS, 2)
 find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, size_t b,
             const uint16_t *links, size_t lo, int group, uint32_t *pure)
 {
@@ -169,7 +270,8 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 	const size_t ft = one ? FT1 : FT;
 	const size_t t0 = a + (size_t)blockIdx.x * ft, t1 = b - t0 < ft ? b : t0 + ft;
 	const size_t w0 = t0 - lo > GPZ_LZ_WINDOW ? t0 - GPZ_LZ_WINDOW : lo;
-	const size_t dend = n - t1 < GPZ_LZ_MAX_MATCH ? n : t1 + GPZ_LZ_MAX_MATCH;
+	const size_t reach = one ? FIND1_REACH : GPZ_LZ_MAX_MATCH;
+	const size_t dend = n - t1 < reach ? n : t1 + reach;
 	uint16_t *sl = reinterpret_cast<uint16_t *>(sm);
 	uint8_t *sd = one ? sm : sm + FIND_LINKS;
 	const uint16_t *lk = one ? links + (w0 - lo) : sl; /* lk[q - w0]: q's link */
@@ -179,10 +281,15 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 			sl[q - w0] = links[q - lo];
 	stage_bytes(sd, src + w0, dend - w0);
 	__syncthreads();
+	if (one) {
+		find_one(sd, lk, w0, t0, t1, piece, n, group, cfg, pure + (t0 - a));
+		return;
+	}
 	/* positions relative to w0: distances (all the walk uses) are unchanged */
+	piece_bounds pb(t0 + threadIdx.x, piece, group);
 	for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
-		const size_t pend = (q / piece + 1) * piece;
-		const size_t gstart = group ? q / (piece * group) * (piece * group) : 0;
+		pb.move_to(q);
+		const size_t pend = pb.end, gstart = pb.gstart;
 		const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
 		uint32_t out[2];
 		gpz_lz_pure_at(sd, lk, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
@@ -245,7 +352,7 @@ __global__ void __launch_bounds__(64) spec_kernel(run_args r)
  * marking the positions where tokens start (a shared load and an add a token), and the warp
  * writes those tokens in order (coalesced). A greedy spec never reaches its cap (a token a
  * position at most). */
-constexpr unsigned GW = 2048;     /* positions a window */
+constexpr unsigned GW = 1024;     /* positions a window */
 constexpr unsigned GWARPS = 4;    /* warps (segments) a block */
 static_assert(SPEC_CAP >= SPEC_SEG, "a greedy spec fits its cap");
 

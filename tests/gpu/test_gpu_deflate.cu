@@ -15,6 +15,7 @@
  * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
 #include "cuda_test.h"
 #include "lz_inputs.h"
+#include "deflate/code_warp.cuh"
 #include "deflate/deflate.h"
 #include "deflate/deflate_gpu.h"
 
@@ -31,6 +32,107 @@
 namespace {
 
 const size_t MiB = 1048576, PIECE = GPZ_DEFLATE_PIECE;
+
+/* ---- the warp's code builder (code_warp.cuh) against gpz_dfl_build_code ---- */
+
+struct CodeCase {
+	uint32_t freq[GPZ_DFL_NLIT];
+	unsigned n;
+	int limit;
+};
+
+struct CodeOut {
+	uint32_t freq[GPZ_DFL_NLIT], code[GPZ_DFL_NLIT];
+	uint8_t len[GPZ_DFL_NLIT];
+};
+
+/* A block a case, one warp each (code_warp.cuh's shared scratch is per block). */
+__global__ void __launch_bounds__(32) build_code_kernel(const CodeCase *in, CodeOut *out)
+{
+	__shared__ gpz_dfl_huff h;
+	__shared__ gpz_dfl_warp::small sm;
+	__shared__ uint32_t freq[GPZ_DFL_NLIT];
+	__shared__ uint8_t len[GPZ_DFL_NLIT];
+	__shared__ uint32_t code[GPZ_DFL_NLIT];
+	const CodeCase &c = in[blockIdx.x];
+	for (unsigned i = threadIdx.x; i < c.n; i += 32)
+		freq[i] = c.freq[i];
+	__syncwarp();
+	gpz_dfl_warp::build_code(freq, c.n, c.limit, len, code, &h, &sm);
+	for (unsigned i = threadIdx.x; i < c.n; i += 32) {
+		out[blockIdx.x].freq[i] = freq[i];
+		out[blockIdx.x].len[i] = len[i];
+		out[blockIdx.x].code[i] = code[i];
+	}
+}
+
+/* Counts of every shape the block writer meets and some it rarely does: random, skewed,
+ * Fibonacci (lengths far past the limit: package-merge), equal, sparse, one and no symbol. */
+void check_codes()
+{
+	std::vector<CodeCase> cases;
+	uint64_t seed = 0x2545F4914F6CDD1Dull;
+	const unsigned sizes[] = { GPZ_DFL_NLIT, GPZ_DFL_NDIST, GPZ_DFL_NCL };
+	for (int shape = 0; shape < 9; shape++)
+		for (unsigned n : sizes)
+			for (int rep = 0; rep < 20; rep++) {
+				CodeCase c{};
+				c.n = n;
+				c.limit = n == GPZ_DFL_NCL ? 7 : 15;
+				uint64_t f0 = 1, f1 = 1;
+				for (unsigned i = 0; i < n; i++) {
+					uint32_t r = lz_inputs::rnd(&seed, 1u << 16);
+					switch (shape) {
+					case 0: c.freq[i] = r % 1000; break;
+					case 1: c.freq[i] = r % 8 ? 0 : r % 50000; break;        /* sparse */
+					case 2: c.freq[i] = 1u << (r % 18); break;                /* skewed */
+					case 3: { uint64_t f = f0 + f1; f0 = f1; f1 = f;          /* Fibonacci */
+						c.freq[i] = i < 27 ? (uint32_t)f1 : 0; break; }
+					case 4: c.freq[i] = 7; break;                             /* equal */
+					case 5: c.freq[i] = i == r % n ? 1000 : 0; break;         /* one */
+					case 6: c.freq[i] = 0; break;                             /* none */
+					case 7: c.freq[i] = i < 2u + (unsigned)rep ? (r % 3) + 1 : 0; break; /* a few */
+					default: c.freq[i] = (r % 4 ? r % 4 : 1u << (r % 17)) * (r % 3 != 0);
+					}
+				}
+				if (shape == 3 && rep % 2) /* shuffled Fibonacci */
+					for (unsigned i = n - 1; i > 0; i--)
+						std::swap(c.freq[i], c.freq[lz_inputs::rnd(&seed, i + 1)]);
+				cases.push_back(c);
+			}
+	CodeCase *d_in;
+	CodeOut *d_out;
+	CU(cudaMalloc(&d_in, cases.size() * sizeof(CodeCase)));
+	CU(cudaMalloc(&d_out, cases.size() * sizeof(CodeOut)));
+	CU(cudaMemcpy(d_in, cases.data(), cases.size() * sizeof(CodeCase), cudaMemcpyHostToDevice));
+	CU(cudaMemset(d_out, 0xab, cases.size() * sizeof(CodeOut)));
+	build_code_kernel<<<(unsigned)cases.size(), 32>>>(d_in, d_out);
+	CU(cudaGetLastError());
+	std::vector<CodeOut> got(cases.size());
+	CU(cudaMemcpy(got.data(), d_out, got.size() * sizeof(CodeOut), cudaMemcpyDeviceToHost));
+	gpz_dfl_huff *h = new gpz_dfl_huff;
+	int long_codes = 0;
+	for (size_t k = 0; k < cases.size(); k++) {
+		CodeCase c = cases[k];
+		uint8_t len[GPZ_DFL_NLIT];
+		uint32_t code[GPZ_DFL_NLIT];
+		gpz_dfl_build_code(c.freq, c.n, c.limit, len, code, h);
+		bool same = true;
+		for (unsigned i = 0; i < c.n; i++) {
+			same = same && len[i] == got[k].len[i] && code[i] == got[k].code[i] &&
+			       c.freq[i] == got[k].freq[i];
+			long_codes += len[i] == (unsigned)c.limit;
+		}
+		CHECK(same, "warp code builder, case %zu (%u symbols, limit %d): not the CPU's code", k,
+		      c.n, c.limit);
+	}
+	delete h;
+	CHECK(long_codes > 0, "no case reached the length limit");
+	printf("warp code builder: %zu cases equal to gpz_dfl_build_code (%d codes at the limit)\n",
+	       cases.size(), long_codes);
+	CU(cudaFree(d_in));
+	CU(cudaFree(d_out));
+}
 
 struct Input {
 	std::string name;
@@ -415,6 +517,7 @@ int main(int argc, char **argv)
 	Input batches{ "mixed 3 batches + 7", mixed(3 * 256 * PIECE + 7) };
 	if (fallback)
 		return fallback_mode(batches);
+	check_codes();
 	check_engine(g_gpu, batches, 1, GPZ_FORMAT_GZIP);
 	check_engine(g_gpu, batches, 6, GPZ_FORMAT_ZLIB);
 	check_lz_frames(batches, 1, GPZ_DEFAULT_FRAME_BYTES);
