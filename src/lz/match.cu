@@ -54,7 +54,8 @@ __global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, 
 {
 	for (size_t q = lo + blockIdx.x * (size_t)blockDim.x + threadIdx.x; q < hi;
 	     q += (size_t)gridDim.x * blockDim.x)
-		hash[q - lo] = q + bytes <= n ? (uint16_t)gpz_lz_hash(src + q, bytes, bits) : NO_HASH;
+		hash[q - lo] = q + bytes <= n ? (uint16_t)gpz_lz_hash(src + q, n - q, bytes, bits)
+		                              : NO_HASH;
 }
 
 /* One step of links_kernel: positions q0 .. q0 + 31 (lane's hash hv). */

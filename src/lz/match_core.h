@@ -132,13 +132,21 @@ GPZ_HD static inline uint32_t gpz_lz_hash3(const uint8_t *p)
 	return (v * 2654435761u) >> (32 - GPZ_LZ_HASH_BITS);
 }
 
-/* The hash of the bytes bytes at p (3, 4 or 5), to bits bits; 3 bytes at GPZ_LZ_HASH_BITS is
- * gzip's (gpz_lz_hash3). */
-GPZ_HD static inline uint32_t gpz_lz_hash(const uint8_t *p, unsigned bytes, unsigned bits)
+/* The hash of the bytes bytes at p (3, 4 or 5), to bits bits, where avail >= bytes bytes can be
+ * read from p; 3 bytes at GPZ_LZ_HASH_BITS is gzip's (gpz_lz_hash3). */
+GPZ_HD static inline uint32_t gpz_lz_hash(const uint8_t *p, size_t avail, unsigned bytes,
+                                          unsigned bits)
 {
 	if (bytes == 3 && bits == GPZ_LZ_HASH_BITS)
 		return gpz_lz_hash3(p);
 	uint64_t v = 0;
+#if !defined(__CUDA_ARCH__) && GPZ_LZ_WORD_COMPARE
+	if (avail >= 8) { /* one load and a mask instead of a load a byte (little-endian) */
+		v = gpz_lz_load64(p) & ((~0ull) >> (64 - 8 * bytes));
+		return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+	}
+#endif
+	(void)avail;
 	for (unsigned i = 0; i < bytes; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> (64 - bits));
@@ -157,7 +165,7 @@ GPZ_HD static inline void gpz_lz_insert(struct gpz_lz_matcher *m, size_t pos)
 {
 	if (pos + m->hash_bytes > m->end)
 		return;
-	uint32_t h = gpz_lz_hash(m->src + pos, m->hash_bytes, m->hash_bits);
+	uint32_t h = gpz_lz_hash(m->src + pos, m->end - pos, m->hash_bytes, m->hash_bits);
 	m->prev[pos & GPZ_LZ_WMASK] = gpz_lz_link(pos, m->head[h]);
 	m->head[h] = (uint32_t)pos;
 }
@@ -569,7 +577,7 @@ GPZ_HD static inline void gpz_lz_links_ref(const uint8_t *src, size_t lo, size_t
 			links[q - lo] = 0;
 			continue;
 		}
-		uint32_t h = gpz_lz_hash(src + q, cfg->hash_bytes, cfg->hash_bits);
+		uint32_t h = gpz_lz_hash(src + q, n - q, cfg->hash_bytes, cfg->hash_bits);
 		links[q - lo] = gpz_lz_link(q - lo, head[h]);
 		head[h] = (uint32_t)(q - lo);
 	}
