@@ -33,6 +33,7 @@ namespace {
 
 constexpr unsigned SEG = GPZ_LZ_WINDOW; /* positions per links warp */
 constexpr int AHEAD = 8;                /* links: steps of hashes loaded ahead */
+constexpr int JOIN_ILP = 8;             /* links join: positions a thread loads at once */
 constexpr uint16_t NO_HASH = 0xffff;    /* hashes are at most 15 bits */
 constexpr unsigned FT = 16384;          /* find: positions per block */
 constexpr unsigned FT1 = 65536;         /* and at one candidate a position (bytes alone staged) */
@@ -49,13 +50,38 @@ constexpr unsigned ONE_CAP = GPZ_LZ_MAX_MATCH + 31;
 constexpr size_t FIND1_REACH = ONE_CAP + 8;
 constexpr size_t FIND1_SMEM = GPZ_LZ_WINDOW + FT1 + FIND1_REACH + 16;
 
+/* hash[q - lo] for q in [lo, hi): four positions a thread from the two words that hold their
+ * bytes where src + lo is 4-byte aligned and lo a multiple of 4 (the batches' ranges are), one
+ * load a byte otherwise. */
 __global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, unsigned bytes,
                             unsigned bits, uint16_t *hash)
 {
-	for (size_t q = lo + blockIdx.x * (size_t)blockDim.x + threadIdx.x; q < hi;
-	     q += (size_t)gridDim.x * blockDim.x)
-		hash[q - lo] = q + bytes <= n ? (uint16_t)gpz_lz_hash(src + q, n - q, bytes, bits)
-		                              : NO_HASH;
+	const size_t step = 4 * (size_t)gridDim.x * blockDim.x;
+	const bool words = !(((uintptr_t)(src + lo)) & 3);
+	for (size_t q0 = lo + 4 * (blockIdx.x * (size_t)blockDim.x + threadIdx.x); q0 < hi;
+	     q0 += step) {
+		uint8_t b[8];
+		if (words && q0 + 8 <= n) {
+			const uint32_t w0 = reinterpret_cast<const uint32_t *>(src + q0)[0];
+			const uint32_t w1 = reinterpret_cast<const uint32_t *>(src + q0)[1];
+#pragma unroll
+			for (int k = 0; k < 4; k++) {
+				b[k] = (uint8_t)(w0 >> (8 * k));
+				b[4 + k] = (uint8_t)(w1 >> (8 * k));
+			}
+		} else {
+#pragma unroll
+			for (int k = 0; k < 8; k++)
+				b[k] = q0 + k < n ? src[q0 + k] : 0;
+		}
+#pragma unroll
+		for (int k = 0; k < 4; k++) {
+			const size_t q = q0 + k;
+			if (q < hi)
+				hash[q - lo] = q + bytes <= n ? (uint16_t)gpz_lz_hash(b + k, 8 - k, bytes, bits)
+				                              : NO_HASH;
+		}
+	}
 }
 
 /* One step of links_kernel: positions q0 .. q0 + 31 (lane's hash hv). */
@@ -137,12 +163,25 @@ links_join_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hsize, ui
 	for (unsigned i = threadIdx.x; i < hsize / 8; i += blockDim.x)
 		reinterpret_cast<uint4 *>(prev_head)[i] = from[i];
 	__syncthreads();
-	for (size_t q = s0 + threadIdx.x; q < s1; q += blockDim.x) {
-		if (links[q - lo] != 0 || hash[q - lo] == NO_HASH)
-			continue;
-		const uint16_t t = prev_head[hash[q - lo]];
-		if (t)
-			links[q - lo] = gpz_lz_link(q - (s0 - SEG), t - 1u);
+	/* JOIN_ILP positions a thread at a time, their loads first: one after another, each
+	 * thread waited out a load's latency per position */
+	for (size_t q0 = s0 + threadIdx.x; q0 < s1; q0 += JOIN_ILP * blockDim.x) {
+		uint16_t lk[JOIN_ILP], hv[JOIN_ILP];
+#pragma unroll
+		for (int k = 0; k < JOIN_ILP; k++) {
+			const size_t q = q0 + k * blockDim.x;
+			lk[k] = q < s1 ? links[q - lo] : 1;
+			hv[k] = q < s1 ? hash[q - lo] : NO_HASH;
+		}
+#pragma unroll
+		for (int k = 0; k < JOIN_ILP; k++) {
+			const size_t q = q0 + k * blockDim.x;
+			if (lk[k] != 0 || hv[k] == NO_HASH)
+				continue;
+			const uint16_t t = prev_head[hv[k]];
+			if (t)
+				links[q - lo] = gpz_lz_link(q - (s0 - SEG), t - 1u);
+		}
 	}
 }
 
@@ -259,15 +298,15 @@ __device__ void find_one(const uint8_t *sd, const uint16_t *lk, size_t w0, size_
 
 /* Positions [t0, t1) of one block: the window before them and their links are staged in shared
  * memory, where the chain walks (about a hundred steps a position at level 6) find them. */
-__global__ void __launch_bounds__(FTHREADS, 2)
+template <bool one> /* one candidate a position (chain 1): its link is read once, from global
+                     * memory, and only the bytes are staged (less shared memory a position:
+                     * longer tiles, less of the window again; two blocks an SM) */
+__global__ void __launch_bounds__(FTHREADS, one ? 2 : 1)
 find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, size_t b,
             const uint16_t *links, size_t lo, int group, uint32_t *pure)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
 	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
-	/* one candidate a position: its link is read once, from global memory, and only the bytes
-	 * are staged (less shared memory a position: longer tiles, less of the window again) */
-	const bool one = cfg.chain == 1;
 	const size_t ft = one ? FT1 : FT;
 	const size_t t0 = a + (size_t)blockIdx.x * ft, t1 = b - t0 < ft ? b : t0 + ft;
 	const size_t w0 = t0 - lo > GPZ_LZ_WINDOW ? t0 - GPZ_LZ_WINDOW : lo;
@@ -282,22 +321,21 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 			sl[q - w0] = links[q - lo];
 	stage_bytes(sd, src + w0, dend - w0);
 	__syncthreads();
-	if (one) {
+	if constexpr (one) {
 		find_one(sd, lk, w0, t0, t1, piece, n, group, cfg, pure + (t0 - a));
-		return;
-	}
-	/* positions relative to w0: distances (all the walk uses) are unchanged */
-	piece_bounds pb(t0 + threadIdx.x, piece, group);
-	for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
-		pb.move_to(q);
-		const size_t pend = pb.end, gstart = pb.gstart;
-		const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
-		uint32_t out[2];
-		gpz_lz_pure_at(sd, lk, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
-		if (cfg.lazy_parse)
-			reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
-		else /* greedy levels need only the full chain's: half the bytes for the parse */
-			pure[q - a] = out[0];
+	} else {
+		/* positions relative to w0: distances (all the walk uses) are unchanged */
+		for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
+			const size_t pend = (q / piece + 1) * piece;
+			const size_t gstart = group ? q / (piece * group) * (piece * group) : 0;
+			const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
+			uint32_t out[2];
+			gpz_lz_pure_at(sd, lk, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
+			if (cfg.lazy_parse)
+				reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
+			else /* greedy levels need only the full chain's: half the bytes for the parse */
+				pure[q - a] = out[0];
+		}
 	}
 }
 
@@ -448,7 +486,7 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
 	if (e != cudaSuccess)
 		return e;
-	size_t blocks = (hi - lo + 255) / 256;
+	size_t blocks = (hi - lo + 1023) / 1024;
 	hash_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(
 		src, n, lo, hi, cfg.hash_bytes, cfg.hash_bits, scratch);
 	uint16_t *last = scratch + (hi - lo + 7) / 8 * 8;
@@ -471,16 +509,19 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 {
 	if (b <= a)
 		return cudaSuccess;
-	static_assert(FIND1_SMEM <= FIND_SMEM, "find's shared memory");
-	cudaError_t e = cudaFuncSetAttribute(find_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                     (int)FIND_SMEM);
-	if (e != cudaSuccess)
-		return e;
 	/* one candidate a position (find_kernel): the bytes alone, longer tiles */
 	const bool one = gpz_lz_level_cfg(level).chain == 1;
 	const size_t smem = one ? FIND1_SMEM : FIND_SMEM, ft = one ? FT1 : FT;
-	find_kernel<<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
-		src, n, piece, level, a, b, links, lo, group, pure);
+	cudaError_t e = cudaFuncSetAttribute(one ? find_kernel<true> : find_kernel<false>,
+	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+	if (e != cudaSuccess)
+		return e;
+	if (one)
+		find_kernel<true><<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
+			src, n, piece, level, a, b, links, lo, group, pure);
+	else
+		find_kernel<false><<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
+			src, n, piece, level, a, b, links, lo, group, pure);
 	return cudaGetLastError();
 }
 
