@@ -10,13 +10,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * gpz_lz_core_parse at a greedy level with one candidate a position (level 1), unrolled: no
+ * chain ring (one link is all a walk reads), the link taken from the head as each position
+ * enters. The same tokens as the general parse (test_lz holds gpz_lz_parse to the position-pure
+ * walk at every level): the candidate is the latest earlier position with the same hash within
+ * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
+ * neither hash nor match, and every position of a match enters the table.
+ */
+static size_t parse_one(const uint8_t *src, size_t start, size_t end,
+                        const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok)
+{
+	const unsigned hb = cfg->hash_bytes, bits = cfg->hash_bits;
+	size_t n = 0, pos = start;
+
+	for (size_t p = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0; p < start; p++)
+		if (p + hb <= end)
+			head[gpz_lz_hash(src + p, end - p, hb, bits)] = (uint32_t)p;
+	while (pos < end) {
+		size_t avail = end - pos;
+		unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH, len = 0;
+		uint32_t cand = GPZ_LZ_NIL;
+		if (avail >= hb) {
+			uint32_t h = gpz_lz_hash(src + pos, avail, hb, bits);
+			cand = head[h];
+			head[h] = (uint32_t)pos;
+		}
+		if (cand != GPZ_LZ_NIL && pos - cand <= GPZ_LZ_WINDOW && maxlen >= GPZ_LZ_MIN_MATCH)
+			len = gpz_lz_match_len(src + cand, src + pos, maxlen);
+		if (len < GPZ_LZ_MIN_MATCH) {
+			tok[n++] = gpz_lz_core_literal(src[pos++]);
+			continue;
+		}
+		tok[n++] = gpz_lz_core_match(len, (unsigned)(pos - cand));
+		for (size_t p = pos + 1; p < pos + len; p++)
+			if (p + hb <= end)
+				head[gpz_lz_hash(src + p, end - p, hb, bits)] = (uint32_t)p;
+		pos += len;
+	}
+	return n;
+}
+
 size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uint32_t *tokens)
 {
+	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
 	struct gpz_lz_matcher *m;
 	size_t n;
 
 	if (end <= start)
 		return 0;
+	if (cfg.chain == 1 && !cfg.lazy_parse) {
+		uint32_t *head = malloc(((size_t)1 << cfg.hash_bits) * sizeof(*head));
+		if (!head)
+			return 0;
+		memset(head, 0xff, ((size_t)1 << cfg.hash_bits) * sizeof(*head));
+		n = parse_one(src, start, end, &cfg, head, tokens);
+		free(head);
+		return n;
+	}
 	m = malloc(sizeof(*m));
 	if (!m)
 		return 0;
