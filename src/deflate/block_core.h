@@ -452,10 +452,52 @@ GPZ_HD static inline void gpz_dfl_plan_dynamic(struct gpz_dfl_scratch *s, const 
 		;
 }
 
+/* A token's bits as the block writer puts them, its first field in the lowest bits (at most
+ * 15 + 5 + 15 + 13 = 48); *k gets how many. */
+GPZ_HD static inline uint64_t gpz_dfl_token_bits(uint32_t t, const uint32_t *lcode,
+                                                 const uint8_t *llen, const uint32_t *dcode,
+                                                 const uint8_t *dlen, unsigned *k)
+{
+	if (!(t & GPZ_TOK_MATCH)) {
+		*k = llen[t];
+		return lcode[t];
+	}
+	unsigned len = gpz_dfl_tok_len(t), dist = gpz_dfl_tok_dist(t);
+	unsigned lc = gpz_dfl_len_code(len), dc = gpz_dfl_dist_code(dist);
+	unsigned n0 = llen[257 + lc], n1 = gpz_dfl_len_extra(lc), n2 = dlen[dc];
+	uint64_t v = lcode[257 + lc];
+	v |= (uint64_t)(len - gpz_dfl_len_base(lc)) << n0;
+	v |= (uint64_t)dcode[dc] << (n0 + n1);
+	v |= (uint64_t)(dist - gpz_dfl_dist_base(dc)) << (n0 + n1 + n2);
+	*k = n0 + n1 + n2 + gpz_dfl_dist_extra(dc);
+	return v;
+}
+
+/* The tokens' codes and the end-of-block code. On a little-endian host, whole tokens go into
+ * the accumulator and 8 bytes are stored at a time while 16 bytes of room are left (the bytes
+ * past the whole ones are rewritten by later stores): the same bytes as a field at a time. */
 GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t *tok, size_t n,
                                              const struct gpz_dfl_codes *b)
 {
-	for (size_t i = 0; i < n; i++) {
+	size_t i = 0;
+#if !defined(__CUDA_ARCH__) && GPZ_LZ_WORD_COMPARE
+	uint64_t acc = bw->acc;
+	unsigned nb = bw->nb; /* < 8: gpz_dfl_put leaves whole bytes written */
+	uint8_t *p = bw->p;
+	for (; i < n && bw->end - p >= 16; i++) {
+		unsigned k;
+		acc |= gpz_dfl_token_bits(tok[i], b->lcode, b->llen, b->dcode, b->dlen, &k) << nb;
+		nb += k;
+		memcpy(p, &acc, 8);
+		p += nb >> 3;
+		acc >>= nb & ~7u;
+		nb &= 7;
+	}
+	bw->acc = acc;
+	bw->nb = nb;
+	bw->p = p;
+#endif
+	for (; i < n; i++) {
 		uint32_t t = tok[i];
 		if (!(t & GPZ_TOK_MATCH)) {
 			gpz_dfl_put(bw, b->lcode[t], b->llen[t]);
@@ -516,15 +558,14 @@ GPZ_HD static inline size_t gpz_dfl_token_bytes(const uint32_t *tok, size_t n)
 
 /* One block of n tokens covering src[0 .. nbytes), in the smallest of the three forms; returns 1
  * when it was written stored. */
-GPZ_HD static inline int gpz_dfl_put_block(struct gpz_bitw *bw, const uint8_t *src,
+/* gpz_dfl_put_block with s->blk already holding the tokens' counts. */
+GPZ_HD static inline int gpz_dfl_put_counted(struct gpz_bitw *bw, const uint8_t *src,
                                             const uint32_t *tok, size_t n, size_t nbytes,
                                             int last, struct gpz_dfl_scratch *s)
 {
 	uint32_t *lf = s->blk.lf, *df = s->blk.df;
 	uint64_t dyn, fix, stored;
 
-	gpz_dfl_zero_freqs(&s->blk);
-	gpz_dfl_add_tokens(&s->blk, tok, n);
 	lf[256] = 1;
 	gpz_dfl_plan_dynamic(s, lf, df);
 	dyn = gpz_dfl_dynamic_bits(&s->dyn, lf, df);
@@ -546,7 +587,17 @@ GPZ_HD static inline int gpz_dfl_put_block(struct gpz_bitw *bw, const uint8_t *s
 	return 0;
 }
 
-/* Tokens in the next block starting at tok[0]: whole units while joining them pays. */
+GPZ_HD static inline int gpz_dfl_put_block(struct gpz_bitw *bw, const uint8_t *src,
+                                            const uint32_t *tok, size_t n, size_t nbytes,
+                                            int last, struct gpz_dfl_scratch *s)
+{
+	gpz_dfl_zero_freqs(&s->blk);
+	gpz_dfl_add_tokens(&s->blk, tok, n);
+	return gpz_dfl_put_counted(bw, src, tok, n, nbytes, last, s);
+}
+
+/* Tokens in the next block starting at tok[0]: whole units while joining them pays. Leaves the
+ * block's counts in s->blk (for gpz_dfl_put_counted). */
 GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
                                                struct gpz_dfl_scratch *s, const uint32_t *tab)
 {
@@ -562,17 +613,23 @@ GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
 		gpz_dfl_zero_freqs(&s->unit);
 		gpz_dfl_add_tokens(&s->unit, tok + n, u);
 		unit_est = gpz_dfl_est(&s->unit, tab);
-		/* cur becomes the joined counts; when joining does not pay they are no longer needed */
+		/* cur becomes the joined counts (the unit taken out again when joining does not pay) */
 		for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
 			s->cur.lf[i] += s->unit.lf[i];
 		for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
 			s->cur.df[i] += s->unit.df[i];
 		joined_est = gpz_dfl_est(&s->cur, tab);
-		if (joined_est > cur_est + unit_est)
+		if (joined_est > cur_est + unit_est) {
+			for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
+				s->cur.lf[i] -= s->unit.lf[i];
+			for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
+				s->cur.df[i] -= s->unit.df[i];
 			break;
+		}
 		cur_est = joined_est;
 		n += u;
 	}
+	s->blk = s->cur;
 	return n;
 }
 
@@ -609,7 +666,7 @@ GPZ_HD static inline gpz_result gpz_dfl_blocks(struct gpz_bitw *bw, const uint8_
 	while (i < ntok) {
 		size_t n = gpz_dfl_next_block(tokens + i, ntok - i, s, tab);
 		size_t b = gpz_dfl_token_bytes(tokens + i, n);
-		gpz_dfl_put_block(bw, src + pos, tokens + i, n, b, last && i + n == ntok, s);
+		gpz_dfl_put_counted(bw, src + pos, tokens + i, n, b, last && i + n == ntok, s);
 		pos += b;
 		i += n;
 	}

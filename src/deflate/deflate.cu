@@ -442,24 +442,6 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 constexpr unsigned WR_WARPS = 4;      /* units a block */
 constexpr unsigned WR_WORDS = 32 * 48 / 32 + 2; /* a chunk's words, the carried one included */
 
-/* A token's bits as gpz_dfl_put_tokens puts them (first field in the lowest bits); *k: how many. */
-__device__ uint64_t token_bits(uint32_t t, const blk_code *c, unsigned *k)
-{
-	if (!(t & GPZ_TOK_MATCH)) {
-		*k = c->llen[t];
-		return c->lcode[t];
-	}
-	unsigned len = gpz_dfl_tok_len(t), dist = gpz_dfl_tok_dist(t);
-	unsigned lc = gpz_dfl_len_code(len), dc = gpz_dfl_dist_code(dist);
-	unsigned n0 = c->llen[257 + lc], n1 = gpz_dfl_len_extra(lc), n2 = c->dlen[dc];
-	uint64_t v = c->lcode[257 + lc];
-	v |= (uint64_t)(len - gpz_dfl_len_base(lc)) << n0;
-	v |= (uint64_t)c->dcode[dc] << (n0 + n1);
-	v |= (uint64_t)(dist - gpz_dfl_dist_base(dc)) << (n0 + n1 + n2);
-	*k = n0 + n1 + n2 + gpz_dfl_dist_extra(dc);
-	return v;
-}
-
 __global__ void __launch_bounds__(32 * WR_WARPS)
 write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
 {
@@ -487,7 +469,9 @@ write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
 		b[i] = 0;
 	for (unsigned c0 = 0; c0 < cnt; c0 += 32) {
 		unsigned k = 0;
-		uint64_t v = c0 + lane < cnt ? token_bits(tok[c0 + lane], c, &k) : 0;
+		uint64_t v = c0 + lane < cnt ? gpz_dfl_token_bits(tok[c0 + lane], c->lcode, c->llen,
+		                                                  c->dcode, c->dlen, &k)
+		                             : 0;
 		unsigned at = k; /* inclusive scan of the lengths */
 		for (unsigned d = 1; d < 32; d *= 2) {
 			unsigned o = __shfl_up_sync(0xffffffffu, at, d);
