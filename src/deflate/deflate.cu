@@ -291,8 +291,7 @@ __global__ void __launch_bounds__(32)
 plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
             uint8_t *work, layout l, size_t cap, size_t oslot)
 {
-	/* the code builder's scratch lives on the SM (lane 0's walks through it in global memory
-	 * waited on L2 at every access) */
+	/* the plan's scratch lives on the SM: 27 KiB, 8 warps an SM */
 	__shared__ plan_scratch scratch;
 	uint32_t *cur = scratch.u.cur;
 	uint64_t &sh_pos = scratch.pos;

@@ -5,10 +5,11 @@
  * parse over them (gpz_lz_finder). Three kernels:
  *
  * 1. links: the chain link of every position (distance to the previous position with the same
- *    hash, 16 bits; the level's hash, match_core.h: level 1's head table is half the others'). Every position's hash first (a plain parallel kernel), then one warp per
- *    32 KiB segment walks it 32 positions at a time with a head table in shared memory
- *    (positions in the segment + 1, 16 bits), the hashes of the next 8 steps in flight; within a
- *    step, __match_any_sync finds lanes with the same hash, the lowest of them reads the head
+ *    hash, 16 bits; the level's hash, match_core.h: level 1's head table is half the others').
+ *    Every position's hash first (a plain parallel kernel), then one warp per 32 KiB segment
+ *    walks it 32 positions at a time with a head table in shared memory (positions in the
+ *    segment + 1, 16 bits), the hashes of the next 8 steps in flight; within a step,
+ *    __match_any_sync finds lanes with the same hash, the lowest of them reads the head
  *    table, the others link to the lane before them, and the highest writes the head. The warp
  *    leaves its head table (each hash's last position in the segment) for the next segment,
  *    whose first occurrences of a hash link there (links_join_kernel): the window is no longer
@@ -19,9 +20,10 @@
  *    the walks' scattered reads then stay on the SM instead of going to L2. Level 1 looks at one
  *    candidate a position: its links stay in global memory and only the bytes are staged.
  * 3. run: the parse (gzip's greedy or lazy) over them, in segments of 16 Ki positions: every
- *    segment's parse is guessed by its own thread as if a parse began there, then one thread per
- *    piece runs the true parse, taking over each guess from the first clean state it shares with
- *    it (match_core.h, gpz_lz_fixup: usually after a few tokens), and the kept guesses are
+ *    segment's parse is guessed as if a parse began there (a thread a segment; at greedy levels
+ *    a warp, spec_greedy_kernel), then one thread per piece runs the true parse, taking over
+ *    each guess from the first clean state it shares with it (match_core.h, gpz_lz_fixup:
+ *    usually after a few tokens), and the kept guesses are
  *    copied into place. Incompressible data at lazy levels has no clean states (no matches), so
  *    there the fix-up parses everything itself, as one thread.
  */
@@ -50,9 +52,8 @@ constexpr unsigned ONE_CAP = GPZ_LZ_MAX_MATCH + 31;
 constexpr size_t FIND1_REACH = ONE_CAP + 8;
 constexpr size_t FIND1_SMEM = GPZ_LZ_WINDOW + FT1 + FIND1_REACH + 16;
 
-/* hash[q - lo] for q in [lo, hi): four positions a thread from the two words that hold their
- * bytes where src + lo is 4-byte aligned and lo a multiple of 4 (the batches' ranges are), one
- * load a byte otherwise. */
+/* hash[q - lo] for q in [lo, hi): four positions a thread, from the two words that hold their
+ * bytes where src + lo is 4-byte aligned (the batches' ranges are), a load a byte otherwise. */
 __global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, unsigned bytes,
                             unsigned bits, uint16_t *hash)
 {
@@ -168,17 +169,17 @@ links_join_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hsize, ui
 	for (size_t q0 = s0 + threadIdx.x; q0 < s1; q0 += JOIN_ILP * blockDim.x) {
 		uint16_t lk[JOIN_ILP], hv[JOIN_ILP];
 #pragma unroll
-		for (int k = 0; k < JOIN_ILP; k++) {
-			const size_t q = q0 + k * blockDim.x;
-			lk[k] = q < s1 ? links[q - lo] : 1;
-			hv[k] = q < s1 ? hash[q - lo] : NO_HASH;
+		for (int j = 0; j < JOIN_ILP; j++) {
+			const size_t q = q0 + j * blockDim.x;
+			lk[j] = q < s1 ? links[q - lo] : 1;
+			hv[j] = q < s1 ? hash[q - lo] : NO_HASH;
 		}
 #pragma unroll
-		for (int k = 0; k < JOIN_ILP; k++) {
-			const size_t q = q0 + k * blockDim.x;
-			if (lk[k] != 0 || hv[k] == NO_HASH)
+		for (int j = 0; j < JOIN_ILP; j++) {
+			const size_t q = q0 + j * blockDim.x;
+			if (lk[j] != 0 || hv[j] == NO_HASH)
 				continue;
-			const uint16_t t = prev_head[hv[k]];
+			const uint16_t t = prev_head[hv[j]];
 			if (t)
 				links[q - lo] = gpz_lz_link(q - (s0 - SEG), t - 1u);
 		}
@@ -201,7 +202,7 @@ __device__ void stage_bytes(uint8_t *to, const uint8_t *src, size_t len)
 
 /* The end of the piece holding a position and the start of its group of pieces (0 without
  * groups), followed as a thread's positions rise: a division at the start, additions after
- * (a 64-bit division a position was a large part of find's instructions). */
+ * (64-bit divisions a position were 11% of find_one's instructions). */
 struct piece_bounds {
 	size_t piece, gsize, end, gstart;
 	__device__ piece_bounds(size_t q, size_t piece_, int group)
@@ -224,7 +225,7 @@ struct piece_bounds {
  * unrolled. Every lane compares its first 16 bytes; a match that goes on is measured by the
  * whole warp, 8 bytes a lane, and only once for a run of lanes with the same distance (the next
  * position's match at the same distance is one byte shorter), which in repetitive input is most
- * of them: lanes measuring a long match each were most of find's time. sd: bytes from w0 on,
+ * of them (lanes each measuring a long match held their warps up). sd: bytes from w0 on,
  * ONE_CAP + 8 past t1 (or to the input's end). */
 __device__ void find_one(const uint8_t *sd, const uint16_t *lk, size_t w0, size_t t0, size_t t1,
                          size_t piece, size_t n, int group, const struct gpz_lz_level &cfg,
