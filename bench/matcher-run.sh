@@ -27,18 +27,19 @@ build() { # build SRC DIR TARGET...
     { grep -E "error" "$d.build.log" | head -20; return 1; }
 }
 new=$root/.devdata/bin/new base=$root/.devdata/bin/base
+tests_dir=$new
 if [ ! -x "$new/gpz-bench" ]; then
   build "$root" "$root/build-gpu" gpz-bench test_gpu_lz test_gpu_deflate || exit 1
-  new=$root/build-gpu; mkdir -p "$new/tests"; cp "$new"/tests/test_gpu_* "$new/" 2>/dev/null
+  new=$root/build-gpu tests_dir=$root/build-gpu/tests
 fi
 if [ ! -x "$base/gpz-bench" ] && [ -f "$root/.devdata/base.tgz" ]; then
   rm -rf /tmp/gpz-base && mkdir -p /tmp/gpz-base && tar xzf "$root/.devdata/base.tgz" -C /tmp/gpz-base
   build /tmp/gpz-base /tmp/gpz-base/build gpz-bench && base=/tmp/gpz-base/build
 fi
 if [ $tests = 1 ]; then
-  timeout 300 "$new/test_gpu_lz" > "$out/gpu-lz.log" 2>&1
+  timeout 300 "$tests_dir/test_gpu_lz" > "$out/gpu-lz.log" 2>&1
   echo "test_gpu_lz (levels 1-9) rc=$?"; tail -2 "$out/gpu-lz.log"
-  timeout 300 "$new/test_gpu_deflate" > "$out/gpu-deflate.log" 2>&1
+  timeout 300 "$tests_dir/test_gpu_deflate" > "$out/gpu-deflate.log" 2>&1
   echo "test_gpu_deflate rc=$?"; tail -2 "$out/gpu-deflate.log"
 fi
 if [ $prof = 1 ]; then

@@ -348,12 +348,24 @@ GPZ_HD_NOINLINE static inline void gpz_dfl_build_code(uint32_t *freq, unsigned n
 		code[s] = gpz_dfl_reverse(code[s], len[s]);
 }
 
+/* The fixed literal/length code's length of symbol s (RFC 1951 3.2.6). */
+GPZ_HD static inline unsigned gpz_dfl_fixed_llen(unsigned s)
+{
+	return s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
+}
+
+/* Extra bits after code-length symbol s (16: 2, 17: 3, 18: 7, the lengths themselves: 0). */
+GPZ_HD static inline unsigned gpz_dfl_cl_extra(unsigned s)
+{
+	return s == 16 ? 2 : s == 17 ? 3 : s == 18 ? 7 : 0;
+}
+
 /* The fixed code of RFC 1951 3.2.6 (canonical over all 288 literal/length symbols and 32
  * distance symbols), bit-reversed. */
 GPZ_HD static inline void gpz_dfl_fixed_code(struct gpz_dfl_codes *b)
 {
 	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++) {
-		unsigned l = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8;
+		unsigned l = gpz_dfl_fixed_llen(s);
 		uint32_t c = s < 144 ? 0x30 + s : s < 256 ? 0x190 + (s - 144) : s < 280 ? s - 256
 		                                                                       : 0xc0 + (s - 280);
 		b->llen[s] = (uint8_t)l;
@@ -409,7 +421,7 @@ GPZ_HD static inline uint64_t gpz_dfl_dynamic_bits(const struct gpz_dfl_codes *b
 	uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)b->hclen;
 	for (unsigned i = 0; i < b->nrle; i++) {
 		unsigned s = b->rle[i];
-		bits += b->cllen[s] + (s == 16 ? 2 : s == 17 ? 3 : s == 18 ? 7 : 0);
+		bits += b->cllen[s] + gpz_dfl_cl_extra(s);
 	}
 	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
 		bits += (uint64_t)lf[s] * (b->llen[s] + (s >= 257 ? gpz_dfl_len_extra(s - 257) : 0));
@@ -422,11 +434,28 @@ GPZ_HD static inline uint64_t gpz_dfl_fixed_bits(const uint32_t *lf, const uint3
 {
 	uint64_t bits = 3;
 	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
-		bits += (uint64_t)lf[s] * ((s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8) +
+		bits += (uint64_t)lf[s] * (gpz_dfl_fixed_llen(s) +
 		                           (s >= 257 ? gpz_dfl_len_extra(s - 257) : 0));
 	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++)
 		bits += (uint64_t)df[s] * (5 + gpz_dfl_dist_extra(s));
 	return bits;
+}
+
+/* HLIT and HDIST: the literal/length and distance lengths sent, trailing zeros dropped. */
+GPZ_HD static inline void gpz_dfl_trim_lengths(struct gpz_dfl_codes *b)
+{
+	for (b->hlit = GPZ_DFL_NLIT; b->hlit > 257 && !b->llen[b->hlit - 1]; b->hlit--)
+		;
+	for (b->hdist = GPZ_DFL_NDIST; b->hdist > 1 && !b->dlen[b->hdist - 1]; b->hdist--)
+		;
+}
+
+/* HCLEN: the code-length code's lengths sent, in their order, trailing zeros dropped. */
+GPZ_HD static inline void gpz_dfl_trim_cl(struct gpz_dfl_codes *b)
+{
+	for (b->hclen = GPZ_DFL_NCL; b->hclen > 4 && !b->cllen[gpz_dfl_cl_order(b->hclen - 1)];
+	     b->hclen--)
+		;
 }
 
 GPZ_HD static inline void gpz_dfl_plan_dynamic(struct gpz_dfl_scratch *s, const uint32_t *lf,
@@ -441,15 +470,10 @@ GPZ_HD static inline void gpz_dfl_plan_dynamic(struct gpz_dfl_scratch *s, const 
 		s->clfreq[i] = 0;
 	gpz_dfl_build_code(s->lfc, GPZ_DFL_NLIT, 15, b->llen, b->lcode, &s->huff);
 	gpz_dfl_build_code(s->dfc, GPZ_DFL_NDIST, 15, b->dlen, b->dcode, &s->huff);
-	for (b->hlit = GPZ_DFL_NLIT; b->hlit > 257 && !b->llen[b->hlit - 1]; b->hlit--)
-		;
-	for (b->hdist = GPZ_DFL_NDIST; b->hdist > 1 && !b->dlen[b->hdist - 1]; b->hdist--)
-		;
+	gpz_dfl_trim_lengths(b);
 	gpz_dfl_rle_lengths(b, s->clfreq, s->all);
 	gpz_dfl_build_code(s->clfreq, GPZ_DFL_NCL, 7, b->cllen, b->clcode, &s->huff);
-	for (b->hclen = GPZ_DFL_NCL; b->hclen > 4 && !b->cllen[gpz_dfl_cl_order(b->hclen - 1)];
-	     b->hclen--)
-		;
+	gpz_dfl_trim_cl(b);
 }
 
 /* A token's bits as the block writer puts them, its first field in the lowest bits (at most
@@ -475,7 +499,7 @@ GPZ_HD static inline uint64_t gpz_dfl_token_bits(uint32_t t, const uint32_t *lco
 
 /* The tokens' codes and the end-of-block code. On a little-endian host, whole tokens go into
  * the accumulator and 8 bytes are stored at a time while 16 bytes of room are left (the bytes
- * past the whole ones are rewritten by later stores): the same bytes as a field at a time. */
+ * past the whole ones are rewritten by later stores): the same bytes as gpz_dfl_put's. */
 GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t *tok, size_t n,
                                              const struct gpz_dfl_codes *b)
 {
@@ -497,18 +521,12 @@ GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t
 	bw->nb = nb;
 	bw->p = p;
 #endif
-	for (; i < n; i++) {
-		uint32_t t = tok[i];
-		if (!(t & GPZ_TOK_MATCH)) {
-			gpz_dfl_put(bw, b->lcode[t], b->llen[t]);
-			continue;
-		}
-		unsigned len = gpz_dfl_tok_len(t), dist = gpz_dfl_tok_dist(t);
-		unsigned lc = gpz_dfl_len_code(len), dc = gpz_dfl_dist_code(dist);
-		gpz_dfl_put(bw, b->lcode[257 + lc], b->llen[257 + lc]);
-		gpz_dfl_put(bw, len - gpz_dfl_len_base(lc), gpz_dfl_len_extra(lc));
-		gpz_dfl_put(bw, b->dcode[dc], b->dlen[dc]);
-		gpz_dfl_put(bw, dist - gpz_dfl_dist_base(dc), gpz_dfl_dist_extra(dc));
+	for (; i < n; i++) { /* near the end of the room: through gpz_dfl_put's checks */
+		unsigned k;
+		uint64_t v = gpz_dfl_token_bits(tok[i], b->lcode, b->llen, b->dcode, b->dlen, &k);
+		gpz_dfl_put(bw, (uint32_t)v, k < 32 ? k : 32);
+		if (k > 32)
+			gpz_dfl_put(bw, (uint32_t)(v >> 32), k - 32);
 	}
 	gpz_dfl_put(bw, b->lcode[256], b->llen[256]);
 }
@@ -525,7 +543,7 @@ GPZ_HD static inline void gpz_dfl_put_dynamic_header(struct gpz_bitw *bw,
 		unsigned s = b->rle[i];
 		gpz_dfl_put(bw, b->clcode[s], b->cllen[s]);
 		if (s >= 16)
-			gpz_dfl_put(bw, b->rle_extra[i], s == 16 ? 2 : s == 17 ? 3 : 7);
+			gpz_dfl_put(bw, b->rle_extra[i], gpz_dfl_cl_extra(s));
 	}
 }
 

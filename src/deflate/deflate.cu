@@ -254,28 +254,21 @@ __device__ void plan_dynamic_warp(plan_scratch *s, gpz_dfl_warp::small *sm, uint
 	gpz_dfl_warp::build_code(lfc, GPZ_DFL_NLIT, 15, b->llen, b->lcode, &s->huff, sm);
 	gpz_dfl_warp::build_code(dfc, GPZ_DFL_NDIST, 15, b->dlen, b->dcode, &s->huff, sm);
 	if (lane == 0) {
-		for (b->hlit = GPZ_DFL_NLIT; b->hlit > 257 && !b->llen[b->hlit - 1]; b->hlit--)
-			;
-		for (b->hdist = GPZ_DFL_NDIST; b->hdist > 1 && !b->dlen[b->hdist - 1]; b->hdist--)
-			;
+		gpz_dfl_trim_lengths(b);
 		gpz_dfl_rle_lengths(b, clfreq, s->all);
 	}
 	__syncwarp();
 	gpz_dfl_warp::build_code(clfreq, GPZ_DFL_NCL, 7, b->cllen, b->clcode, &s->huff, sm);
 	if (lane == 0)
-		for (b->hclen = GPZ_DFL_NCL; b->hclen > 4 && !b->cllen[gpz_dfl_cl_order(b->hclen - 1)];
-		     b->hclen--)
-			;
+		gpz_dfl_trim_cl(b);
 	__syncwarp();
 	uint64_t d = 0, f = 0;
-	for (unsigned i = lane; i < b->nrle; i += 32) {
-		unsigned r = b->rle[i];
-		d += b->cllen[r] + (r == 16 ? 2 : r == 17 ? 3 : r == 18 ? 7 : 0);
-	}
+	for (unsigned i = lane; i < b->nrle; i += 32)
+		d += b->cllen[b->rle[i]] + gpz_dfl_cl_extra(b->rle[i]);
 	for (unsigned i = lane; i < GPZ_DFL_NLIT; i += 32) {
 		unsigned x = i >= 257 ? gpz_dfl_len_extra(i - 257) : 0;
 		d += (uint64_t)lf[i] * (b->llen[i] + x);
-		f += (uint64_t)lf[i] * ((i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8) + x);
+		f += (uint64_t)lf[i] * (gpz_dfl_fixed_llen(i) + x);
 	}
 	for (unsigned i = lane; i < GPZ_DFL_NDIST; i += 32) {
 		d += (uint64_t)df[i] * (b->dlen[i] + gpz_dfl_dist_extra(i));

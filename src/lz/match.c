@@ -18,6 +18,13 @@
  * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
  * neither hash nor match, and every position of a match enters the table.
  */
+static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t end,
+                         const struct gpz_lz_level *cfg)
+{
+	if (p + cfg->hash_bytes <= end)
+		head[gpz_lz_hash(src + p, end - p, cfg->hash_bytes, cfg->hash_bits)] = (uint32_t)p;
+}
+
 static size_t parse_one(const uint8_t *src, size_t start, size_t end,
                         const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok)
 {
@@ -25,8 +32,7 @@ static size_t parse_one(const uint8_t *src, size_t start, size_t end,
 	size_t n = 0, pos = start;
 
 	for (size_t p = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0; p < start; p++)
-		if (p + hb <= end)
-			head[gpz_lz_hash(src + p, end - p, hb, bits)] = (uint32_t)p;
+		enter(head, src, p, end, cfg);
 	while (pos < end) {
 		size_t avail = end - pos;
 		unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH, len = 0;
@@ -44,8 +50,7 @@ static size_t parse_one(const uint8_t *src, size_t start, size_t end,
 		}
 		tok[n++] = gpz_lz_core_match(len, (unsigned)(pos - cand));
 		for (size_t p = pos + 1; p < pos + len; p++)
-			if (p + hb <= end)
-				head[gpz_lz_hash(src + p, end - p, hb, bits)] = (uint32_t)p;
+			enter(head, src, p, end, cfg);
 		pos += len;
 	}
 	return n;

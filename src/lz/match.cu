@@ -52,37 +52,13 @@ constexpr unsigned ONE_CAP = GPZ_LZ_MAX_MATCH + 31;
 constexpr size_t FIND1_REACH = ONE_CAP + 8;
 constexpr size_t FIND1_SMEM = GPZ_LZ_WINDOW + FT1 + FIND1_REACH + 16;
 
-/* hash[q - lo] for q in [lo, hi): four positions a thread, from the two words that hold their
- * bytes where src + lo is 4-byte aligned (the batches' ranges are), a load a byte otherwise. */
 __global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, unsigned bytes,
                             unsigned bits, uint16_t *hash)
 {
-	const size_t step = 4 * (size_t)gridDim.x * blockDim.x;
-	const bool words = !(((uintptr_t)(src + lo)) & 3);
-	for (size_t q0 = lo + 4 * (blockIdx.x * (size_t)blockDim.x + threadIdx.x); q0 < hi;
-	     q0 += step) {
-		uint8_t b[8];
-		if (words && q0 + 8 <= n) {
-			const uint32_t w0 = reinterpret_cast<const uint32_t *>(src + q0)[0];
-			const uint32_t w1 = reinterpret_cast<const uint32_t *>(src + q0)[1];
-#pragma unroll
-			for (int k = 0; k < 4; k++) {
-				b[k] = (uint8_t)(w0 >> (8 * k));
-				b[4 + k] = (uint8_t)(w1 >> (8 * k));
-			}
-		} else {
-#pragma unroll
-			for (int k = 0; k < 8; k++)
-				b[k] = q0 + k < n ? src[q0 + k] : 0;
-		}
-#pragma unroll
-		for (int k = 0; k < 4; k++) {
-			const size_t q = q0 + k;
-			if (q < hi)
-				hash[q - lo] = q + bytes <= n ? (uint16_t)gpz_lz_hash(b + k, 8 - k, bytes, bits)
-				                              : NO_HASH;
-		}
-	}
+	for (size_t q = lo + blockIdx.x * (size_t)blockDim.x + threadIdx.x; q < hi;
+	     q += (size_t)gridDim.x * blockDim.x)
+		hash[q - lo] = q + bytes <= n ? (uint16_t)gpz_lz_hash(src + q, n - q, bytes, bits)
+		                              : NO_HASH;
 }
 
 /* One step of links_kernel: positions q0 .. q0 + 31 (lane's hash hv). */
@@ -487,7 +463,7 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
 	if (e != cudaSuccess)
 		return e;
-	size_t blocks = (hi - lo + 1023) / 1024;
+	size_t blocks = (hi - lo + 255) / 256;
 	hash_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(
 		src, n, lo, hi, cfg.hash_bytes, cfg.hash_bits, scratch);
 	uint16_t *last = scratch + (hi - lo + 7) / 8 * 8;
