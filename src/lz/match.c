@@ -10,6 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Position p enters level 1's table (when it has a hash). */
+static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t end,
+                         const struct gpz_lz_level *cfg)
+{
+	if (p + cfg->hash_bytes <= end)
+		head[gpz_lz_hash(src + p, end - p, cfg->hash_bytes, cfg->hash_bits)] = (uint32_t)p;
+}
+
 /*
  * gpz_lz_core_parse at a greedy level with one candidate a position (level 1), unrolled: no
  * chain ring (one link is all a walk reads), the link taken from the head as each position
@@ -18,13 +26,6 @@
  * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
  * neither hash nor match, and every position of a match enters the table.
  */
-static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t end,
-                         const struct gpz_lz_level *cfg)
-{
-	if (p + cfg->hash_bytes <= end)
-		head[gpz_lz_hash(src + p, end - p, cfg->hash_bytes, cfg->hash_bits)] = (uint32_t)p;
-}
-
 static size_t parse_one(const uint8_t *src, size_t start, size_t end,
                         const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok)
 {
