@@ -6,7 +6,8 @@
 # output, decompression to a file with -o, whose data the tool syncs before renaming it into
 # place). Tables go to $OUT.
 # Usage: sh bench/engine-run.sh [host|files|scale|gpus|all]
-# gpus: host-buffer Huffman on 1 GPU and on every GPU (a machine with several).
+# gpus: host buffers (Huffman-only, .gpz DEFLATE level 1) on 1, 2 and every GPU, and the tool's
+# bytes for each GPU count (a machine with several).
 # scale: the tool on 0.25, 1, 2 and 4 GiB of Nyx codes, --gpu: the slope is the steady rate, the
 # intercept what every run pays to start (CUDA context, lanes' buffers).
 set -u
@@ -36,15 +37,38 @@ fi
 tile() { python3 "$root/bench/tile.py" "$@"; } # tile SRC DST BYTES
 calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 if [ "$what" = gpus ]; then
+  # host buffers on 1, 2 and every GPU: Huffman-only (Nyx u16, text u8) and .gpz DEFLATE level 1
+  # frames (text); then the tool's output for each GPU count, compared byte for byte
+  ngpu=$(nvidia-smi -L | wc -l)
   {
     nvidia-smi -L
-    for g in 1 0; do
+    for g in 1 2 0; do
+      [ "$g" -gt "$ngpu" ] && continue
       for m in "" --pinned; do
         "$B/gpz-host-bench" --gpu -b 2 -s 4 -g $g $m "$nyx"
         "$B/gpz-host-bench" --gpu -b 1 -s 4 -g $g $m "$txt"
+        "$B/gpz-host-bench" --gpu -b 1 -l 1 -s 4 -g $g $m "$txt"
       done
     done
   } 2>&1 | tee "$out/gpus.md"
+  tile "$nyx" "$W/nyx4g" $((4 << 30))
+  tile "$txt" "$W/text4g" 4000000000
+  {
+    echo "| tool job | GPUs | seconds | output |"
+    echo "|---|---:|---:|---|"
+    for job in "nyx4g --huff -b 2" "text4g -1" "text4g --format=gzip -1"; do
+      set -- $job; f=$1; shift
+      for g in 1 2 0; do
+        [ "$g" -gt "$ngpu" ] && continue
+        s=$(date +%s.%N); "$B/gpz" --gpu --gpus=$g -q -c "$@" "$W/$f" > "$W/g$g.out"; e=$(date +%s.%N)
+        if [ "$g" = 1 ]; then v="reference"
+        else cmp -s "$W/g1.out" "$W/g$g.out" && v="== 1 GPU's bytes" || v="DIFFERS from 1 GPU's"; fi
+        echo "| gpz $* $f | $g | $(calc "$e - $s") | $v |"
+      done
+      "$B/gpz" -q -t "$W/g0.out" && echo "| (the every-GPU output passes gpz -t) | | | |"
+    done
+    rm -f "$W"/g*.out
+  } 2>&1 | tee "$out/gpus-tool.md"
   exit 0
 fi
 if [ "$what" = scale ]; then

@@ -42,7 +42,7 @@ PY
 
 cmake -S "$root" -B "$root/build-gpu" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   > "$out/cmake.log" 2>&1 || { tail -30 "$out/cmake.log"; exit 1; }
-cmake --build "$root/build-gpu" -j16 > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
+cmake --build "$root/build-gpu" -j"$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 echo "built"
 [ "$what" = build ] && exit 0
 B=$root/build-gpu

@@ -131,7 +131,7 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 	wlayout l = wlayout_for(b->nk, b->nk, list_cap);
 	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc(b->nk * sizeof(*res));
 	uint32_t count = 0;
-	gpz_result r = res ? GPZ_OK : GPZ_ERR_NOMEM;
+	gpz_result r = res ? gpz_gpu_use(g) : GPZ_ERR_NOMEM; /* a lane may own another GPU */
 
 	*out_n = *nlist = 0;
 	if (r == GPZ_OK)
