@@ -26,14 +26,38 @@ static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t en
  * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
  * neither hash nor match, and every position of a match enters the table.
  */
+#if GPZ_LZ_WORD_COMPARE
+/* gpz_lz_hash of a position with 8 bytes to read (little-endian): mask keeps its hash bytes. */
+static inline uint32_t hash_wide(const uint8_t *p, uint64_t mask, unsigned bits)
+{
+	return (uint32_t)(((gpz_lz_load64(p) & mask) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+#endif
+
+/* Positions [from, to) enter the table: without per-position checks where 8 bytes can be read
+ * at each (all but the last few of an input), else one by one. */
+static inline void enter_run(uint32_t *head, const uint8_t *src, size_t from, size_t to,
+                             size_t end, const struct gpz_lz_level *cfg)
+{
+	size_t p = from;
+#if GPZ_LZ_WORD_COMPARE
+	const uint64_t mask = (~0ull) >> (64 - 8 * cfg->hash_bytes);
+	const unsigned bits = cfg->hash_bits;
+	size_t wide = end >= 8 ? end - 7 : 0; /* positions below it have 8 bytes */
+	for (size_t stop = to < wide ? to : wide; p < stop; p++)
+		head[hash_wide(src + p, mask, bits)] = (uint32_t)p;
+#endif
+	for (; p < to; p++)
+		enter(head, src, p, end, cfg);
+}
+
 static size_t parse_one(const uint8_t *src, size_t start, size_t end,
                         const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok)
 {
 	const unsigned hb = cfg->hash_bytes, bits = cfg->hash_bits;
 	size_t n = 0, pos = start;
 
-	for (size_t p = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0; p < start; p++)
-		enter(head, src, p, end, cfg);
+	enter_run(head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end, cfg);
 	while (pos < end) {
 		size_t avail = end - pos;
 		unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH, len = 0;
@@ -50,8 +74,7 @@ static size_t parse_one(const uint8_t *src, size_t start, size_t end,
 			continue;
 		}
 		tok[n++] = gpz_lz_core_match(len, (unsigned)(pos - cand));
-		for (size_t p = pos + 1; p < pos + len; p++)
-			enter(head, src, p, end, cfg);
+		enter_run(head, src, pos + 1, pos + len, end, cfg);
 		pos += len;
 	}
 	return n;
