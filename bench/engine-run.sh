@@ -50,13 +50,18 @@ if [ "$what" = gpus ]; then
         "$B/gpz-host-bench" --gpu -b 1 -l 1 -s 4 -g $g $m "$txt"
       done
     done
+    # twice the lanes (default 6 a GPU): where the lanes' host copies and latencies bound it
+    [ "$ngpu" -ge 2 ] && "$B/gpz-host-bench" --gpu -b 2 -s 4 -g 2 -d 24 "$nyx"
+    [ "$ngpu" -ge 2 ] && "$B/gpz-host-bench" --gpu -b 1 -l 1 -s 4 -g 2 -d 24 --pinned "$txt"
   } 2>&1 | tee "$out/gpus.md"
+  tile "$nyx" "$W/nyx1m" $((1 << 20))
   tile "$nyx" "$W/nyx4g" $((4 << 30))
   tile "$txt" "$W/text4g" 4000000000
   {
     echo "| tool job | GPUs | seconds | output |"
     echo "|---|---:|---:|---|"
-    for job in "nyx4g --huff -b 2" "text4g -1" "text4g --format=gzip -1"; do
+    # 1 MiB: the start-up (CUDA contexts and every lane's resources on every GPU used)
+    for job in "nyx1m --huff -b 2" "nyx4g --huff -b 2" "text4g -1" "text4g --format=gzip -1"; do
       set -- $job; f=$1; shift
       for g in 1 2 0; do
         [ "$g" -gt "$ngpu" ] && continue
