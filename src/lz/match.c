@@ -26,27 +26,17 @@ static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t en
  * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
  * neither hash nor match, and every position of a match enters the table.
  */
-#if GPZ_LZ_WORD_COMPARE
-/* gpz_lz_hash of a position with 8 bytes to read (little-endian): mask keeps its hash bytes. */
-static inline uint32_t hash_wide(const uint8_t *p, uint64_t mask, unsigned bits)
-{
-	return (uint32_t)(((gpz_lz_load64(p) & mask) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
-}
-#endif
-
-/* Positions [from, to) enter the table: without per-position checks where 8 bytes can be read
- * at each (all but the last few of an input), else one by one. */
+/* Positions [from, to) enter the table: where 8 bytes can be read at each (all but the last
+ * few of an input) without the per-position checks, the hash taking its one-load path. */
 static inline void enter_run(uint32_t *head, const uint8_t *src, size_t from, size_t to,
                              size_t end, const struct gpz_lz_level *cfg)
 {
-	size_t p = from;
-#if GPZ_LZ_WORD_COMPARE
-	const uint64_t mask = (~0ull) >> (64 - 8 * cfg->hash_bytes);
-	const unsigned bits = cfg->hash_bits;
+	const unsigned hb = cfg->hash_bytes, bits = cfg->hash_bits;
 	size_t wide = end >= 8 ? end - 7 : 0; /* positions below it have 8 bytes */
+	size_t p = from;
+
 	for (size_t stop = to < wide ? to : wide; p < stop; p++)
-		head[hash_wide(src + p, mask, bits)] = (uint32_t)p;
-#endif
+		head[gpz_lz_hash(src + p, 8, hb, bits)] = (uint32_t)p;
 	for (; p < to; p++)
 		enter(head, src, p, end, cfg);
 }
