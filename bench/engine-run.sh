@@ -50,9 +50,9 @@ if [ "$what" = gpus ]; then
         "$B/gpz-host-bench" --gpu -b 1 -l 1 -s 4 -g $g $m "$txt"
       done
     done
-    # twice the lanes (default 6 a GPU): where the lanes' host copies and latencies bound it
-    [ "$ngpu" -ge 2 ] && "$B/gpz-host-bench" --gpu -b 2 -s 4 -g 2 -d 24 "$nyx"
-    [ "$ngpu" -ge 2 ] && "$B/gpz-host-bench" --gpu -b 1 -l 1 -s 4 -g 2 -d 24 --pinned "$txt"
+    # the most lanes (16; default 6 a GPU): where the lanes' host copies and latencies bound it
+    [ "$ngpu" -ge 2 ] && "$B/gpz-host-bench" --gpu -b 2 -s 4 -g 2 -d 16 "$nyx"
+    [ "$ngpu" -ge 2 ] && "$B/gpz-host-bench" --gpu -b 1 -l 1 -s 4 -g 2 -d 16 --pinned "$txt"
   } 2>&1 | tee "$out/gpus.md"
   tile "$nyx" "$W/nyx1m" $((1 << 20))
   tile "$nyx" "$W/nyx4g" $((4 << 30))

@@ -66,6 +66,10 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--pinned")) pinned = 1;
 		else path = argv[i];
 	}
+	if (depth < 0 || depth > GPZ_MAX_DEPTH) {
+		fprintf(stderr, "gpz-host-bench: -d takes 0 (the default) to %d\n", GPZ_MAX_DEPTH);
+		return 2;
+	}
 	if (!path || runs < 1 || runs > 50) {
 		fprintf(stderr, "usage: gpz-host-bench [-b W] [-s GiB] [-r RUNS] [-l LEVEL] "
 		        "[-d DEPTH] [-g GPUS] [-T THREADS] [--cpu|--gpu] [--pinned] FILE\n");
