@@ -199,6 +199,9 @@ static void test_encode_threads(void)
 	static const struct { int w, skewed, chunk_log; size_t extra; } cases[] = {
 		{ 1, 1, 14, 1 }, { 1, 1, 10, 3 }, { 1, 0, 8, 17 }, { 1, 1, 14, 1000 },
 		{ 1, 1, 12, (4u << 20) - 1 }, { 2, 1, 14, 5 }, { 2, 0, 16, 777 }, { 4, 1, 14, 2 },
+		/* one-symbol last tasks at other bit offsets: their bits may all lie in the byte the
+		 * task before them ends in (the parallel join's edge case) */
+		{ 1, 1, 16, 1 }, { 2, 1, 12, 1 }, { 1, 1, 8, 2 },
 	};
 	for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
 		int w = cases[ci].w, cl = cases[ci].chunk_log;
