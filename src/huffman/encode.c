@@ -6,9 +6,8 @@
  * has no data-dependent branch.
  *
  * Threads take contiguous runs of chunks. The first run is written straight into the output;
- * the others go to private buffers that are put in place afterwards at their exact bit offsets,
- * in parallel (each task writes the bytes that begin inside its bits), so the stream does not
- * depend on the thread count. */
+ * the others go to private buffers that are appended afterwards at their exact bit offsets, so
+ * the stream does not depend on the thread count. */
 #include "huffman/huffman.h"
 #include "common/bits.h"
 #include "common/parallel.h"
@@ -100,6 +99,28 @@ static int64_t encode_chunks(const uint8_t *src, size_t n, int w, const uint32_t
 	return (int64_t)bit_pos(&bw);
 }
 
+/* Append src_bits bits from src (zero-padded, readable 8 bytes past its last byte) at bit offset
+ * dst_bits of dst, whose bits past dst_bits are zero. Writes up to 8 bytes past the end. */
+static void bits_append(uint8_t *dst, uint64_t dst_bits, const uint8_t *src, uint64_t src_bits)
+{
+	uint8_t *d = dst + dst_bits / 8;
+	unsigned sh = (unsigned)(dst_bits % 8);
+	size_t nbytes = (size_t)((src_bits + 7) / 8);
+	uint64_t carry;
+
+	if (sh == 0) {
+		memcpy(d, src, nbytes);
+		return;
+	}
+	carry = (uint64_t)d[0] << 56;
+	for (size_t i = 0; i < nbytes; i += 8) {
+		uint64_t v = gpz_load_be64(src + i);
+		gpz_store_be64(d + i, carry | (v >> sh));
+		carry = v << (64 - sh);
+	}
+	d[(nbytes + 7) / 8 * 8] = (uint8_t)(carry >> 56);
+}
+
 struct enc_job {
 	const uint8_t *src;
 	size_t n;
@@ -137,77 +158,17 @@ static void free_job(struct enc_job *j, size_t ntasks)
 	free(j->bits);
 }
 
-/* Bit g of the stream (MSB-first) once every task has encoded: in the buffer of the task u >= t
- * whose bits hold it (task 0's buffer is dst), 0 past the last. */
-static unsigned stream_bit(const struct enc_job *j, const uint64_t *off, size_t ntasks, size_t t,
-                           uint64_t g)
+/* Concatenate the private task buffers after task 0's output; returns the total or -1. */
+static int64_t join_tasks(struct enc_job *j, size_t ntasks)
 {
-	while (t + 1 < ntasks && g >= off[t + 1])
-		t++;
-	if (g >= off[t] + (uint64_t)j->bits[t])
-		return 0;
-	g -= off[t];
-	return ((t == 0 ? j->dst : j->buf[t])[g / 8] >> (7 - g % 8)) & 1;
-}
-
-struct join_job {
-	const struct enc_job *e;
-	const uint64_t *off; /* each task's first bit in the stream; off[ntasks] = total */
-	size_t ntasks;
-};
-
-/* Task t's bytes of the stream: those that begin inside its bits (a byte that also holds the
- * next task's first bits included), so tasks write disjoint bytes and run in parallel. Task 0's
- * bits are in place already but for that last byte. */
-static void join_task(void *ctx, size_t t)
-{
-	const struct join_job *jj = ctx;
-	const struct enc_job *j = jj->e;
-	uint64_t o = jj->off[t], end = jj->off[t + 1];
-	size_t k = (size_t)((o + 7) / 8), k_end = (size_t)((end + 7) / 8); /* bytes [k, k_end) */
-	unsigned r = (unsigned)(8 * k - o);  /* this task's first bits, in byte k - 1 */
-	const uint8_t *src = t == 0 ? NULL : j->buf[t];
-	/* bytes made of this task's bits alone (none when they all lie in byte k - 1) */
-	size_t whole = end > 8 * (uint64_t)k ? (size_t)((end - 8 * (uint64_t)k) / 8) : 0;
-	size_t i = t == 0 ? whole : 0;
-
-	for (; src && i + 8 <= whole; i += 8) { /* reads up to src[i + 8]: inside the slack */
-		uint64_t v = gpz_load_be64(src + i);
-		uint64_t next = r ? (uint64_t)src[i + 8] >> (8 - r) : 0;
-		gpz_store_be64(j->dst + k + i, r ? v << r | next : v);
+	uint64_t total = (uint64_t)j->bits[0];
+	for (size_t t = 1; t < ntasks; t++) {
+		uint64_t b = (uint64_t)j->bits[t];
+		if (total / 8 + (b + 7) / 8 + GPZ_ENCODE_SLACK > j->dst_cap)
+			return -1;
+		bits_append(j->dst, total, j->buf[t], b);
+		total += b;
 	}
-	for (; src && i < whole; i++)
-		j->dst[k + i] = (uint8_t)(r ? src[i] << r | src[i + 1] >> (8 - r) : src[i]);
-	for (; k + i < k_end; i++) { /* the byte shared with the tasks after: bit by bit */
-		uint64_t g = 8 * (uint64_t)(k + i);
-		unsigned b = 0;
-		for (unsigned q = 0; q < 8; q++)
-			b = b << 1 | stream_bit(j, jj->off, jj->ntasks, t, g + q);
-		j->dst[k + i] = (uint8_t)b;
-	}
-}
-
-/* Put the private task buffers after task 0's output at their exact bit offsets, on nthreads
- * threads; returns the total bits or -1 when dst is too small. */
-static int64_t join_tasks(struct enc_job *j, size_t ntasks, int nthreads)
-{
-	uint64_t *off = malloc((ntasks + 1) * sizeof(*off));
-	struct join_job jj = { j, off, ntasks };
-	uint64_t total = 0;
-
-	if (!off)
-		return -2;
-	for (size_t t = 0; t < ntasks; t++) {
-		off[t] = total;
-		total += (uint64_t)j->bits[t];
-	}
-	off[ntasks] = total;
-	if ((total + 7) / 8 + GPZ_ENCODE_SLACK > j->dst_cap) {
-		free(off);
-		return -1;
-	}
-	gpz_parallel_for(nthreads, ntasks, join_task, &jj);
-	free(off);
 	return (int64_t)total;
 }
 
@@ -250,10 +211,10 @@ gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *
 			return GPZ_ERR_DST_TOO_SMALL;
 		}
 	}
-	total = join_tasks(&j, ntasks, nthreads);
+	total = join_tasks(&j, ntasks);
 	free_job(&j, ntasks);
 	if (total < 0)
-		return total == -2 ? GPZ_ERR_NOMEM : GPZ_ERR_DST_TOO_SMALL;
+		return GPZ_ERR_DST_TOO_SMALL;
 	*total_bits = (uint64_t)total;
 	return GPZ_OK;
 }
