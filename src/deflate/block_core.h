@@ -297,6 +297,8 @@ struct gpz_dfl_codes {
 /* Everything the block writer needs besides its input and output. */
 struct gpz_dfl_scratch {
 	struct gpz_dfl_freqs cur, unit; /* block splitting */
+	size_t carry_n;                 /* tokens of a unit left in `unit` for the next block */
+	uint64_t carry_est;             /* and its estimate */
 	struct gpz_dfl_freqs blk;       /* the counts of the block being written */
 	uint32_t lfc[GPZ_DFL_NLIT], dfc[GPZ_DFL_NDIST], clfreq[GPZ_DFL_NCL];
 	uint8_t all[GPZ_DFL_NLIT + GPZ_DFL_NDIST];
@@ -615,16 +617,23 @@ GPZ_HD static inline int gpz_dfl_put_block(struct gpz_bitw *bw, const uint8_t *s
 }
 
 /* Tokens in the next block starting at tok[0]: whole units while joining them pays. Leaves the
- * block's counts in s->blk (for gpz_dfl_put_counted). */
+ * block's counts in s->blk (for gpz_dfl_put_counted), and the unit it stopped at, counted, for
+ * the next call (which starts there: gpz_dfl_blocks calls it block after block, carry_n 0 first). */
 GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
                                                struct gpz_dfl_scratch *s, const uint32_t *tab)
 {
 	size_t n = ntok < GPZ_DFL_UNIT_TOKENS ? ntok : GPZ_DFL_UNIT_TOKENS;
 	uint64_t cur_est;
 
-	gpz_dfl_zero_freqs(&s->cur);
-	gpz_dfl_add_tokens(&s->cur, tok, n);
-	cur_est = gpz_dfl_est(&s->cur, tab);
+	if (s->carry_n == n) { /* the unit the block before did not take: counted already */
+		s->cur = s->unit;
+		cur_est = s->carry_est;
+	} else {
+		gpz_dfl_zero_freqs(&s->cur);
+		gpz_dfl_add_tokens(&s->cur, tok, n);
+		cur_est = gpz_dfl_est(&s->cur, tab);
+	}
+	s->carry_n = 0;
 	while (n < ntok && n < GPZ_DFL_MAX_BLOCK_TOKENS) {
 		size_t u = ntok - n < GPZ_DFL_UNIT_TOKENS ? ntok - n : GPZ_DFL_UNIT_TOKENS;
 		uint64_t unit_est, joined_est;
@@ -642,6 +651,8 @@ GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
 				s->cur.lf[i] -= s->unit.lf[i];
 			for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
 				s->cur.df[i] -= s->unit.df[i];
+			s->carry_n = u;
+			s->carry_est = unit_est;
 			break;
 		}
 		cur_est = joined_est;
@@ -679,6 +690,7 @@ GPZ_HD static inline gpz_result gpz_dfl_blocks(struct gpz_bitw *bw, const uint8_
 {
 	size_t pos = start, i = 0;
 
+	s->carry_n = 0;
 	if (ntok == 0) /* empty input: one empty block */
 		gpz_dfl_put_block(bw, src + pos, tokens, 0, 0, last, s);
 	while (i < ntok) {
