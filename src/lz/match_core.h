@@ -1,8 +1,8 @@
 /* match_core.h - the LZ77 match finder shared by the CPU (match.c) and the GPU (match.cu).
  *
- * Hash chains over DEFLATE's 32 KiB window. The per-level search effort follows gzip's table
- * (good, lazy, nice, chain): how long a match must be to cut the search short, how long to still
- * try a lazy match, when a match is good enough to stop, and how many chain links to follow.
+ * Hash chains over DEFLATE's 32 KiB window. A level sets the chains' hash and gzip's four search
+ * knobs (good, lazy, nice, chain): how long a match must be to cut the search short, how long to
+ * still try a lazy match, when a match is good enough to stop, and how many chain links to follow.
  * Everything is deterministic: the same input and level always give the same tokens, on either
  * side. Every function here is GPZ_HD (host and device under nvcc, plain C otherwise) and uses no
  * globals, no libc and no compiler builtins on the device, so both compilers run the same code.
@@ -52,9 +52,13 @@ struct gpz_lz_matcher {
 };
 
 /* The level table (a switch rather than an array: no global the device would need a copy of).
- * level is clamped to 1..9. gzip's, but for level 1 (defined for the GPU) and level 4 (gzip's
- * lazy level 4 with chains of 16 came out larger than level 3: here each level is no larger than
- * the one before on debtext100m and the Silesia total). */
+ * level is clamped to 1..9. Levels 1-6 are defined for the GPU, where every position walks its
+ * chain to the end of `chain` (the walk's cost), whatever the parse later takes: level 1 one
+ * candidate of a 5-byte hash; levels 2-6 chains of a 4-byte hash (fewer, truer candidates than
+ * gzip's 3-byte chains, so shorter walks find as much), walked in full (good, lazy and nice at
+ * 258: gzip's shortcuts save the CPU steps, not the GPU). Levels 7-9 are gzip's. Each level is no
+ * larger than the one before and than gzip's same level on debtext100m and the Silesia total
+ * (bench/results/2026-11-26-h200-gpu-levels.md). */
 GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 {
 	struct gpz_lz_level c;
@@ -69,11 +73,11 @@ GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 		c.hash_bytes = GPZ_LZ_L1_HASH_BYTES;
 		c.hash_bits = GPZ_LZ_L1_HASH_BITS;
 		break;
-	case 2: g = 4; l = 5; n = 16; ch = 8; lz = 0; break;
-	case 3: g = 4; l = 6; n = 32; ch = 32; lz = 0; break;
-	case 4: g = 4; l = 4; n = 32; ch = 32; lz = 1; break;        /* lazy from here on */
-	case 5: g = 8; l = 16; n = 32; ch = 32; lz = 1; break;
-	case 6: g = 8; l = 16; n = 128; ch = 128; lz = 1; break;     /* default */
+	case 2: g = 258; l = 258; n = 258; ch = 4; lz = 0; c.hash_bytes = 4; break;
+	case 3: g = 258; l = 258; n = 258; ch = 8; lz = 0; c.hash_bytes = 4; break;
+	case 4: g = 258; l = 258; n = 258; ch = 8; lz = 1; c.hash_bytes = 4; break;  /* lazy from here on */
+	case 5: g = 258; l = 258; n = 258; ch = 16; lz = 1; c.hash_bytes = 4; break;
+	case 6: g = 258; l = 258; n = 258; ch = 32; lz = 1; c.hash_bytes = 4; break; /* default */
 	case 7: g = 8; l = 32; n = 128; ch = 256; lz = 1; break;
 	case 8: g = 32; l = 128; n = 258; ch = 1024; lz = 1; break;
 	default: g = 32; l = 258; n = 258; ch = 4096; lz = 1; break; /* 9: best */
