@@ -244,26 +244,6 @@ GPZ_HD static inline int gpz_lz_may_beat(const uint8_t *c, const uint8_t *s, uns
 #endif
 }
 
-/* How many of the 4 bytes at c and s agree before the first that differs (4: all): one word
- * compare where the byte order allows (on the GPU from shared memory: see gpz_lz_load32). */
-GPZ_HD static inline unsigned gpz_lz_eq4(const uint8_t *c, const uint8_t *s)
-{
-#ifdef __CUDA_ARCH__
-	uint32_t x = gpz_lz_load32(c) ^ gpz_lz_load32(s);
-	return x ? (unsigned)(__ffs((int)x) - 1) >> 3 : 4;
-#elif GPZ_LZ_WORD_COMPARE
-	uint32_t a, b;
-	memcpy(&a, c, 4);
-	memcpy(&b, s, 4);
-	return a != b ? (unsigned)__builtin_ctz(a ^ b) >> 3 : 4;
-#else
-	unsigned k = 0;
-	while (k < 4 && c[k] == s[k])
-		k++;
-	return k;
-#endif
-}
-
 /* A match as the position-pure search stores it: length << 16 | distance, 0 for none. */
 GPZ_HD static inline uint32_t gpz_lz_pack(unsigned len, unsigned dist)
 {
@@ -327,83 +307,6 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
 		d = links[(at - dd) & mask];
 		if (d > at - dd)
 			break; /* only where the CPU's ring slot was reused: beyond the window anyway */
-		dd += d;
-	}
-	if (snap_out && !snapped)
-		*snap_out = gpz_lz_pack(best, bd);
-	*dist = bd;
-	return bd ? best : 0;
-}
-
-/*
- * gpz_lz_walk's result and snap for links that are an array from loff (the GPU's form, no ring),
- * with its two loops made one: each turn either takes a chain step or compares the next 4 bytes
- * of the candidate in hand. The lanes of a GPU warp walk different chains and measure matches of
- * different lengths; nested, the warp waited at every step for its longest compare (ncu: 9.4 of
- * 32 lanes active at level 6); flat, a lane's turns are its steps plus its compares. test_lz
- * holds it to gpz_lz_walk through gpz_lz_pure_at.
- */
-GPZ_HD static inline unsigned gpz_lz_walk_flat(const uint8_t *src, const uint16_t *links,
-                                               size_t loff, size_t pos, size_t end, size_t reach,
-                                               unsigned hash_bytes, unsigned chain, unsigned nice,
-                                               unsigned snap, uint32_t *snap_out,
-                                               unsigned *dist)
-{
-	const uint8_t *s = src + pos;
-	const gpz_lz_idx at = (gpz_lz_idx)(pos - loff);
-	size_t avail = end - pos;
-	unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH;
-	unsigned best = 2, bd = 0, steps = 0, len = 0, d, dd;
-	int comparing = 0, snapped = 0;
-
-	*dist = 0;
-	if (snap_out)
-		*snap_out = 0;
-	else
-		snap = ~0u;
-	if (maxlen < GPZ_LZ_MIN_MATCH || maxlen < hash_bytes)
-		return 0;
-	if (nice > maxlen)
-		nice = maxlen;
-	d = dd = links[at];
-	for (;;) {
-		if (!comparing) {
-			if (d == 0 || dd > reach || best >= maxlen)
-				break;
-			if (steps == snap) {
-				*snap_out = gpz_lz_pack(best, bd);
-				snapped = 1;
-			}
-			if (steps == chain)
-				break;
-			steps++;
-			if (gpz_lz_may_beat(s - dd, s, best)) {
-				comparing = 1;
-				len = 0;
-				continue;
-			}
-		} else {
-			const uint8_t *c = s - dd;
-			if (len + 4 <= maxlen) {
-				unsigned e = gpz_lz_eq4(c + len, s + len);
-				len += e;
-				if (e == 4)
-					continue;
-			} else {
-				while (len < maxlen && c[len] == s[len])
-					len++;
-			}
-			comparing = 0;
-			if (len > best) {
-				best = len;
-				bd = dd;
-				if (len >= nice)
-					break;
-			}
-		}
-		d = links[at - dd];
-		if (d > at - dd)
-			break;
 		dd += d;
 	}
 	if (snap_out && !snapped)
@@ -660,8 +563,9 @@ GPZ_HD static inline void gpz_lz_pure_at(const uint8_t *src, const uint16_t *lin
 	unsigned dist, len;
 	size_t reach = pos - floor < GPZ_LZ_WINDOW ? pos - floor : GPZ_LZ_WINDOW;
 	out[1] = 0; /* greedy levels never use the quarter chain */
-	len = gpz_lz_walk_flat(src, links, loff, pos, end, reach, cfg->hash_bytes, cfg->chain,
-	                       cfg->nice, cfg->chain >> 2, cfg->lazy_parse ? &out[1] : NULL, &dist);
+	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, reach, cfg->hash_bytes, cfg->chain,
+	                  cfg->nice, 0,
+	                  cfg->chain >> 2, cfg->lazy_parse ? &out[1] : NULL, &dist);
 	out[0] = gpz_lz_pack(len, dist);
 }
 
