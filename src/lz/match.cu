@@ -24,8 +24,9 @@
  *    a warp, spec_greedy_kernel), then one thread per piece runs the true parse, taking over
  *    each guess from the first clean state it shares with it (match_core.h, gpz_lz_fixup:
  *    usually after a few tokens), and the kept guesses are
- *    copied into place. Incompressible data at lazy levels has no clean states (no matches), so
- *    there the fix-up parses everything itself, as one thread.
+ *    copied into place. At lazy levels a literal whose position has no match is a clean state
+ *    too, so incompressible stretches neither run a guess to the piece's end nor leave the
+ *    fix-up to parse them alone.
  */
 #include "lz/lz_gpu.h"
 #include "gpu/cuda_check.h"

@@ -378,8 +378,9 @@ GPZ_HD static inline size_t gpz_lz_greedy_next(size_t pos, uint32_t r)
 }
 
 /*
- * One step of the parse from a clean state at pos (nothing pending: where a parse begins, or
- * right after a match it emitted) to the next clean state: one token when greedy; when lazy, the
+ * One step of the parse from a clean state at pos (nothing pending: where a parse begins, right
+ * after a match it emitted, or, when lazy, right after a literal whose position had no match to
+ * defer) to the next clean state: one token when greedy; when lazy, such a literal, or the
  * literals up to and including the next match, or the rest of the input. The future of a parse
  * depends only on its clean position, which is what lets the GPU guess the parse of a segment
  * from the segment's start and fix it where its guess was wrong (gpz_lz_fixup). Tokens go to
@@ -411,6 +412,14 @@ GPZ_HD static inline size_t gpz_lz_step(struct gpz_lz_finder *f, size_t pos, siz
 	/* lazy: a match is emitted only if the match starting one byte later is not longer */
 	while (pos < end) {
 		unsigned dist = 0, len = 0;
+		if (have_prev && prev_len < GPZ_LZ_MIN_MATCH) {
+			/* nothing deferred: pos is a clean state (its find is a fresh start's). Stopping
+			 * here keeps a guessed segment of matchless data from running to the piece's end */
+			if (*n >= cap)
+				return GPZ_LZ_ABORT;
+			tok[(*n)++] = gpz_lz_core_literal(src[pos - 1]);
+			return pos;
+		}
 		gpz_lz_note(f, pos);
 		if (!have_prev || prev_len < cfg->lazy)
 			len = gpz_lz_find(f, pos, cfg, have_prev ? prev_len : 0, &dist);
@@ -482,6 +491,15 @@ GPZ_HD static inline void gpz_lz_spec(struct gpz_lz_finder *f, const uint8_t *sr
 	}
 }
 
+/* Does a lazy parse in a clean state at pos find no match there (gpz_lz_step's first find and
+ * its rule for far 3-byte matches)? Then the literal it emits for pos leaves it clean again. */
+GPZ_HD static inline int gpz_lz_matchless(const struct gpz_lz_finder *f, size_t pos,
+                                          const struct gpz_lz_level *cfg)
+{
+	unsigned dist, len = gpz_lz_find(f, pos, cfg, 0, &dist);
+	return len == 0 || (len == GPZ_LZ_MIN_MATCH && dist > GPZ_LZ_TOO_FAR);
+}
+
 /* The true parse of [start, end) given the specs of its segments (segment k: spec tokens at
  * spec + k * stride, state seg[k]). Tokens it parses itself go to out; the spec tokens it takes
  * over are left to gpz_lz_copy (seg[k].copy_*). Returns the piece's token count. */
@@ -495,16 +513,22 @@ GPZ_HD static inline size_t gpz_lz_fixup(struct gpz_lz_finder *f, const uint8_t 
 		const size_t s = start + k * S, t = end - s < S ? end : s + S;
 		const uint32_t *st = spec + k * stride;
 		size_t j = 0, sp = s; /* the spec's clean state at or after pos: token j, position sp */
+		int clean = 1;        /* the spec is in a clean state at sp (it begins in one) */
 		seg[k].copy_n = 0;
 		while (pos < t) {
-			while (sp < pos && j < seg[k].n) { /* the spec's next clean state */
-				uint32_t tk;
-				do {
-					tk = st[j++];
-					sp += tk & GPZ_TOK_MATCH ? ((tk >> 16) & 0xff) + 3 : 1;
-				} while (cfg->lazy_parse && !(tk & GPZ_TOK_MATCH) && j < seg[k].n);
+			while ((sp < pos || !clean) && j < seg[k].n) { /* the spec's next clean state */
+				uint32_t tk = st[j++];
+				if (tk & GPZ_TOK_MATCH) {
+					sp += ((tk >> 16) & 0xff) + 3;
+					clean = 1;
+				} else {
+					/* lazy: a literal leaves the parse clean only if it was clean before it
+					 * and found no match at its position (none deferred) */
+					clean = !cfg->lazy_parse || (clean && gpz_lz_matchless(f, sp, cfg));
+					sp++;
+				}
 			}
-			if (sp == pos && j < seg[k].n) { /* met: the rest of the spec is the parse */
+			if (sp == pos && clean && j < seg[k].n) { /* met: the rest of the spec is the parse */
 				seg[k].copy_dst = n;
 				seg[k].copy_src = j;
 				seg[k].copy_n = seg[k].n - j;
