@@ -52,6 +52,12 @@ size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level
  * then fixed up (match_core.h: gpz_lz_spec, gpz_lz_fixup). */
 size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int level,
                              size_t seg_size, size_t cap, uint32_t *tokens);
+/* Where the segment fix-up takes a parse to be clean (gpz_lz_fixup's rule: after a match, or at
+ * lazy levels after a literal at a position without a match in a clean state), for
+ * tests: clean[i] for the state before tok[i] (clean[0] = 1), up to clean[nt]; returns nt, or
+ * 0 when out of memory. */
+size_t gpz_lz_clean_marks(const uint8_t *src, size_t start, size_t end, int level,
+                          const uint32_t *tok, size_t nt, uint8_t *clean);
 
 #ifdef __cplusplus
 }

@@ -164,3 +164,29 @@ size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level
 	free(pure);
 	return n;
 }
+
+size_t gpz_lz_clean_marks(const uint8_t *src, size_t start, size_t end, int level,
+                          const uint32_t *tok, size_t nt, uint8_t *clean)
+{
+	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	uint32_t *pure = end > start ? pure_matches(src, start, end, &cfg) : NULL;
+	size_t sp = start, i = 0;
+	int c = 1;
+
+	if (!pure)
+		return 0;
+	struct gpz_lz_finder f = {NULL, pure, start, end, 2};
+	clean[0] = 1;
+	for (; i < nt && sp < end; i++) { /* gpz_lz_fixup's rule, token by token */
+		if (tok[i] & GPZ_TOK_MATCH) {
+			sp += gpz_tok_len(tok[i]);
+			c = 1;
+		} else {
+			c = !cfg.lazy_parse || (c && gpz_lz_matchless(&f, sp, &cfg));
+			sp++;
+		}
+		clean[i + 1] = (uint8_t)c;
+	}
+	free(pure);
+	return i;
+}
