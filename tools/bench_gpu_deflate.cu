@@ -36,7 +36,7 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("GPU DEFLATE on %s (%d SMs), inputs tiled to 1 GiB on the device, median of %d "
 	       "runs; GB/s of input bytes. Stages: chain links, matches at every position, parse "
-	       "(16 Ki segments guessed in parallel, fixed up per 1 MiB piece); whole = "
+	       "(16 Ki segments guessed in parallel, fixed up per 256 KiB piece); whole = "
 	       "gpz_gpu_deflate_raw (stages + block writer + join). same = equal to the CPU "
 	       "backend's raw stream (%d threads).\n\n",
 	       prop.name, prop.multiProcessorCount, runs, threads);
