@@ -421,6 +421,13 @@ GPZ_HD static inline size_t gpz_lz_step(struct gpz_lz_finder *f, size_t pos, siz
 			return pos;
 		}
 		gpz_lz_note(f, pos);
+#ifndef __CUDA_ARCH__
+		if (!f->pure && pos + 9 <= end) { /* the next position's head, ahead of its insert */
+			const struct gpz_lz_matcher *m = f->m;
+			__builtin_prefetch(&m->head[gpz_lz_hash(src + pos + 1, 8, m->hash_bytes,
+			                                        m->hash_bits)]);
+		}
+#endif
 		if (!have_prev || prev_len < cfg->lazy)
 			len = gpz_lz_find(f, pos, cfg, have_prev ? prev_len : 0, &dist);
 		if (len == GPZ_LZ_MIN_MATCH && dist > GPZ_LZ_TOO_FAR)
