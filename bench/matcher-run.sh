@@ -45,16 +45,7 @@ fi
 if [ $prof = 1 ]; then
   ncu --clock-control none --metrics gpu__time_duration.sum --csv "$new/gpz-bench" --gpu \
     --deflate -l 1 -r 1 -T 16 "$D/debtext100m" > "$out/ncu.csv" 2> "$out/ncu.err"
-  python3 - "$out/ncu.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-h = rows[0]; ki = h.index("Kernel Name"); vi = h.index("Metric Value")
-t, c = {}, {}
-for r in rows[1:]:
-    k = r[ki].split("(")[0].replace("<unnamed>::", "")
-    t[k] = t.get(k, 0) + float(r[vi].replace(",", "")) / 1e6; c[k] = c.get(k, 0) + 1
-for k in t: print(f"{k:24s} {c[k]:3d} launches {t[k]:9.2f} ms")
-PY
+  python3 "$root/bench/probe/ncu_kernel_times.py" "$out/ncu.csv"
   # the details of some kernels (one launch each, from the whole call): DETAILS="k1 k2 ..."
   for k in ${DETAILS:-}; do
     ncu --clock-control none --set full -k "regex:^$k" --launch-skip 2 -c 1 "$new/gpz-bench" \
