@@ -18,14 +18,6 @@ static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t en
 		head[gpz_lz_hash(src + p, end - p, cfg->hash_bytes, cfg->hash_bits)] = (uint32_t)p;
 }
 
-/*
- * gpz_lz_core_parse at a greedy level with one candidate a position (level 1), unrolled: no
- * chain ring (one link is all a walk reads), the link taken from the head as each position
- * enters. The same tokens as the general parse (test_lz holds gpz_lz_parse to the position-pure
- * walk at every level): the candidate is the latest earlier position with the same hash within
- * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
- * neither hash nor match, and every position of a match enters the table.
- */
 /* Positions [from, to) enter the table: where 8 bytes can be read at each (all but the last
  * few of an input) without the per-position checks, the hash taking its one-load path. */
 static inline void enter_run(uint32_t *head, const uint8_t *src, size_t from, size_t to,
@@ -41,6 +33,14 @@ static inline void enter_run(uint32_t *head, const uint8_t *src, size_t from, si
 		enter(head, src, p, end, cfg);
 }
 
+/*
+ * gpz_lz_core_parse at a greedy level with one candidate a position (level 1), unrolled: no
+ * chain ring (one link is all a walk reads), the link taken from the head as each position
+ * enters. The same tokens as the general parse (test_lz holds gpz_lz_parse to the position-pure
+ * walk at every level): the candidate is the latest earlier position with the same hash within
+ * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
+ * neither hash nor match, and every position of a match enters the table.
+ */
 static size_t parse_one(const uint8_t *src, size_t start, size_t end,
                         const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok)
 {
