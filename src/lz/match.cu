@@ -303,9 +303,10 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 		find_one(sd, lk, w0, t0, t1, piece, n, group, cfg, pure + (t0 - a));
 	} else {
 		/* positions relative to w0: distances (all the walk uses) are unchanged */
+		piece_bounds pb(t0 + threadIdx.x, piece, group);
 		for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
-			const size_t pend = (q / piece + 1) * piece;
-			const size_t gstart = group ? q / (piece * group) * (piece * group) : 0;
+			pb.move_to(q);
+			const size_t pend = pb.end, gstart = pb.gstart;
 			const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
 			uint32_t out[2];
 			gpz_lz_pure_at(sd, lk, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);

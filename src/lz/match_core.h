@@ -592,12 +592,12 @@ GPZ_HD static inline void gpz_lz_pure_at(const uint8_t *src, const uint16_t *lin
                                          const struct gpz_lz_level *cfg, uint32_t *out)
 {
 	unsigned dist, len;
+	uint32_t quarter; /* always asked for: a pointer that may be NULL kept it in local memory */
 	size_t reach = pos - floor < GPZ_LZ_WINDOW ? pos - floor : GPZ_LZ_WINDOW;
-	out[1] = 0; /* greedy levels never use the quarter chain */
 	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, reach, cfg->hash_bytes, cfg->chain,
-	                  cfg->nice, 0,
-	                  cfg->chain >> 2, cfg->lazy_parse ? &out[1] : NULL, &dist);
+	                  cfg->nice, 0, cfg->chain >> 2, &quarter, &dist);
 	out[0] = gpz_lz_pack(len, dist);
+	out[1] = cfg->lazy_parse ? quarter : 0; /* greedy levels never use the quarter chain */
 }
 
 /* The GPU's chain links done the plain way: links[q - lo] = gpz_lz_link of q for q in [lo, hi)
