@@ -15,6 +15,7 @@
  * the caller fills in once the window is known. */
 #include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
+#include "gpu/warp.cuh"
 
 namespace {
 
@@ -296,68 +297,48 @@ __device__ __forceinline__ T at(const T *out, int sp)
 	return sp >= 0 ? out[sp] : (T)(256 + (int)WIN + sp);
 }
 
-/* One lane's short copy (at most 32), whose source symbols are all written: 8 loads in flight at
- * a time. A copy longer than its distance repeats its first dist symbols, so it never reads its
- * own output. */
+/* Write a batch of tokens, one a lane (token i in lane i, nt of them, output [pos of token 0,
+ * end)), 32 output symbols a step, a symbol a lane: lane j of the step at q writes q + j. Its
+ * token is found from the starts that fall in the step (one bit each, OR-reduced over the warp);
+ * a literal is its value, a copy reads its source: written in an earlier step (or before the
+ * batch: a load), or in this step by a lower lane (dist < 32: taken from that lane, by pointer
+ * jumping so that chains of any length settle in 5 rounds). Every output symbol costs about the
+ * same, whatever the tokens' lengths, and consecutive lanes store consecutive symbols. */
 template <typename T>
-__device__ __forceinline__ void copy_lane(T *out, const token &t)
-{
-	const int src = (int)t.pos - (int)t.dist;
-	uint32_t r = 0; /* j % dist, kept as j grows */
-	for (uint32_t j0 = 0; j0 < t.len; j0 += 8) {
-		T v[8];
-#pragma unroll
-		for (uint32_t k = 0; k < 8; k++) {
-			v[k] = at(out, src + (int)r);
-			r = r + 1 == t.dist ? 0 : r + 1;
-		}
-#pragma unroll
-		for (uint32_t k = 0; k < 8; k++)
-			if (j0 + k < t.len)
-				out[t.pos + j0 + k] = v[k];
-	}
-}
-
-/* A long copy by the whole warp, 32 symbols a step. */
-template <typename T>
-__device__ void copy_warp(T *out, uint32_t pos, uint32_t len, uint32_t dist)
+__device__ void flush(T *out, const token &t, unsigned nt, uint32_t end)
 {
 	const unsigned lane = threadIdx.x & 31;
-	const int src = (int)pos - (int)dist;
-	if (dist >= len) {
-		for (uint32_t j = lane; j < len; j += 32)
-			out[pos + j] = at(out, src + (int)j);
-	} else {
-		for (uint32_t j = lane; j < len; j += 32)
-			out[pos + j] = at(out, src + (int)(j % dist));
-	}
-}
-
-/* Write a batch of tokens, one a lane: literals at once, then copies in rounds, each round
- * every copy whose source lies below the first copy not yet written (that one always can):
- * short ones by their lanes at once, long ones by the whole warp in turn. */
-template <typename T>
-__device__ void flush(T *out, const token &t, unsigned nt)
-{
-	const unsigned lane = threadIdx.x & 31;
-	bool live = lane < nt;
-	if (live && t.dist == 0)
-		out[t.pos] = (T)t.lit;
-	unsigned pending = __ballot_sync(FULL, live && t.dist != 0);
+	if (nt == 0)
+		return;
+	const uint32_t start = __shfl_sync(FULL, t.pos, 0);
+	unsigned before = 0; /* tokens that start before the step */
 	__syncwarp();
-	while (pending) {
-		uint32_t hw = __shfl_sync(FULL, t.pos, __ffs(pending) - 1);
-		bool can = (pending >> lane & 1) &&
-		           (int)t.pos - (int)t.dist + (int)(t.len < t.dist ? t.len : t.dist) <= (int)hw;
-		unsigned ready = __ballot_sync(FULL, can), big = __ballot_sync(FULL, can && t.len > 32);
-		if (can && t.len <= 32)
-			copy_lane(out, t);
-		for (unsigned m = big; m; m &= m - 1) {
-			int k = __ffs(m) - 1;
-			copy_warp(out, __shfl_sync(FULL, t.pos, k), __shfl_sync(FULL, t.len, k),
-			          __shfl_sync(FULL, t.dist, k));
+	for (uint32_t q = start; q < end; q += 32) {
+		const uint32_t p = q + lane;
+		bool mine = lane < nt && t.pos >= q && t.pos - q < 32;
+		unsigned starts = gpz_warp_or(mine ? 1u << (t.pos - q) : 0u);
+		unsigned k = before + __popc(starts & ((2u << lane) - 1u)) - 1u; /* p's token */
+		before += __popc(starts);
+		k = k < 31 ? k : 31;
+		uint32_t tdist = __shfl_sync(FULL, t.dist, k), tlit = __shfl_sync(FULL, t.lit, k);
+		const int src = (int)p - (int)tdist;
+		unsigned v = tlit;
+		bool wait = tdist != 0 && src >= (int)q; /* the source is a lower lane of this step */
+		if (tdist != 0 && !wait && p < end)
+			v = at(out, src);
+		unsigned from = wait ? (unsigned)(src - (int)q) : lane;
+		for (unsigned pending = __ballot_sync(FULL, wait && p < end); pending;
+		     pending = __ballot_sync(FULL, wait && p < end)) {
+			unsigned fv = __shfl_sync(FULL, v, from), ff = __shfl_sync(FULL, from, from);
+			bool fw = __shfl_sync(FULL, wait, from);
+			if (wait) {
+				v = fv;
+				wait = fw;
+				from = ff;
+			}
 		}
-		pending &= ~ready;
+		if (p < end)
+			out[p] = (T)v;
 		__syncwarp();
 	}
 }
@@ -428,7 +409,7 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
 			f.pos += len;
 			nt++;
 		}
-		flush(out, t, nt);
+		flush(out, t, nt, f.pos);
 		if (end == 2)
 			return r;
 		if (end == 1)

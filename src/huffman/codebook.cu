@@ -58,6 +58,7 @@
  */
 #include "huffman/huffman_gpu.h"
 #include "gpu/cuda_check.h"
+#include "gpu/warp.cuh"
 
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -204,17 +205,6 @@ __device__ __forceinline__ uint32_t warp_leading(uint32_t lo, uint32_t len, uint
 	return lo - begin + __popc(__ballot_sync(FULL, lane < len && pred(lo + lane)));
 }
 
-__device__ __forceinline__ uint32_t warp_or(uint32_t v)
-{
-#if __CUDA_ARCH__ >= 800
-	return __reduce_or_sync(FULL, v);
-#else
-	for (int o = 16; o; o >>= 1)
-		v |= __shfl_xor_sync(FULL, v, o);
-	return v;
-#endif
-}
-
 /* The round at (c, h, m), by the 32 lanes of a warp (each gets the same answer): cl leaves and
  * ci internal nodes form the even prefix of S that is melded. See the top of the file. */
 template <class Tree>
@@ -336,7 +326,7 @@ __device__ __forceinline__ void meld_warp(const Tree &tr, uint32_t c, uint32_t h
 		if (tB)
 			tr.set_ipar(h + b + lane, m + ((d + posB) >> 1));
 		/* weight of output slot `lane`, then the pair sums */
-		const uint32_t slots = warp_or(tA ? 1u << posA : 0u); /* slots holding leaves */
+		const uint32_t slots = gpz_warp_or(tA ? 1u << posA : 0u); /* slots holding leaves */
 		const uint32_t ia = __popc(slots & lt);
 		const uint64_t wa = __shfl_sync(FULL, A, ia), wb = __shfl_sync(FULL, B, lane - ia);
 		const uint64_t w = (slots >> lane) & 1 ? wa : wb;
