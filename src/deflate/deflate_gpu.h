@@ -62,7 +62,9 @@ const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n);
  * reference is corrupt input; with GPZ_GPU_INFL_GROUP(g) instead, for every piece but the first
  * of each group of 2^g). GPZ_GPU_INFL_STRICT: the bits before a stored block's length must be
  * zero (gpz writes them so; .gpz frames require it). d_res[k] receives the piece's result,
- * symbols and whether its last block was final. Asynchronous on stream. */
+ * symbols and whether its last block was final. The last 12 KiB of each piece's output (cap
+ * symbols, total - k * cap for the last) hold the decoder's working tokens until the output
+ * reaches them: past a piece's result count the output is undefined. Asynchronous on stream. */
 #define GPZ_GPU_INFL_SYMBOLS 1
 #define GPZ_GPU_INFL_FIRST_WINDOW 2
 #define GPZ_GPU_INFL_CHAINED 4

@@ -1,13 +1,15 @@
 /* inflate.cu - gpz's DEFLATE decoder (inflate.c) on the GPU: a warp a piece, the same checks and
  * the same results.
  *
- * Decoding a DEFLATE stream is serial in its bits, so the parallelism is the pieces' (1 MiB of
- * output each: a 1 GiB batch is 1024 warps). The 32 lanes of a warp decode the same bits in
- * step (every lane holds the same bit buffer, so the control flow never diverges and the tables
- * are read by broadcast) and share what can be shared: building the tables, writing the 32
- * bytes of a copy at once, copying stored blocks. Tables live in shared memory: a 10-bit root
- * table, and for the rare longer codes a canonical decode from the codes sorted by length
- * (first code and count per length), which needs no second-level table.
+ * Decoding a DEFLATE stream is serial in its bits; the parallelism is the pieces' (256 KiB of
+ * output each: a 1 GiB batch is 4096 warps) and, inside a block, speculation: the warp's lanes
+ * start decoding at 32 bit offsets at once and keep what lies on the true path (codes_spec,
+ * below). Headers, stored blocks and what speculation hands back are decoded in lockstep
+ * (codes): every lane holds the same bit buffer, so the control flow never diverges and the
+ * tables are read by broadcast. Either way the warp writes its tokens 32 output symbols a step
+ * (flush). Tables live in shared memory: a 10-bit root table, and for the rare longer codes a
+ * canonical decode from the codes sorted by length (first code and count per length), which
+ * needs no second-level table.
  *
  * Output as on the CPU: bytes, or 16-bit symbols where 256 + w stands for byte w of the unknown
  * 32 KiB before the piece; chain_kernel, fix_kernel and bytes_kernel then turn symbols into
@@ -22,7 +24,7 @@ namespace {
 constexpr unsigned ROOT = 10;
 constexpr unsigned LINK = 15; /* a root entry whose code is longer than ROOT bits */
 constexpr unsigned MAXB = 15;
-constexpr unsigned WARPS = 4; /* warps (pieces) a block */
+constexpr unsigned WARPS = 2; /* warps (pieces) a block */
 constexpr unsigned FULL = 0xffffffffu;
 constexpr unsigned WIN = 32768;
 
@@ -209,6 +211,8 @@ struct piece_state {
 	bool markers; /* references before the piece become window symbols */
 	bool strict;  /* the padding before a stored block's length must be zero */
 	int fixed;    /* the tables hold the fixed codes */
+	uint32_t *tok;     /* the speculative decoder's tokens (NULL: decode in lockstep) */
+	uint32_t tok_from; /* output symbols from here on hold them: not to be written before */
 };
 
 __device__ gpz_result dynamic_codes(piece_state &f, warp_mem &w)
@@ -417,6 +421,332 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
 	}
 }
 
+/* Speculative decoding of a block's codes, 32 stretches at once: each lane decodes its own
+ * tokens instead of all lanes the same ones, many times fewer instructions a token.
+ *
+ * A round splits the next 32 x SPEC_R bits of the block among the lanes. Lane i starts at bit
+ * s_i = P + i SPEC_R, most likely inside a token, and decodes on regardless (phase 1, to the
+ * first token that starts at or past s_i + SPEC_R), marking where its tokens start. Huffman
+ * codes tend to resynchronise: a decode started at a wrong bit often lands on a true token start,
+ * and from there it follows the true tokens. Lane 0 starts at a true start, P. Phase 2: lane i
+ * decodes on past its stretch until it reaches a start that the lane of the stretch it is in also
+ * decoded (its sync point): from there that lane's tokens are the true ones, since two decodes
+ * that meet at a start go on together. The true path of the round is then lane 0's tokens up to
+ * its sync point, the tokens of the lane it synced into from there up to that lane's own sync
+ * point, and so on; lanes it jumps over (they never resynchronised: periodic data can keep a
+ * decode a few bits off for long) are dropped. A lane on the path that runs out of room for
+ * tokens, or past the round's last stretch, ends the round; the next starts there.
+ *
+ * End-of-block and invalid codes are kept aside (a lane decoding at a wrong bit meets them too,
+ * and decodes on); the first one on the true path ends the round: an end of block ends the
+ * block, anything invalid hands the block to the lockstep decoder (codes) at that token, which
+ * gives the very error it always gave. So does any round whose tokens would break a rule the
+ * lockstep decoder checks (output past the piece, a distance before the start, input overrun):
+ * the round is decoded again from its start by codes, and what it writes is the same.
+ *
+ * Measured on an H100 (bench/results/2026-11-26-h100-gpu-inflate-spec.md): the pieces kernel
+ * 1.6-2.1x the lockstep one on text (debtext100m, xml), 1.3-1.6x on x-ray, 0.8x on samba, where
+ * lanes seldom resynchronise. */
+constexpr unsigned SPEC_R = 384;           /* bits of the stream each lane starts in */
+constexpr unsigned SPEC_W = SPEC_R / 32;   /* words of token starts a lane */
+constexpr unsigned SPEC_CAP = 96;          /* tokens a lane keeps in a round */
+enum { SPEC_TOKEN, SPEC_EOB, SPEC_BAD };
+
+/* A round's token starts, lane-interleaved (word [k][lane]) for conflict-free banks. The tokens
+ * themselves (a literal below 256, or len << 16 | dist; token t of lane i at tok[32 t + i]) go to
+ * the end of the piece's own output, not yet written: shared memory for them would leave room
+ * for half the warps (a warp waits on its lanes' dependent loads, so warps are what hide it). */
+struct spec_mem {
+	uint32_t starts[SPEC_W][32]; /* bit j of word k: a token of lane i starts at s_i + 32k + j */
+};
+constexpr unsigned SPEC_TOK_BYTES = SPEC_CAP * 32 * 4;
+
+/* Length and distance codes' base (low 16 bits) and extra bits (high), in shared memory so that
+ * lanes reading different entries are not serialised as they would be in constant memory. */
+struct spec_tabs {
+	uint32_t len[29], dist[30];
+};
+
+/* 57 or more bits of the piece from bit b (zeros past its end). */
+__device__ __forceinline__ uint64_t peek(const uint8_t *in, uint32_t len, uint32_t b)
+{
+	const uint32_t p = b >> 3;
+	uint64_t v = 0;
+	if (p + 12 <= len) {
+		uintptr_t a = (uintptr_t)(in + p);
+		const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
+		unsigned sh = (unsigned)(a & 3) * 8;
+		uint32_t w0 = __ldg(w), w1 = __ldg(w + 1), w2 = __ldg(w + 2);
+		v = (uint64_t)__funnelshift_r(w1, w2, sh) << 32 | __funnelshift_r(w0, w1, sh);
+	} else {
+		for (unsigned k = 0; k < 8; k++)
+			if (p + k < len)
+				v |= (uint64_t)__ldg(in + p + k) << (8 * k);
+	}
+	return v >> (b & 7);
+}
+
+/* One token at the bottom of bits: its kind, *tok and the bits it takes (*adv; 1 for an
+ * invalid code, so that a lane at a wrong bit moves on). */
+__device__ __forceinline__ unsigned spec_token(const warp_mem &w, const spec_tabs &tb,
+                                               uint64_t bits, uint32_t *tok, unsigned *adv)
+{
+	unsigned e = lookup(w.lit, bits), l = e & 15, s = e >> 4;
+	*adv = e ? l : 1;
+	if (e == 0 || s > 285)
+		return SPEC_BAD;
+	if (s == 256)
+		return SPEC_EOB;
+	if (s < 256) {
+		*tok = s;
+		return SPEC_TOKEN;
+	}
+	const uint32_t lx = tb.len[s - 257];
+	const unsigned eb = lx >> 16;
+	const unsigned len = (lx & 0xffff) + ((unsigned)(bits >> l) & ((1u << eb) - 1));
+	const uint64_t b2 = bits >> (l + eb);
+	const unsigned ed = lookup(w.dist, b2), dl = ed & 15, d = ed >> 4;
+	if (ed == 0 || d > 29) {
+		*adv = 1;
+		return SPEC_BAD;
+	}
+	const uint32_t dx = tb.dist[d];
+	const unsigned db = dx >> 16;
+	*tok = len << 16 | ((dx & 0xffff) + ((unsigned)(b2 >> dl) & ((1u << db) - 1)));
+	*adv = l + eb + dl + db;
+	return SPEC_TOKEN;
+}
+
+/* The first two end-of-block or invalid tokens a lane met (index, kind, start, bits; scalars,
+ * so that they stay in registers), and how many it met. */
+struct spec_marks {
+	uint32_t idx0, idx1, at0, at1;
+	unsigned kind0, kind1, adv0, adv1, n;
+	__device__ void add(uint32_t i, unsigned k, uint32_t b, unsigned a)
+	{
+		if (n == 0) {
+			idx0 = i;
+			kind0 = k;
+			at0 = b;
+			adv0 = a;
+		} else if (n == 1) {
+			idx1 = i;
+			kind1 = k;
+			at1 = b;
+			adv1 = a;
+		}
+		n++;
+	}
+};
+
+/* Put the reader at bit x of the piece. */
+__device__ __forceinline__ void seek(reader &b, uint32_t x)
+{
+	b.p = x >> 3;
+	b.bits = 0;
+	b.n = 0;
+	refill(b);
+	take(b, x & 7);
+}
+
+/* Write the round's true tokens (lane i's from index a, c of them) at f.pos, 32 a batch. False
+ * when one breaks a rule the lockstep decoder checks, or the output would reach the tokens'
+ * room (what was written is then taken again by codes). */
+template <typename T>
+__device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
+{
+	const unsigned lane = threadIdx.x & 31;
+	uint32_t e = c; /* an inclusive scan of the counts, then exclusive */
+	for (unsigned o = 1; o < 32; o <<= 1) {
+		uint32_t y = __shfl_up_sync(FULL, e, o);
+		if (lane >= o)
+			e += y;
+	}
+	const uint32_t total = __shfl_sync(FULL, e, 31);
+	e -= c;
+	uint32_t base = f.pos;
+	for (uint32_t g = 0; g < total; g += 32) {
+		const uint32_t x = g + lane;
+		unsigned from = 0; /* the last lane whose tokens start at or before x */
+		for (unsigned st = 16; st; st >>= 1) {
+			uint32_t ec = __shfl_sync(FULL, e, from + st);
+			if (ec <= x)
+				from += st;
+		}
+		const uint32_t ef = __shfl_sync(FULL, e, from), af = __shfl_sync(FULL, a, from);
+		const bool live = x < total;
+		const uint32_t v = live ? f.tok[(af + x - ef) * 32 + from] : 0;
+		token t;
+		t.dist = v >> 16 ? v & 0xffff : 0;
+		t.lit = v >> 16 ? 0 : v;
+		t.len = !live ? 0 : v >> 16 ? v >> 16 : 1;
+		uint32_t sc = t.len;
+		for (unsigned o = 1; o < 32; o <<= 1) {
+			uint32_t y = __shfl_up_sync(FULL, sc, o);
+			if (lane >= o)
+				sc += y;
+		}
+		t.pos = base + sc - t.len;
+		const uint32_t end = base + __shfl_sync(FULL, sc, 31);
+		const bool bad = end > f.tok_from || (live && t.dist > t.pos && !f.markers);
+		if (__any_sync(FULL, bad))
+			return false;
+		flush(out, t, total - g < 32 ? total - g : 32, end);
+		base = end;
+	}
+	f.pos = base;
+	return true;
+}
+
+template <typename T>
+__device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const spec_tabs &tb,
+                                 T *out)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const uint32_t nbits = f.b.len * 8; /* below 2^31: checked by the caller */
+	uint32_t P = f.b.p * 8 - f.b.n;
+	for (;;) {
+		if (f.pos >= f.tok_from) { /* the output has reached the tokens' room: no more */
+			seek(f.b, P);
+			return codes(f, w, out);
+		}
+		const uint32_t s0 = P + lane * SPEC_R, pos0 = f.pos;
+		spec_marks mk;
+		mk.n = 0;
+		uint32_t b = s0, cnt = 0, word = 0;
+		unsigned wi = 0;
+		for (unsigned k = 0; k < SPEC_W; k++)
+			m.starts[k][lane] = 0;
+		while (b < s0 + SPEC_R && cnt < SPEC_CAP) { /* phase 1 */
+			const unsigned o = b - s0;
+			if (o >> 5 != wi) {
+				m.starts[wi][lane] = word;
+				word = 0;
+				wi = o >> 5;
+			}
+			word |= 1u << (o & 31);
+			uint32_t tok = 0;
+			unsigned adv;
+			unsigned kind = spec_token(w, tb, peek(f.b.in, f.b.len, b), &tok, &adv);
+			f.tok[cnt * 32 + lane] = tok;
+			if (kind != SPEC_TOKEN)
+				mk.add(cnt, kind, b, adv);
+			cnt++;
+			b += adv;
+		}
+		m.starts[wi][lane] = word;
+		const bool full = b < s0 + SPEC_R;
+		/* phase 2: on into the stretches after this lane's, until a start that the lane of
+		 * that stretch also decoded (sync, into stretch tgt), past the round's last stretch
+		 * (ended), or out of room */
+		bool synced = false, ended = lane == 31 && !full;
+		unsigned tgt = 0;
+		__syncwarp();
+		if (lane < 31 && !full) {
+			while (cnt < SPEC_CAP) {
+				const uint32_t rel = b - P;
+				const unsigned j = rel / SPEC_R, o = rel - j * SPEC_R;
+				if (j >= 32) {
+					ended = true;
+					break;
+				}
+				if (m.starts[o >> 5][j] >> (o & 31) & 1) {
+					synced = true;
+					tgt = j;
+					break;
+				}
+				uint32_t tok = 0;
+				unsigned adv;
+				unsigned kind = spec_token(w, tb, peek(f.b.in, f.b.len, b), &tok, &adv);
+				f.tok[cnt * 32 + lane] = tok;
+				cnt++;
+				if (kind != SPEC_TOKEN) {
+					mk.add(cnt - 1, kind, b, adv);
+					break; /* past an end of block or a bad code nothing is this lane's */
+				}
+				b += adv;
+			}
+		}
+		__syncwarp(); /* every lane's tokens, for spec_write */
+		/* the index in tgt's tokens of the one at the sync point */
+		uint32_t at = 0;
+		if (synced) {
+			const unsigned o = b - P - tgt * SPEC_R;
+			for (unsigned k = 0; k < (o >> 5); k++)
+				at += __popc(m.starts[k][tgt]);
+			at += __popc(m.starts[o >> 5][tgt] & ((1u << (o & 31)) - 1));
+		}
+		/* The true path: lane 0, then the lane it synced into, and so on. Where every lane
+		 * syncs into the next one it is every lane (taken at once); past the first that does
+		 * not, it is followed lane by lane. On it, a lane's true tokens start at index a, at
+		 * bit as. */
+		uint32_t a = 0, as = P;
+		const unsigned simple = __ballot_sync(FULL, synced && tgt == lane + 1);
+		const unsigned first = __ffs(~simple) - 1; /* lanes 0 .. first are on the path */
+		const uint32_t pa = __shfl_up_sync(FULL, at, 1), pb = __shfl_up_sync(FULL, b, 1);
+		bool on = lane <= first;
+		if (lane > 0 && on) {
+			a = pa;
+			as = pb;
+		}
+		for (unsigned cur = first;;) {
+			if (!__shfl_sync(FULL, synced, cur))
+				break;
+			const unsigned nx = __shfl_sync(FULL, tgt, cur);
+			const uint32_t na = __shfl_sync(FULL, at, cur), nb = __shfl_sync(FULL, b, cur);
+			if (lane == nx) {
+				on = true;
+				a = na;
+				as = nb;
+			}
+			cur = nx;
+		}
+		/* the first mark on the true path, if the lane kept it */
+		const bool m0 = mk.n > 0 && mk.idx0 >= a, m1 = !m0 && mk.n > 1 && mk.idx1 >= a;
+		const bool marked = m0 || m1;
+		const uint32_t midx = m0 ? mk.idx0 : mk.idx1, mat = m0 ? mk.at0 : mk.at1;
+		const unsigned madv = m0 ? mk.adv0 : mk.adv1;
+		unsigned kind = marked ? (m0 ? mk.kind0 : mk.kind1) : SPEC_TOKEN;
+		if (!marked && mk.n > 2)
+			kind = SPEC_BAD; /* a mark it could not keep may lie on the path: let codes see */
+		/* the round ends at the first lane on the path that does not sync */
+		const unsigned cuts = __ballot_sync(FULL, on && (kind != SPEC_TOKEN || !synced));
+		const unsigned L = __ffs(cuts) - 1; /* the path ends somewhere: never 0 */
+		/* tokens of the true path this lane writes */
+		uint32_t c = on && lane < L ? cnt - a : 0;
+		if (lane == L)
+			c = marked ? midx - a : kind == SPEC_BAD ? 0 : cnt - a;
+		const unsigned src = L;
+		const unsigned lkind = __shfl_sync(FULL, kind, src);
+		const uint32_t lb = __shfl_sync(FULL, b, src), lpb = __shfl_sync(FULL, as, src);
+		const uint32_t lat = __shfl_sync(FULL, marked ? mat : 0, src);
+		const uint32_t ladv = __shfl_sync(FULL, marked ? madv : 0, src);
+		const bool lmarked = __shfl_sync(FULL, marked, src);
+		uint32_t next; /* where the round ends */
+		if (lkind == SPEC_TOKEN)
+			next = lb; /* ended, full, or out of room in phase 2 */
+		else if (lkind == SPEC_EOB)
+			next = lat + ladv;
+		else
+			next = lmarked ? lat : lpb; /* a bad code: codes takes it from here */
+		if (next > nbits || !spec_write(f, out, a, c)) {
+			f.pos = pos0; /* the lockstep decoder takes the round again */
+			seek(f.b, P);
+			return codes(f, w, out);
+		}
+		__syncwarp(); /* the next round reuses m */
+		if (lkind == SPEC_EOB) {
+			seek(f.b, next);
+			return GPZ_OK;
+		}
+		if (lkind == SPEC_BAD) {
+			seek(f.b, next);
+			return codes(f, w, out);
+		}
+		P = next;
+	}
+}
+
 template <typename T>
 __device__ gpz_result stored(piece_state &f, T *out)
 {
@@ -443,8 +773,11 @@ __device__ gpz_result stored(piece_state &f, T *out)
 	return q + len > b.len ? GPZ_ERR_TRUNCATED : GPZ_OK;
 }
 
+/* The blocks of a piece: Huffman blocks through codes_spec when the piece has room for its
+ * tokens (f.tok), else through codes. */
 template <typename T>
-__device__ gpz_result piece(piece_state &f, warp_mem &w, T *out, int *final)
+__device__ gpz_result piece(piece_state &f, warp_mem &w, spec_mem &m, const spec_tabs &tb, T *out,
+                           int *final)
 {
 	gpz_result r = GPZ_OK;
 	unsigned last = 0;
@@ -456,11 +789,11 @@ __device__ gpz_result piece(piece_state &f, warp_mem &w, T *out, int *final)
 			r = stored(f, out);
 		else if (type == 1) {
 			fixed_codes(f, w);
-			r = codes(f, w, out);
+			r = f.tok ? codes_spec(f, w, m, tb, out) : codes(f, w, out);
 		} else if (type == 2) {
 			r = dynamic_codes(f, w);
 			if (r == GPZ_OK)
-				r = codes(f, w, out);
+				r = f.tok ? codes_spec(f, w, m, tb, out) : codes(f, w, out);
 		} else
 			r = GPZ_ERR_CORRUPT;
 		if (r == GPZ_OK && overran(f.b))
@@ -474,15 +807,26 @@ __device__ gpz_result piece(piece_state &f, warp_mem &w, T *out, int *final)
 	return r;
 }
 
+/* A warp a piece. 16 blocks an SM (64 registers a thread, a few spilled): the warps hide each
+ * other's dependent loads, and more of them measured faster than no spills. */
 template <typename T>
-__global__ void __launch_bounds__(WARPS * 32)
+__global__ void __launch_bounds__(WARPS * 32, 16)
 inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, size_t total,
                T *out, int first_markers, int chained, int group_log, int strict,
                gpz_gpu_infl_res *res)
 {
 	__shared__ warp_mem mem[WARPS];
+	__shared__ spec_mem smem[WARPS];
+	__shared__ spec_tabs tabs;
 	const unsigned wid = threadIdx.x / 32;
 	const size_t k = (size_t)blockIdx.x * WARPS + wid;
+	for (unsigned i = threadIdx.x; i < 29 + 30; i += blockDim.x) {
+		if (i < 29)
+			tabs.len[i] = c_len_base[i] | (uint32_t)c_len_extra[i] << 16;
+		else
+			tabs.dist[i - 29] = c_dist_base[i - 29] | (uint32_t)c_dist_extra[i - 29] << 16;
+	}
+	__syncthreads();
 	if (k >= np)
 		return;
 	piece_state f;
@@ -502,7 +846,15 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 		f.markers = sizeof(T) > 1 && (k == 0 ? first_markers : chained);
 	f.strict = strict != 0;
 	f.fixed = 0;
-	gpz_result r = ok ? piece(f, mem[wid], out + k * cap, &final) : GPZ_ERR_CORRUPT;
+	/* the speculative decoder's tokens: the last SPEC_TOK_BYTES of the piece's output (its bit
+	 * positions are 32-bit, hence the bound on the input) */
+	T *po = out + k * cap;
+	const uintptr_t ob = (uintptr_t)po, oe = ob + (uintptr_t)f.cap * sizeof(T);
+	const uintptr_t tb = (oe - SPEC_TOK_BYTES) & ~(uintptr_t)15;
+	const bool spec = (size_t)f.cap * sizeof(T) >= SPEC_TOK_BYTES + 64 && f.b.len < (1u << 28);
+	f.tok = spec ? (uint32_t *)tb : NULL;
+	f.tok_from = spec ? (uint32_t)((tb - ob) / sizeof(T)) : f.cap;
+	gpz_result r = ok ? piece(f, mem[wid], smem[wid], tabs, po, &final) : GPZ_ERR_CORRUPT;
 	if ((threadIdx.x & 31) == 0)
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
 }
