@@ -212,28 +212,30 @@ static void crc_of(struct gpz_infl_batch *b, size_t j)
 /* Piece j without its window: as symbols, then the bytes of those that are bytes (all of them,
  * for most pieces) and a mark for each of the others. Returns whether its last 32 KiB are all
  * bytes (in text, markers tend to live on: words copied from the window get copied again). */
-/* 64 symbols' low bytes into d, and a bit for each window symbol (high byte not 0). */
-static inline uint64_t narrow64(const uint16_t *sym, uint8_t *d)
+/* n <= 64 symbols' low bytes into d, and a bit for each window symbol (high byte not 0). */
+static inline uint64_t narrow(const uint16_t *sym, uint8_t *d, size_t n)
 {
 	uint64_t m = 0;
 #ifdef __SSE2__
-	const __m128i ff = _mm_set1_epi16(0xff), zero = _mm_setzero_si128();
-	for (unsigned k = 0; k < 64; k += 16) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(sym + k));
-		__m128i c = _mm_loadu_si128((const __m128i *)(sym + k + 8));
-		_mm_storeu_si128((__m128i *)(d + k),
-		                 _mm_packus_epi16(_mm_and_si128(a, ff), _mm_and_si128(c, ff)));
-		/* high bytes are at most 0x80 (256 + 32767): packing them does not saturate */
-		__m128i hi = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(c, 8));
-		unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero));
-		m |= (uint64_t)(~z & 0xffffu) << k;
+	if (n == 64) {
+		const __m128i ff = _mm_set1_epi16(0xff), zero = _mm_setzero_si128();
+		for (unsigned k = 0; k < 64; k += 16) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(sym + k));
+			__m128i c = _mm_loadu_si128((const __m128i *)(sym + k + 8));
+			_mm_storeu_si128((__m128i *)(d + k), _mm_packus_epi16(_mm_and_si128(a, ff),
+			                                                      _mm_and_si128(c, ff)));
+			/* high bytes are at most 0x80 (256 + 32767): packing them does not saturate */
+			__m128i hi = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(c, 8));
+			unsigned z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(hi, zero));
+			m |= (uint64_t)(~z & 0xffffu) << k;
+		}
+		return m;
 	}
-#else
-	for (unsigned i = 0; i < 64; i++) {
+#endif
+	for (size_t i = 0; i < n; i++) {
 		d[i] = (uint8_t)sym[i];
 		m |= (uint64_t)(sym[i] >> 8 != 0) << i;
 	}
-#endif
 	return m;
 }
 
@@ -258,14 +260,7 @@ static int decode_symbols(struct gpz_infl_batch *b, size_t j)
 	int clean = 1;
 	for (size_t w = 0; w * 64 < pr->n; w++) {
 		size_t i0 = w * 64, cnt = pr->n - i0 < 64 ? pr->n - i0 : 64;
-		uint64_t m = 0;
-		if (cnt == 64)
-			m = narrow64(sym + i0, d + i0);
-		else
-			for (size_t i = 0; i < cnt; i++) {
-				d[i0 + i] = (uint8_t)sym[i0 + i];
-				m |= (uint64_t)(sym[i0 + i] >> 8 != 0) << i;
-			}
+		uint64_t m = narrow(sym + i0, d + i0, cnt);
 		mask[w] = m;
 		pr->nmark += (size_t)__builtin_popcountll(m);
 		if (m && i0 + 64 + WINDOW > pr->n)
