@@ -124,6 +124,56 @@ gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t 
                            const uint64_t *chunk_start, size_t n, int w, int chunk_log,
                            int nthreads, uint8_t *dst);
 
+/* ---- lanes.c: the 32-lane interleaved payload layout ----
+ *
+ * Why: a chunk coded as one bitstream is decoded by one thread at a time or found again by
+ * speculative decoding (decode.cu), twice over. In this layout a warp decodes a chunk in
+ * lockstep, a symbol a lane a step, with no search, writing 32 consecutive symbols a step.
+ *
+ * The definition (docs/FORMAT.md gets it once it is a frame layout). A chunk of m symbols is
+ * cut into rows of 128; in row r, lane l (0 .. 31) owns symbols 4l .. 4l + 3, as its steps
+ * 4r .. 4r + 3 (so a lane's four symbols of a row sit side by side, and the warp's 128 fill the
+ * row: one vector store a lane; the last row may be partial). Lane l's codes, in step order,
+ * make its bit string; cut into 32-bit words (word k = bits [32k, 32k+32),
+ * the first bit the word's most significant; the last word padded with zero bits). Word k of a
+ * lane is due at the step whose code contains the lane's bit 32k. The chunk is its lanes' words
+ * ordered by (due step, lane), each stored as a little-endian u32; chunks follow each other.
+ * A decoder (a 64-bit bit buffer per lane) reproduces the order: at each step, lanes in
+ * increasing order, a lane whose next code is not wholly in its buffer takes the next word.
+ * A chunk is valid when decoding its m symbols takes exactly its recorded word count and every
+ * lane's bits left over (fewer than 32) are zero.
+ */
+#define GPZ_LANES 32
+#define GPZ_LANES_ROW 128 /* symbols a row: 4 a lane */
+
+/* The symbol a lane decodes at a step: row step / 4, place 4 lane + step % 4 in it. */
+static inline size_t gpz_lanes_symbol(size_t step, unsigned lane)
+{
+	return GPZ_LANES_ROW * (step >> 2) + 4 * (size_t)lane + (step & 3);
+}
+
+/* The words a chunk of m symbols at src takes in the lanes layout, from the encoder table alone
+ * (the sum of ceil(lane bits / 32) over its lanes). */
+uint64_t gpz_lanes_chunk_words(const uint8_t *src, size_t m, int w, const uint32_t *table);
+
+/*
+ * Encode n symbols in chunks of 2^chunk_log (chunk_log >= 5) in the lanes layout at dst
+ * (dst_cap bytes). chunk_words[c] receives chunk c's word count, *total_words their sum.
+ * GPZ_ERR_DST_TOO_SMALL when 4 * total words passes dst_cap (nothing written outside dst).
+ */
+gpz_result gpz_huff_encode_lanes(const uint8_t *src, size_t n, int w, const uint32_t *table,
+                                 int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
+                                 uint32_t *chunk_words, uint64_t *total_words);
+
+/*
+ * Decode n symbols in chunks of 2^chunk_log from a lanes-layout payload: chunk c's words are
+ * words [chunk_start[c], chunk_start[c + 1]) of payload (nchunks + 1 entries, the last at most
+ * payload_size / 4). GPZ_ERR_CORRUPT when a chunk is not valid (above). Writes n * w bytes.
+ */
+gpz_result gpz_huff_decode_lanes(const gpz_decoder *d, const uint8_t *payload,
+                                 size_t payload_size, const uint64_t *chunk_start, size_t n,
+                                 int w, int chunk_log, int nthreads, uint8_t *dst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,6 +62,23 @@ gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload, size
                           const uint64_t *d_chunk_start, size_t n, int w, int chunk_log,
                           uint8_t *d_dst, gpz_stream_t stream);
 
+/* ---- lanes.cu: the 32-lane interleaved layout (huffman.h, lanes.c) ----
+ * Encode n symbols in chunks of 2^chunk_log into d_payload (payload_cap bytes, any alignment):
+ * d_chunk_words[c] receives each chunk's word count, *total_words (host) their sum; exactly the
+ * bytes of gpz_huff_encode_lanes. GPZ_ERR_DST_TOO_SMALL (nothing written past payload_cap) when
+ * the words do not fit. Synchronises the stream. d_work: gpz_gpu_encode_lanes_work() bytes. */
+size_t gpz_gpu_encode_lanes_work(size_t n, int chunk_log);
+gpz_result gpz_gpu_encode_lanes(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
+                                int chunk_log, uint32_t *d_chunk_words, uint8_t *d_payload,
+                                size_t payload_cap, uint64_t *total_words, void *d_work,
+                                size_t work_bytes, gpz_stream_t stream);
+/* Decode as gpz_huff_decode_lanes (chunk c's words [d_chunk_start[c], d_chunk_start[c + 1]),
+ * checked against payload_size on the device). Synchronises the stream; GPZ_ERR_CORRUPT when
+ * some chunk is not valid. */
+gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t *d_payload,
+                                size_t payload_size, const uint64_t *d_chunk_start, size_t n,
+                                int w, int chunk_log, uint8_t *d_dst, gpz_stream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,289 @@
+/* lanes.c - the 32-lane interleaved Huffman payload layout (huffman.h), CPU reference.
+ *
+ * The encoder runs the decoder's schedule: within a step, lane by lane, a lane whose next code
+ * does not fit in the bits it holds takes its next word. The encoder gives that word its place
+ * in the output at that moment and fills its bits as the lane's codes arrive, storing it once it
+ * is whole (when the lane takes the word after it, or at the end of the chunk). So one pass
+ * writes every word once, with no lane's bit string built beforehand.
+ *
+ * A chunk's word count follows from its code lengths alone, so the chunks are sized first and
+ * then encoded in parallel, each at its own word offset: the output does not depend on the
+ * thread count. */
+#include "huffman/huffman.h"
+#include "common/bits.h"
+#include "common/parallel.h"
+
+#include <stdlib.h>
+
+#define TB GPZ_DECODE_TABLE_BITS
+#define PEEK 24 /* bits compared in the canonical search: the longest code */
+
+/* Chunks per parallel task: about 2^20 symbols; all of them when there is one thread. */
+static size_t task_chunks(int chunk_log, int nthreads, size_t nchunks)
+{
+	size_t per = ((size_t)1 << 20) >> chunk_log;
+	if (nthreads <= 1)
+		return nchunks ? nchunks : 1;
+	return per ? per : 1;
+}
+
+/* Symbols in chunk c (the last may be short). */
+static size_t chunk_symbols(size_t n, int chunk_log, size_t c)
+{
+	size_t cs = (size_t)1 << chunk_log, first = c * cs;
+	return n - first < cs ? n - first : cs;
+}
+
+/* Task t's chunks [c0, c1). */
+static void task_range(size_t t, size_t per_task, size_t nchunks, size_t *c0, size_t *c1)
+{
+	*c0 = t * per_task;
+	*c1 = *c0 + per_task < nchunks ? *c0 + per_task : nchunks;
+}
+
+/* The chunk's m symbols rounded up to whole rows: the (step, lane) pairs to walk. */
+static size_t rows_end(size_t m)
+{
+	return (m + GPZ_LANES_ROW - 1) / GPZ_LANES_ROW * GPZ_LANES_ROW;
+}
+
+uint64_t gpz_lanes_chunk_words(const uint8_t *src, size_t m, int w, const uint32_t *table)
+{
+	uint64_t bits[GPZ_LANES] = { 0 }, words = 0;
+
+	for (size_t i = 0; i < m; i++)
+		bits[(i >> 2) % GPZ_LANES] += table[gpz_load_symbol(src, i, w)] & 0xff;
+	for (int l = 0; l < GPZ_LANES; l++)
+		words += (bits[l] + 31) / 32;
+	return words;
+}
+
+/* A lane's word being filled: val holds its bits so far (MSB-first), avail the bits still free
+ * (the decoder's buffered bits at this point), at its place in the output (NULL before the
+ * lane's first word). */
+struct lane_out {
+	uint32_t val;
+	unsigned avail;
+	uint8_t *at;
+};
+
+/* Encode one chunk of m symbols at out (4 bytes a word). */
+static void encode_chunk(const uint8_t *src, size_t m, int w, const uint32_t *table,
+                             uint8_t *out)
+{
+	struct lane_out lane[GPZ_LANES] = { { 0, 0, NULL } };
+	uint8_t *next = out;
+
+	for (size_t j = 0; j < rows_end(m); j++) { /* steps, lane by lane */
+		size_t i = gpz_lanes_symbol(j / GPZ_LANES, (unsigned)(j % GPZ_LANES));
+		if (i >= m) /* the last row's lanes past the end */
+			continue;
+		struct lane_out *o = &lane[j % GPZ_LANES];
+		uint32_t e = table[gpz_load_symbol(src, i, w)], code = e >> 8;
+		unsigned len = e & 0xff, rest;
+
+		if (len <= o->avail) {
+			o->avail -= len;
+			o->val |= code << o->avail;
+			continue;
+		}
+		/* The code runs into the lane's next word, so that word is due now. The code's head
+		 * completes the current word (none before the first: then avail = 0 and the head is
+		 * empty); its tail, 1 .. 24 bits, starts the new one. */
+		rest = len - o->avail;
+		if (o->at)
+			gpz_store_le32(o->at, o->val | code >> rest);
+		o->at = next;
+		next += 4;
+		o->avail = 32 - rest;
+		o->val = code << o->avail;
+	}
+	for (int l = 0; l < GPZ_LANES; l++)
+		if (lane[l].at)
+			gpz_store_le32(lane[l].at, lane[l].val);
+}
+
+struct enc_job {
+	const uint8_t *src;
+	size_t n;
+	int w, chunk_log;
+	const uint32_t *table;
+	size_t nchunks, per_task;
+	uint8_t *dst;
+	uint32_t *chunk_words;
+	uint64_t *task_start; /* first word of each task's chunks */
+};
+
+static void size_task(void *ctx, size_t t)
+{
+	struct enc_job *j = ctx;
+	size_t c0, c1;
+
+	task_range(t, j->per_task, j->nchunks, &c0, &c1);
+	for (size_t c = c0; c < c1; c++) {
+		const uint8_t *s = j->src + (c << j->chunk_log) * (size_t)j->w;
+		size_t m = chunk_symbols(j->n, j->chunk_log, c);
+		j->chunk_words[c] = (uint32_t)gpz_lanes_chunk_words(s, m, j->w, j->table);
+	}
+}
+
+static void encode_task(void *ctx, size_t t)
+{
+	struct enc_job *j = ctx;
+	uint64_t word = j->task_start[t];
+	size_t c0, c1;
+
+	task_range(t, j->per_task, j->nchunks, &c0, &c1);
+	for (size_t c = c0; c < c1; c++) {
+		const uint8_t *s = j->src + (c << j->chunk_log) * (size_t)j->w;
+		size_t m = chunk_symbols(j->n, j->chunk_log, c);
+		encode_chunk(s, m, j->w, j->table, j->dst + 4 * word);
+		word += j->chunk_words[c];
+	}
+}
+
+gpz_result gpz_huff_encode_lanes(const uint8_t *src, size_t n, int w, const uint32_t *table,
+                                 int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
+                                 uint32_t *chunk_words, uint64_t *total_words)
+{
+	size_t cs = (size_t)1 << chunk_log, nchunks = (n + cs - 1) / cs;
+	struct enc_job j = { src, n, w, chunk_log, table, nchunks,
+	                     task_chunks(chunk_log, nthreads, nchunks), dst, chunk_words, NULL };
+	size_t ntasks = (nchunks + j.per_task - 1) / j.per_task;
+	uint64_t total = 0;
+
+	j.task_start = malloc((ntasks ? ntasks : 1) * sizeof(*j.task_start));
+	if (!j.task_start)
+		return GPZ_ERR_NOMEM;
+	gpz_parallel_for(nthreads, ntasks, size_task, &j);
+	for (size_t c = 0; c < nchunks; c++) {
+		if (c % j.per_task == 0)
+			j.task_start[c / j.per_task] = total;
+		total += chunk_words[c];
+	}
+	if (total > dst_cap / 4) {
+		free(j.task_start);
+		return GPZ_ERR_DST_TOO_SMALL;
+	}
+	gpz_parallel_for(nthreads, ntasks, encode_task, &j);
+	free(j.task_start);
+	*total_words = total;
+	return GPZ_OK;
+}
+
+/* A lane's bit buffer: the next bits MSB-aligned, avail of them valid, zeros below them. */
+struct lane_in {
+	uint64_t buf;
+	unsigned avail;
+};
+
+/* The symbol and length of the code at the top of buf. Codes are complete, so every bit
+ * pattern starts with one. A code found within the valid bits is the true one, whatever lies
+ * below (no code is a prefix of another); so when the true code runs past the valid bits, the
+ * one found does too, and the caller knows to take a word. */
+static inline uint32_t lookup(const gpz_decoder *d, uint64_t buf, unsigned *len)
+{
+	uint32_t e = d->table[buf >> (64 - TB)], top;
+	unsigned l = TB + 1;
+
+	if (e & 31) {
+		*len = e & 31;
+		return e >> 5;
+	}
+	top = (uint32_t)(buf >> (64 - PEEK));
+	while (top >= d->limit[l])
+		l++;
+	*len = l;
+	return d->sorted[d->base[l] + (int32_t)(top >> (PEEK - l))];
+}
+
+/* Decode one chunk of m symbols from its nwords words; 0 when the chunk is not valid. */
+static int decode_chunk(const gpz_decoder *d, const uint8_t *words, uint64_t nwords, size_t m,
+                        int w, uint8_t *out)
+{
+	struct lane_in lane[GPZ_LANES] = { { 0, 0 } };
+	uint64_t taken = 0;
+
+	for (size_t j = 0; j < rows_end(m); j++) { /* steps, lane by lane */
+		size_t i = gpz_lanes_symbol(j / GPZ_LANES, (unsigned)(j % GPZ_LANES));
+		if (i >= m) /* the last row's lanes past the end */
+			continue;
+		struct lane_in *x = &lane[j % GPZ_LANES];
+		unsigned len;
+		uint32_t sym = lookup(d, x->buf, &len);
+
+		if (len > x->avail) {
+			/* avail < len <= 24, so the word fits under the valid bits of the 64-bit buffer
+			 * and the look-up after it sees the whole code */
+			if (taken == nwords)
+				return 0;
+			x->buf |= (uint64_t)gpz_load_le32(words + 4 * taken++) << (32 - x->avail);
+			x->avail += 32;
+			sym = lookup(d, x->buf, &len);
+		}
+		x->buf <<= len;
+		x->avail -= len;
+		gpz_store_symbol(out, i, w, sym);
+	}
+	if (taken != nwords)
+		return 0;
+	/* the bits left over are the last words' padding: zeros below the valid bits too */
+	for (int l = 0; l < GPZ_LANES; l++)
+		if (lane[l].buf)
+			return 0;
+	return 1;
+}
+
+struct dec_job {
+	const gpz_decoder *d;
+	const uint8_t *payload;
+	const uint64_t *chunk_start;
+	size_t n, nchunks, per_task;
+	int w, chunk_log;
+	uint8_t *dst;
+	int *bad; /* per task */
+};
+
+static void decode_task(void *ctx, size_t t)
+{
+	struct dec_job *j = ctx;
+	size_t c0, c1;
+
+	task_range(t, j->per_task, j->nchunks, &c0, &c1);
+	for (size_t c = c0; c < c1; c++) {
+		const uint64_t *cs = j->chunk_start + c;
+		size_t m = chunk_symbols(j->n, j->chunk_log, c);
+		uint8_t *out = j->dst + (c << j->chunk_log) * (size_t)j->w;
+		if (!decode_chunk(j->d, j->payload + 4 * cs[0], cs[1] - cs[0], m, j->w, out)) {
+			j->bad[t] = 1;
+			return;
+		}
+	}
+}
+
+gpz_result gpz_huff_decode_lanes(const gpz_decoder *d, const uint8_t *payload,
+                                 size_t payload_size, const uint64_t *chunk_start, size_t n,
+                                 int w, int chunk_log, int nthreads, uint8_t *dst)
+{
+	size_t cs = (size_t)1 << chunk_log, nchunks = (n + cs - 1) / cs;
+	struct dec_job j = { d, payload, chunk_start, n, nchunks,
+	                     task_chunks(chunk_log, nthreads, nchunks), w, chunk_log, dst, NULL };
+	size_t ntasks = (nchunks + j.per_task - 1) / j.per_task;
+	gpz_result r = GPZ_OK;
+
+	/* every chunk's words inside the payload before any is read */
+	if (chunk_start[nchunks] > payload_size / 4)
+		return GPZ_ERR_CORRUPT;
+	for (size_t c = 0; c < nchunks; c++)
+		if (chunk_start[c] > chunk_start[c + 1])
+			return GPZ_ERR_CORRUPT;
+	j.bad = calloc(ntasks ? ntasks : 1, sizeof(*j.bad));
+	if (!j.bad)
+		return GPZ_ERR_NOMEM;
+	gpz_parallel_for(nthreads, ntasks, decode_task, &j);
+	for (size_t t = 0; t < ntasks; t++)
+		if (j.bad[t])
+			r = GPZ_ERR_CORRUPT;
+	free(j.bad);
+	return r;
+}
