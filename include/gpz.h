@@ -126,6 +126,12 @@ typedef struct gpz_params {
 	 * GPZ_LZS_AUTO (2): each frame the smaller of the two (both sizes are known exactly before
 	 * either is coded). 0: Huffman-only frames. */
 	int lz_symbols;
+	/* Huffman frames' payload layout (docs/FORMAT.md, "Lanes layout"). 0: a bitstream a chunk.
+	 * 1: each chunk's symbols dealt to 32 interleaved lanes whose words are stored in the order
+	 * a decoder's lanes take them, so that a GPU warp decodes a chunk in lockstep: about twice
+	 * the GPU decode speed (bench/results), 0.05-0.7% larger, slower to encode and to decode on
+	 * the CPU. Huffman-only mode (lz_level 0) only. */
+	int huff_lanes;
 } gpz_params;
 
 #define GPZ_LZS_AUTO 2

@@ -132,6 +132,70 @@ static void test_chunk_edges(void)
 	}
 }
 
+/* Frames in the lanes layout (gpz_params.huff_lanes): every width, chunk sizes, sizes that are
+ * not a multiple of a row or a chunk, several frames, a 2^20 alphabet, 24-bit codes; the layout
+ * byte is set, the payload is whole words, and the one-bitstream frame of the same input is
+ * never smaller by more than the layout's bound allows. */
+static void test_lanes_layout(void)
+{
+	uint64_t st = 31;
+	size_t sizes[] = { 1, 2, 127, 129, 4097, 3 * 16384 + 17, 300001 };
+	for (int w = 1; w <= 4; w *= 2) {
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			size_t n = sizes[k];
+			uint8_t *buf = malloc(n * (size_t)w), *c, *c0;
+			test_skewed_symbols(buf, n, w, &st);
+			for (int cl = GPZ_MIN_CHUNK_LOG; cl <= 16; cl += 4) {
+				char what[80];
+				gpz_params p = params(w, cl);
+				p.huff_lanes = 1;
+				p.frame_bytes = k % 2 ? 65536 : p.frame_bytes;
+				snprintf(what, sizeof(what), "lanes w=%d n=%zu chunk_log=%d", w, n, cl);
+				size_t got = test_roundtrip(buf, n * (size_t)w, &p, what, &c);
+				p.huff_lanes = 0;
+				size_t one = test_roundtrip(buf, n * (size_t)w, &p, what, &c0);
+				if (got && first_frame_type(c, got) == GPZ_FRAME_HUFFMAN) {
+					gpz_block_info in;
+					gpz_parse_block(c + GPZ_HEADER_SIZE, got - GPZ_HEADER_SIZE, &in);
+					CHECK(c[GPZ_HEADER_SIZE + 20] == 1 &&
+					      gpz_load_le64(c + GPZ_HEADER_SIZE + 24) % 4 == 0,
+					      "%s: layout byte or payload size", what);
+					CHECK(got >= one - 8 * (size_t)w, "%s: %zu bytes against %zu", what, got,
+					      one);
+				}
+				free(c);
+				free(c0);
+			}
+			free(buf);
+		}
+	}
+	/* 24-bit codes and the largest alphabet */
+	size_t n = (size_t)GPZ_MAX_ALPHABET + 70001;
+	uint8_t *buf = malloc(4 * n);
+	uint64_t a = 1, b = 1, i = 0;
+	for (uint32_t s = 0; i < n; s++) { /* Fibonacci counts, then every value once */
+		for (uint64_t k = 0; k < a && i < 70001; k++, i++)
+			gpz_store_le32(buf + 4 * i, s * 30011 % GPZ_MAX_ALPHABET);
+		uint64_t t = a + b;
+		a = b;
+		b = t;
+		if (i == 70001)
+			for (uint32_t v = 0; v < GPZ_MAX_ALPHABET; v++, i++)
+				gpz_store_le32(buf + 4 * i, v);
+	}
+	gpz_params p = params(4, 12);
+	p.huff_lanes = 1;
+	test_roundtrip(buf, 4 * n, &p, "lanes: 2^20 alphabet, long codes", NULL);
+	free(buf);
+	p = params(1, 12);
+	p.huff_lanes = 1;
+	p.lz_level = 1;
+	CHECK(gpz_compress_bound(10, &p) == 0, "lanes with LZ mode accepted");
+	p.lz_level = 0;
+	p.huff_lanes = 2;
+	CHECK(gpz_compress_bound(10, &p) == 0, "huff_lanes 2 accepted");
+}
+
 static void test_multi_frame(void)
 {
 	size_t n = 1000003;
@@ -214,6 +278,7 @@ int main(void)
 	test_uniform_u16();
 	test_fibonacci_stream();
 	test_chunk_edges();
+	test_lanes_layout();
 	test_multi_frame();
 	test_errors();
 	test_largest_alphabet();

@@ -241,6 +241,10 @@ static void edge_cases(void)
 				p = params(w, cl);
 				snprintf(what, sizeof(what), "w=%d n=%zu chunk_log=%d", w, sizes[z], cl);
 				same(buf, sizes[z] * (size_t)w, &p, what, cl == 14);
+				/* the lanes layout: coded and decoded by lanes.cu */
+				p.huff_lanes = 1;
+				snprintf(what, sizeof(what), "lanes w=%d n=%zu chunk_log=%d", w, sizes[z], cl);
+				same(buf, sizes[z] * (size_t)w, &p, what, cl == 14 || cl == 17);
 			}
 		}
 	for (size_t i = 0; i < big; i++)
@@ -248,6 +252,9 @@ static void edge_cases(void)
 		                            : (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 2000)));
 	p = params(4, 16);
 	same(buf, 4 * big, &p, "2^20 alphabet", 1);
+	p.huff_lanes = 1;
+	same(buf, 4 * big, &p, "2^20 alphabet, lanes", 1);
+	p.huff_lanes = 0;
 	gpz_store_le32(buf, GPZ_MAX_ALPHABET);
 	same(buf, 4 * 1000, &p, "symbol 2^20 (error)", 0);
 	for (size_t i = 0; i < 1000003; i++)
@@ -257,6 +264,9 @@ static void edge_cases(void)
 	same(buf, 1000003, &p, "many frames", 1);
 	p.frame_bytes = 65537; /* frames at unaligned device addresses */
 	same(buf, 1000003, &p, "unaligned frames", 1);
+	p.huff_lanes = 1;
+	same(buf, 1000003, &p, "unaligned frames, lanes", 1);
+	p.huff_lanes = 0;
 	/* LZ mode (deflate frames) runs on the CPU on every backend: same bytes through the GPU
 	 * context's host and device calls */
 	p = params(1, 14);
@@ -293,6 +303,10 @@ static void corpus_file(const char *path, void *v)
 		return;
 	size -= size % (size_t)fs->w;
 	same(data, size, &p, path, strstr(path, "baryon") || strstr(path, "dickens"));
+	p.huff_lanes = 1;
+	p.chunk_log = 16;
+	same(data, size, &p, path, strstr(path, "baryon") || strstr(path, "dickens"));
+	p = params(fs->w, GPZ_DEFAULT_CHUNK_LOG);
 	if (fs->w == 2) { /* quantization codes: LZ-symbol frames too */
 		p.lz_symbols = GPZ_LZS_AUTO;
 		same(data, size, &p, path, strstr(path, "baryon") != NULL);

@@ -112,7 +112,7 @@ int main(void)
 {
 	static const char text[] = "It was the best of times, it was the worst of times; gpz ";
 	uint64_t st = 1;
-	struct sample s[8];
+	struct sample s[10];
 
 	gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 2);
 	s[0] = make("text, 3 chunks", 700, 1, 8, 0);
@@ -139,7 +139,13 @@ int main(void)
 	for (size_t i = 0; i < 1200; i++) /* 500 random bytes then text: a stored DEFLATE block */
 		s[7].data[i] = i < 500 ? (uint8_t)test_rand(&st) : s[0].data[i % 700];
 	s[7].p.lz_level = 1;
-	for (int i = 0; i < 8; i++) {
+	s[8] = make("text, 3 chunks, lanes layout", 700, 1, 8, 0);
+	memcpy(s[8].data, s[0].data, 700);
+	s[8].p.huff_lanes = 1;
+	s[9] = make("u16 codes, 2 chunks, lanes layout", 2 * 400, 2, 8, 0);
+	memcpy(s[9].data, s[1].data, 2 * 400);
+	s[9].p.huff_lanes = 1;
+	for (int i = 0; i < 10; i++) {
 		attack(&s[i]);
 		free(s[i].data);
 	}

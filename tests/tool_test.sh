@@ -267,6 +267,23 @@ pass "the last of --huff-only / --lz-symbols wins"
 run 0 "the automatic file round trip" "$GPZ" -dc q16auto.gpz
 same out q16 "automatic -b 2 round trip"
 rm -f q16 q16auto.gpz q16w4.gpz q16h.gpz
+# --lanes: Huffman-only frames in the lanes layout (header byte 20 of the first frame, at
+# offset 8 + 20), chunks of 2^16 by default, the same content back
+run 0 "--lanes" "$GPZ" -c --lanes t.orig
+mv out lanes.gpz
+[ "$(od -An -tu1 -j28 -N1 lanes.gpz | tr -d ' ')" = 1 ] || fail "--lanes: layout byte"
+[ "$(od -An -tu1 -j10 -N1 lanes.gpz | tr -d ' ')" = 16 ] || fail "--lanes: chunks of 2^16"
+run 0 "decompress the --lanes file" "$GPZ" -dc lanes.gpz
+same out t.orig "--lanes round trip"
+run 0 "--lanes -b 2 --chunk-log=10" "$GPZ" -c --lanes --huff-only -b 2 --chunk-log=10 w16.orig
+mv out lanes16.gpz
+[ "$(od -An -tu1 -j10 -N1 lanes16.gpz | tr -d ' ')" = 10 ] || fail "--lanes: --chunk-log wins"
+run 0 "decompress the --lanes -b 2 file" "$GPZ" -dc lanes16.gpz
+same out w16.orig "--lanes -b 2 round trip"
+run 1 "--lanes with --format=gzip" "$GPZ" -c --lanes --format=gzip t.orig
+contains err "lanes" "the error names --lanes"
+rm -f lanes.gpz lanes16.gpz
+pass "--lanes: the lanes layout, 2^16 chunks by default, round trips"
 run 1 "LZ mode refuses -b 2" "$GPZ" -c -6 -b 2 w16.orig
 contains err "symbol-bytes" "the error names --symbol-bytes"
 run 0 "LZ mode in 64K frames" "$GPZ" -c -9 --frame-size=64K t.orig

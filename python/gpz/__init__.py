@@ -27,7 +27,7 @@ _lib = ctypes.CDLL(os.environ.get("GPZ_LIBRARY") or os.path.join(_here, "libgpz.
 class _Params(ctypes.Structure):
     _fields_ = [("symbol_bytes", ctypes.c_int), ("chunk_log", ctypes.c_int),
                 ("frame_bytes", ctypes.c_size_t), ("lz_level", ctypes.c_int),
-                ("lz_symbols", ctypes.c_int)]
+                ("lz_symbols", ctypes.c_int), ("huff_lanes", ctypes.c_int)]
 
 
 _p, _sz, _vp = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p

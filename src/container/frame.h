@@ -64,6 +64,8 @@ gpz_result gpz_lz_piece_starts(const uint8_t *index, uint64_t n, int log, uint64
 struct gpz_frame_plan {
 	gpz_frame_type type;
 	int w, chunk_log, max_len;
+	int lanes;             /* Huffman: the lanes layout (its payload size, and so the offsets
+	                        * from sum_at on, is a bound until the payload is coded) */
 	size_t n;              /* symbols */
 	uint32_t alphabet;     /* largest symbol + 1 */
 	uint8_t *len;          /* Huffman: code lengths [alphabet] */
@@ -83,10 +85,25 @@ gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
                                const uint32_t *counts, uint32_t alphabet, size_t n,
                                const uint8_t *lengths);
 void gpz_frame_plan_free(struct gpz_frame_plan *pl);
+/* A lanes-layout frame's payload size once coded: the header's field and the offsets after it. */
+void gpz_frame_plan_set_payload(struct gpz_frame_plan *pl, size_t payload);
+/* The lanes layout's largest payload for `bits` coded bits in nchunks chunks: each chunk's lanes
+ * round their bits up to words, at most 32 words more than its bits need. */
+static inline uint64_t gpz_lanes_payload_bound(uint64_t bits, uint64_t nchunks)
+{
+	return 4 * ((bits + 31) / 32 + GPZ_LANES * nchunks);
+}
+
+/* A parsed Huffman frame's payload layout (header byte 20): 1 for the lanes layout. */
+static inline int gpz_frame_lanes(const uint8_t *frame)
+{
+	return frame[20];
+}
 
 /* Reading a Huffman frame: from its bytes up to the payload (header, codebook, chunk index;
  * the header check already verified), build the decoder and the chunk start offsets
- * (nchunks + 1 entries, malloc'd), checking every rule of FORMAT.md but the payload's. */
+ * (nchunks + 1 entries, malloc'd; bits, or words in the lanes layout), checking every rule of
+ * FORMAT.md but the payload's. */
 gpz_result gpz_frame_prepare_decode(const uint8_t *frame, const gpz_block_info *in,
                                     gpz_decoder *dec, uint64_t **starts);
 /* A parsed block that a caller wants decoded as a frame: GPZ_ERR_PARAM when it is not one,

@@ -76,25 +76,42 @@ static enc_layout layout_for(size_t n, int w, int chunk_log)
 	l.lens = l.sum + 256;
 	l.codebook = l.lens + gpz_align256(limit + 8);
 	l.encode = l.codebook + gpz_align256(gpz_gpu_code_lengths_work((uint32_t)limit));
-	l.total = l.encode + gpz_align256(gpz_gpu_encode_work(n, chunk_log, GPZ_MAX_CODE_LEN));
+	size_t enc = gpz_gpu_encode_work(n, chunk_log, GPZ_MAX_CODE_LEN);
+	size_t lanes = gpz_gpu_encode_lanes_work(n, chunk_log);
+	l.total = l.encode + gpz_align256(enc > lanes ? enc : lanes);
 	return l;
 }
 
 /* Queue the Huffman payload and chunk index of a planned frame into d_dst. The encoder writes
- * the payload in place (it may spill up to 3 bytes into the content checksum, stored later). */
-static gpz_result encode_on_device(struct gpz_gpu *g, const struct gpz_frame_plan *pl,
+ * the payload in place (it may spill up to 3 bytes into the content checksum, stored later).
+ * The lanes layout's encoder returns its size (a synchronisation): the plan's offsets from the
+ * checksum on and the header's payload field follow it. */
+static gpz_result encode_on_device(struct gpz_gpu *g, struct gpz_frame_plan *pl,
                                    const uint8_t *d_src, uint8_t *d_dst, const enc_layout &l,
                                    cudaStream_t s)
 {
 	uint32_t *d_table = (uint32_t *)(g->work + l.table);
 	uint32_t *d_bits = (uint32_t *)(g->work + l.chunk_bits);
+	uint64_t words = 0;
+	gpz_result r;
 
 	GPZ_CUDA_TRY(cudaMemcpyAsync(d_table, pl->table, pl->alphabet * 4, cudaMemcpyHostToDevice, s));
-	gpz_result r = gpz_gpu_encode(d_src, pl->n, pl->w, d_table, pl->alphabet, pl->max_len,
-	                              pl->chunk_log, d_bits, d_dst + pl->payload_at, g->work + l.encode,
-	                              l.total - l.encode, (gpz_stream_t)s);
-	if (r != GPZ_OK)
-		return r;
+	if (pl->lanes) {
+		r = gpz_gpu_encode_lanes(d_src, pl->n, pl->w, d_table, pl->chunk_log, d_bits,
+		                         d_dst + pl->payload_at, pl->payload, &words,
+		                         g->work + l.encode, l.total - l.encode, (gpz_stream_t)s);
+		if (r != GPZ_OK)
+			return r;
+		gpz_frame_plan_set_payload(pl, (size_t)(4 * words));
+		GPZ_CUDA_TRY(cudaMemcpyAsync(d_dst, pl->head, GPZ_FRAME_HEADER_SIZE,
+		                             cudaMemcpyHostToDevice, s));
+	} else {
+		r = gpz_gpu_encode(d_src, pl->n, pl->w, d_table, pl->alphabet, pl->max_len,
+		                   pl->chunk_log, d_bits, d_dst + pl->payload_at, g->work + l.encode,
+		                   l.total - l.encode, (gpz_stream_t)s);
+		if (r != GPZ_OK)
+			return r;
+	}
 	GPZ_CUDA_TRY(cudaMemcpyAsync(d_dst + pl->index_at, d_bits, (size_t)pl->nchunks * 4,
 	                             cudaMemcpyDeviceToDevice, s));
 	return GPZ_OK;
@@ -390,8 +407,9 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	}
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
+		int lanes = gpz_frame_lanes(head);
 		r = gpz_frame_prepare_decode(head, &in, &dec, &starts);
-		if (r == GPZ_OK && !gpz_frame_padding_ok(last, payload, starts[nchunks]))
+		if (r == GPZ_OK && !lanes && !gpz_frame_padding_ok(last, payload, starts[nchunks]))
 			r = GPZ_ERR_CORRUPT;
 		if (r == GPZ_OK)
 			r = gpz_gpu_reserve(&g->work, &g->work_cap, gpz_align256((nchunks + 1) * 8) + 256);
@@ -399,9 +417,9 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 			r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (nchunks + 1) * 8,
 			                                    cudaMemcpyHostToDevice, s));
 		if (r == GPZ_OK)
-			r = gpz_gpu_decode(&dec, d_src + payload_at, (size_t)payload,
-			                   (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
-			                   in.chunk_log, d_dst, (gpz_stream_t)s);
+			r = (lanes ? gpz_gpu_decode_lanes : gpz_gpu_decode)(
+			        &dec, d_src + payload_at, (size_t)payload, (const uint64_t *)g->work,
+			        (size_t)n, in.symbol_bytes, in.chunk_log, d_dst, (gpz_stream_t)s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
 		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst, &starts, s);

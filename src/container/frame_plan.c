@@ -18,6 +18,7 @@ static void put_header(uint8_t *h, const struct gpz_frame_plan *pl, uint32_t alp
 	gpz_store_le32(h + 4, alphabet_field);
 	gpz_store_le64(h + 8, pl->n);
 	gpz_store_le32(h + 16, cb_bytes);
+	h[20] = (uint8_t)(huff && pl->lanes);
 	gpz_store_le64(h + 24, pl->payload);
 }
 
@@ -106,7 +107,11 @@ gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
 	cb = pl->head + GPZ_FRAME_HEADER_SIZE;
 	cb_bytes = gpz_lengths_write(pl->len, alphabet, cb);
 	pl->nchunks = gpz_frame_chunks(n, p->chunk_log);
-	pl->payload = (size_t)((pl->bits + 7) / 8);
+	pl->lanes = p->huff_lanes;
+	/* the lanes layout's size is known once coded: its bound decides against stored, the same
+	 * on both backends */
+	pl->payload = pl->lanes ? (size_t)gpz_lanes_payload_bound(pl->bits, pl->nchunks)
+	                        : (size_t)((pl->bits + 7) / 8);
 	huff_total = GPZ_FRAME_FIXED + cb_bytes + 4 * (size_t)pl->nchunks + pl->payload;
 	if (huff_total >= GPZ_FRAME_FIXED + n * (size_t)pl->w) {
 		free(pl->head);
@@ -118,6 +123,13 @@ gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
 	put_header(pl->head, pl, alphabet, (uint32_t)cb_bytes);
 	set_layout(pl);
 	return GPZ_OK;
+}
+
+void gpz_frame_plan_set_payload(struct gpz_frame_plan *pl, size_t payload)
+{
+	pl->payload = payload;
+	gpz_store_le64(pl->head + 24, payload);
+	set_layout(pl);
 }
 
 void gpz_frame_plan_free(struct gpz_frame_plan *pl)

@@ -27,19 +27,32 @@ static gpz_result parse_trailer(const uint8_t *s, size_t size, gpz_block_info *i
 	return GPZ_OK;
 }
 
+/* The payload sizes a Huffman frame of n symbols may state: every code takes 1 .. max_len
+ * bits; the lanes layout rounds each lane's bits of a chunk up to whole words. */
+static int huffman_payload_ok(const gpz_block_info *in, int lanes, uint64_t n, uint64_t payload)
+{
+	uint64_t L = (uint64_t)in->max_code_len;
+	if (lanes)
+		return payload % 4 == 0 && payload >= 4 * ((n + 31) / 32) &&
+		       payload <= gpz_lanes_payload_bound(n * L, gpz_frame_chunks(n, in->chunk_log));
+	return payload >= (n + 7) / 8 && payload <= (n * L + 7) / 8;
+}
+
 /* Type-specific field rules; sets the payload size the header must state. */
-static gpz_result check_frame_fields(const gpz_block_info *in, uint32_t cb_bytes,
+static gpz_result check_frame_fields(const gpz_block_info *in, int lanes, uint32_t cb_bytes,
                                      uint64_t n, uint64_t payload)
 {
 	uint64_t bytes = n * (uint64_t)in->symbol_bytes;
 
+	if (lanes && in->frame_type != GPZ_FRAME_HUFFMAN)
+		return GPZ_ERR_CORRUPT;
 	switch (in->frame_type) {
 	case GPZ_FRAME_HUFFMAN:
 		if (in->chunk_log < GPZ_MIN_CHUNK_LOG || in->chunk_log > GPZ_MAX_CHUNK_LOG ||
 		    in->max_code_len < 1 || in->max_code_len > GPZ_MAX_CODE_LEN ||
 		    in->alphabet < 2 || in->alphabet > gpz_alphabet_limit(in->symbol_bytes) ||
 		    cb_bytes == 0 || cb_bytes > gpz_lengths_bound(in->alphabet) ||
-		    payload < (n + 7) / 8 || payload > (n * (uint64_t)in->max_code_len + 7) / 8)
+		    !huffman_payload_ok(in, lanes, n, payload))
 			return GPZ_ERR_CORRUPT;
 		return GPZ_OK;
 	case GPZ_FRAME_STORED:
@@ -101,9 +114,11 @@ static gpz_result parse_frame(const uint8_t *s, size_t size, gpz_block_info *inf
 	payload = gpz_load_le64(s + 24);
 	if (info->symbol_bytes != 1 && info->symbol_bytes != 2 && info->symbol_bytes != 4)
 		return GPZ_ERR_CORRUPT;
-	if (gpz_load_le32(s + 20) || n == 0 || n > GPZ_MAX_FRAME_BYTES / (unsigned)info->symbol_bytes)
+	/* byte 20: the Huffman payload's layout (0 or 1); 21 .. 23 reserved */
+	if (s[20] > 1 || s[21] || s[22] || s[23] || n == 0 ||
+	    n > GPZ_MAX_FRAME_BYTES / (unsigned)info->symbol_bytes)
 		return GPZ_ERR_CORRUPT;
-	r = check_frame_fields(info, cb_bytes, n, payload);
+	r = check_frame_fields(info, s[20], cb_bytes, n, payload);
 	if (r != GPZ_OK)
 		return r;
 	if (info->frame_type == GPZ_FRAME_HUFFMAN || info->frame_type == GPZ_FRAME_DEFLATE ||
@@ -129,10 +144,22 @@ gpz_result gpz_parse_block(const void *src, size_t src_size, gpz_block_info *inf
 	return parse_frame(s, src_size, info);
 }
 
-/* Chunk start offsets from the stored chunk lengths, checked against the chunk sizes and the
- * payload size. starts[] has nchunks + 1 entries. */
-static gpz_result chunk_starts(const uint8_t *index, const gpz_block_info *in, uint64_t payload,
-                               uint64_t *starts)
+/* The index entry range of a chunk of m symbols: its bits (1 .. max_len a symbol), or in the
+ * lanes layout its words (a word at least for each lane that has symbols; each lane's bits
+ * rounded up, at most a word more than they need). */
+static int chunk_len_ok(uint64_t len, uint64_t m, uint64_t L, int lanes)
+{
+	if (lanes) {
+		uint64_t busy = (m + 3) / 4 < GPZ_LANES ? (m + 3) / 4 : GPZ_LANES;
+		return len >= busy && len <= m * L / 32 + GPZ_LANES;
+	}
+	return len >= m && len <= m * L;
+}
+
+/* Chunk start offsets (bits; words in the lanes layout) from the stored chunk lengths, checked
+ * against the chunk sizes and the payload size. starts[] has nchunks + 1 entries. */
+static gpz_result chunk_starts(const uint8_t *index, const gpz_block_info *in, int lanes,
+                               uint64_t payload, uint64_t *starts)
 {
 	uint64_t n = in->content_bytes / (uint64_t)in->symbol_bytes;
 	uint64_t nchunks = gpz_frame_chunks(n, in->chunk_log);
@@ -141,11 +168,13 @@ static gpz_result chunk_starts(const uint8_t *index, const gpz_block_info *in, u
 	starts[0] = 0;
 	for (uint64_t c = 0; c < nchunks; c++) {
 		uint64_t m = n - c * cs < cs ? n - c * cs : cs;
-		uint64_t bits = gpz_load_le32(index + 4 * c);
-		if (bits < m || bits > m * (uint64_t)in->max_code_len)
+		uint64_t len = gpz_load_le32(index + 4 * c);
+		if (!chunk_len_ok(len, m, (uint64_t)in->max_code_len, lanes))
 			return GPZ_ERR_CORRUPT;
-		starts[c + 1] = starts[c] + bits;
+		starts[c + 1] = starts[c] + len;
 	}
+	if (lanes)
+		return 4 * starts[nchunks] == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
 	return (starts[nchunks] + 7) / 8 == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
@@ -178,7 +207,7 @@ gpz_result gpz_frame_prepare_decode(const uint8_t *s, const gpz_block_info *in, 
 	if (r == GPZ_OK && dec->max_len != in->max_code_len)
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK)
-		r = chunk_starts(index, in, payload, starts);
+		r = chunk_starts(index, in, gpz_frame_lanes(s), payload, starts);
 	free(len);
 	if (r != GPZ_OK) {
 		gpz_decoder_free(dec);
@@ -203,9 +232,12 @@ static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 
 	if (r != GPZ_OK)
 		return r;
-	if (!gpz_frame_padding_ok(data[payload - 1], payload, starts[nchunks]))
+	if (gpz_frame_lanes(s))
+		r = gpz_huff_decode_lanes(&dec, data, (size_t)payload, starts, (size_t)n,
+		                          in->symbol_bytes, in->chunk_log, ctx->nthreads, dst);
+	else if (!gpz_frame_padding_ok(data[payload - 1], payload, starts[nchunks]))
 		r = GPZ_ERR_CORRUPT;
-	if (r == GPZ_OK)
+	else
 		r = gpz_huff_decode(&dec, data, (size_t)payload, starts, (size_t)n, in->symbol_bytes,
 		                    in->chunk_log, ctx->nthreads, dst);
 	gpz_decoder_free(&dec);

@@ -28,6 +28,7 @@ void gpz_params_default(gpz_params *p)
 	p->frame_bytes = GPZ_DEFAULT_FRAME_BYTES;
 	p->lz_level = 0;
 	p->lz_symbols = 0;
+	p->huff_lanes = 0;
 }
 
 gpz_result gpz_params_check(const gpz_params *p)
@@ -44,6 +45,8 @@ gpz_result gpz_params_check(const gpz_params *p)
 	if (p->lz_level < 0 || p->lz_level > 9 || (p->lz_level > 0 && p->symbol_bytes != 1))
 		return GPZ_ERR_PARAM;
 	if (p->lz_symbols < 0 || p->lz_symbols > GPZ_LZS_AUTO || (p->lz_symbols && p->lz_level))
+		return GPZ_ERR_PARAM;
+	if ((p->huff_lanes != 0 && p->huff_lanes != 1) || (p->huff_lanes && p->lz_level))
 		return GPZ_ERR_PARAM;
 	return GPZ_OK;
 }
@@ -80,26 +83,39 @@ static gpz_result encode_payload(gpz_ctx *ctx, const uint8_t *src,
 	return r;
 }
 
-static gpz_result write_frame(gpz_ctx *ctx, const uint8_t *src, const struct gpz_frame_plan *pl,
+/* The lanes layout's payload at o (room for the plan's bound), then the plan's size set. */
+static gpz_result encode_lanes(gpz_ctx *ctx, const uint8_t *src, struct gpz_frame_plan *pl,
+                               uint8_t *o, uint32_t *chunk_words)
+{
+	uint64_t words = 0;
+	gpz_result r = gpz_huff_encode_lanes(src, pl->n, pl->w, pl->table, pl->chunk_log,
+	                                     ctx->nthreads, o, pl->payload, chunk_words, &words);
+	if (r == GPZ_OK)
+		gpz_frame_plan_set_payload(pl, (size_t)(4 * words));
+	return r;
+}
+
+static gpz_result write_frame(gpz_ctx *ctx, const uint8_t *src, struct gpz_frame_plan *pl,
                               uint8_t *dst)
 {
 	size_t size = pl->n * (size_t)pl->w;
 
-	memcpy(dst, pl->head, pl->head_bytes);
 	if (pl->type == GPZ_FRAME_HUFFMAN) {
-		uint32_t *chunk_bits = malloc((size_t)pl->nchunks * sizeof(*chunk_bits));
-		gpz_result r = chunk_bits ? GPZ_OK : GPZ_ERR_NOMEM;
+		uint32_t *chunk_len = malloc((size_t)pl->nchunks * sizeof(*chunk_len));
+		gpz_result r = chunk_len ? GPZ_OK : GPZ_ERR_NOMEM;
 		if (r == GPZ_OK)
-			r = encode_payload(ctx, src, pl, dst + pl->payload_at,
-			                   pl->total - pl->payload_at, chunk_bits);
+			r = pl->lanes ? encode_lanes(ctx, src, pl, dst + pl->payload_at, chunk_len)
+			              : encode_payload(ctx, src, pl, dst + pl->payload_at,
+			                               pl->total - pl->payload_at, chunk_len);
 		for (uint64_t c = 0; r == GPZ_OK && c < pl->nchunks; c++)
-			gpz_store_le32(dst + pl->index_at + 4 * c, chunk_bits[c]);
-		free(chunk_bits);
+			gpz_store_le32(dst + pl->index_at + 4 * c, chunk_len[c]);
+		free(chunk_len);
 		if (r != GPZ_OK)
 			return r;
 	} else if (pl->type == GPZ_FRAME_STORED) {
 		memcpy(dst + pl->payload_at, src, size);
 	}
+	memcpy(dst, pl->head, pl->head_bytes); /* after the payload: its size is in the header */
 	gpz_store_le32(dst + pl->check_at, gpz_header_check(dst, pl->check_at));
 	gpz_store_le64(dst + pl->sum_at, gpz_checksum_threads(src, size, ctx->nthreads));
 	return GPZ_OK;
