@@ -332,6 +332,8 @@ static void quick(void)
 		}
 		p = params(w, 10);
 		same(buf, 20000 * (size_t)w, &p, "quick", 1);
+		p.huff_lanes = 1;
+		same(buf, 20000 * (size_t)w, &p, "quick, lanes", 1);
 	}
 	memset(buf, 7, 5000);
 	p = params(1, 8);
