@@ -467,52 +467,93 @@ struct spec_tabs {
 	uint32_t len[29], dist[30];
 };
 
-/* 57 or more bits of the piece from bit b (zeros past its end). */
-__device__ __forceinline__ uint64_t peek(const uint8_t *in, uint32_t len, uint32_t b)
-{
-	const uint32_t p = b >> 3;
-	uint64_t v = 0;
-	if (p + 12 <= len) {
-		uintptr_t a = (uintptr_t)(in + p);
-		const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
-		unsigned sh = (unsigned)(a & 3) * 8;
-		uint32_t w0 = __ldg(w), w1 = __ldg(w + 1), w2 = __ldg(w + 2);
-		v = (uint64_t)__funnelshift_r(w1, w2, sh) << 32 | __funnelshift_r(w0, w1, sh);
-	} else {
-		for (unsigned k = 0; k < 8; k++)
-			if (p + k < len)
-				v |= (uint64_t)__ldg(in + p + k) << (8 * k);
-	}
-	return v >> (b & 7);
-}
+/* A lane's own bit reader for codes_spec: 33 to 64 bits at hand, refilled 32 at a time from a
+ * word loaded one refill ahead, so that a load's latency stays off the chain of table lookups
+ * that decodes a token (the warp waits for its slowest lane every step). Words are aligned: the
+ * first may hold bytes before the piece, of the same buffer; past the piece's end, zeros. */
+struct lane_bits {
+	const uint8_t *in;
+	const uint32_t *w;
+	uint32_t len, lead, wend; /* the piece's bytes; in - w in bytes; whole words from w */
+	uint32_t wi, nw;          /* the next word to load, and the one loaded before it */
+	uint64_t bits;
+	unsigned n;
 
-/* One token at the bottom of bits: its kind, *tok and the bits it takes (*adv; 1 for an
- * invalid code, so that a lane at a wrong bit moves on). */
+	__device__ void init(const uint8_t *p, uint32_t l)
+	{
+		in = p;
+		len = l;
+		lead = (uint32_t)((uintptr_t)p & 3);
+		w = (const uint32_t *)(p - lead);
+		wend = (lead + l) / 4;
+	}
+	__device__ uint32_t word(uint32_t q) const
+	{
+		if (q < wend)
+			return __ldg(w + q);
+		uint32_t v = 0;
+		for (unsigned k = 0; k < 4; k++) {
+			int64_t at = (int64_t)q * 4 + k - lead;
+			if (at >= 0 && at < (int64_t)len)
+				v |= (uint32_t)__ldg(in + at) << (8 * k);
+		}
+		return v;
+	}
+	/* bit s of the piece at the bottom of bits */
+	__device__ void start(uint32_t s)
+	{
+		const uint32_t a = s + lead * 8, q = a >> 5, off = a & 31;
+		bits = ((uint64_t)word(q + 1) << 32 | word(q)) >> off;
+		n = 64 - off;
+		nw = word(q + 2);
+		wi = q + 3;
+	}
+	/* at least 33 bits at hand */
+	__device__ __forceinline__ void need()
+	{
+		if (n <= 32) {
+			bits |= (uint64_t)nw << n;
+			n += 32;
+			nw = word(wi++);
+		}
+	}
+	__device__ __forceinline__ void skip(unsigned k)
+	{
+		bits >>= k;
+		n -= k;
+	}
+};
+
+/* The token at the reader: its kind, *tok and the bits it takes (*adv). An invalid code takes
+ * 1 bit, so that a lane at a wrong bit moves on; the caller then restarts the reader (it may
+ * have read further). */
 __device__ __forceinline__ unsigned spec_token(const warp_mem &w, const spec_tabs &tb,
-                                               uint64_t bits, uint32_t *tok, unsigned *adv)
+                                               lane_bits &r, uint32_t *tok, unsigned *adv)
 {
-	unsigned e = lookup(w.lit, bits), l = e & 15, s = e >> 4;
+	r.need();
+	const unsigned e = lookup(w.lit, r.bits), l = e & 15, s = e >> 4;
 	*adv = e ? l : 1;
 	if (e == 0 || s > 285)
 		return SPEC_BAD;
-	if (s == 256)
-		return SPEC_EOB;
-	if (s < 256) {
+	if (s == 256 || s < 256) {
+		r.skip(l);
 		*tok = s;
-		return SPEC_TOKEN;
+		return s == 256 ? SPEC_EOB : SPEC_TOKEN;
 	}
 	const uint32_t lx = tb.len[s - 257];
 	const unsigned eb = lx >> 16;
-	const unsigned len = (lx & 0xffff) + ((unsigned)(bits >> l) & ((1u << eb) - 1));
-	const uint64_t b2 = bits >> (l + eb);
-	const unsigned ed = lookup(w.dist, b2), dl = ed & 15, d = ed >> 4;
+	const unsigned len = (lx & 0xffff) + ((unsigned)(r.bits >> l) & ((1u << eb) - 1));
+	r.skip(l + eb);
+	r.need();
+	const unsigned ed = lookup(w.dist, r.bits), dl = ed & 15, d = ed >> 4;
 	if (ed == 0 || d > 29) {
 		*adv = 1;
 		return SPEC_BAD;
 	}
 	const uint32_t dx = tb.dist[d];
 	const unsigned db = dx >> 16;
-	*tok = len << 16 | ((dx & 0xffff) + ((unsigned)(b2 >> dl) & ((1u << db) - 1)));
+	*tok = len << 16 | ((dx & 0xffff) + ((unsigned)(r.bits >> dl) & ((1u << db) - 1)));
+	r.skip(dl + db);
 	*adv = l + eb + dl + db;
 	return SPEC_TOKEN;
 }
@@ -615,6 +656,9 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 		mk.n = 0;
 		uint32_t b = s0, cnt = 0, word = 0;
 		unsigned wi = 0;
+		lane_bits rd;
+		rd.init(f.b.in, f.b.len);
+		rd.start(s0);
 		for (unsigned k = 0; k < SPEC_W; k++)
 			m.starts[k][lane] = 0;
 		while (b < s0 + SPEC_R && cnt < SPEC_CAP) { /* phase 1 */
@@ -627,12 +671,14 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 			word |= 1u << (o & 31);
 			uint32_t tok = 0;
 			unsigned adv;
-			unsigned kind = spec_token(w, tb, peek(f.b.in, f.b.len, b), &tok, &adv);
+			unsigned kind = spec_token(w, tb, rd, &tok, &adv);
 			f.tok[cnt * 32 + lane] = tok;
 			if (kind != SPEC_TOKEN)
 				mk.add(cnt, kind, b, adv);
 			cnt++;
 			b += adv;
+			if (kind == SPEC_BAD)
+				rd.start(b);
 		}
 		m.starts[wi][lane] = word;
 		const bool full = b < s0 + SPEC_R;
@@ -657,7 +703,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 				}
 				uint32_t tok = 0;
 				unsigned adv;
-				unsigned kind = spec_token(w, tb, peek(f.b.in, f.b.len, b), &tok, &adv);
+				unsigned kind = spec_token(w, tb, rd, &tok, &adv);
 				f.tok[cnt * 32 + lane] = tok;
 				cnt++;
 				if (kind != SPEC_TOKEN) {
