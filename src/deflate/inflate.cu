@@ -597,12 +597,7 @@ template <typename T>
 __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 {
 	const unsigned lane = threadIdx.x & 31;
-	uint32_t e = c; /* an inclusive scan of the counts, then exclusive */
-	for (unsigned o = 1; o < 32; o <<= 1) {
-		uint32_t y = __shfl_up_sync(FULL, e, o);
-		if (lane >= o)
-			e += y;
-	}
+	uint32_t e = gpz_warp_scan(c); /* inclusive, then exclusive */
 	const uint32_t total = __shfl_sync(FULL, e, 31);
 	e -= c;
 	uint32_t base = f.pos;
@@ -621,12 +616,7 @@ __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 		t.dist = v >> 16 ? v & 0xffff : 0;
 		t.lit = v >> 16 ? 0 : v;
 		t.len = !live ? 0 : v >> 16 ? v >> 16 : 1;
-		uint32_t sc = t.len;
-		for (unsigned o = 1; o < 32; o <<= 1) {
-			uint32_t y = __shfl_up_sync(FULL, sc, o);
-			if (lane >= o)
-				sc += y;
-		}
+		const uint32_t sc = gpz_warp_scan(t.len);
 		t.pos = base + sc - t.len;
 		const uint32_t end = base + __shfl_sync(FULL, sc, 31);
 		const bool bad = end > f.tok_from || (live && t.dist > t.pos && !f.markers);
@@ -757,17 +747,16 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 			kind = SPEC_BAD; /* a mark it could not keep may lie on the path: let codes see */
 		/* the round ends at the first lane on the path that does not sync */
 		const unsigned cuts = __ballot_sync(FULL, on && (kind != SPEC_TOKEN || !synced));
-		const unsigned L = __ffs(cuts) - 1; /* the path ends somewhere: never 0 */
+		const unsigned L = __ffs(cuts) - 1; /* cuts is never 0: the path ends somewhere */
 		/* tokens of the true path this lane writes */
 		uint32_t c = on && lane < L ? cnt - a : 0;
 		if (lane == L)
 			c = marked ? midx - a : kind == SPEC_BAD ? 0 : cnt - a;
-		const unsigned src = L;
-		const unsigned lkind = __shfl_sync(FULL, kind, src);
-		const uint32_t lb = __shfl_sync(FULL, b, src), lpb = __shfl_sync(FULL, as, src);
-		const uint32_t lat = __shfl_sync(FULL, marked ? mat : 0, src);
-		const uint32_t ladv = __shfl_sync(FULL, marked ? madv : 0, src);
-		const bool lmarked = __shfl_sync(FULL, marked, src);
+		const unsigned lkind = __shfl_sync(FULL, kind, L);
+		const uint32_t lb = __shfl_sync(FULL, b, L), lpb = __shfl_sync(FULL, as, L);
+		const uint32_t lat = __shfl_sync(FULL, marked ? mat : 0, L);
+		const uint32_t ladv = __shfl_sync(FULL, marked ? madv : 0, L);
+		const bool lmarked = __shfl_sync(FULL, marked, L);
 		uint32_t next; /* where the round ends */
 		if (lkind == SPEC_TOKEN)
 			next = lb; /* ended, full, or out of room in phase 2 */

@@ -16,4 +16,16 @@ __device__ __forceinline__ uint32_t gpz_warp_or(uint32_t v)
 #endif
 }
 
+/* The inclusive sum of v over lanes 0 .. this lane of the full warp. */
+__device__ __forceinline__ uint32_t gpz_warp_scan(uint32_t v)
+{
+	const unsigned lane = threadIdx.x & 31;
+	for (unsigned o = 1; o < 32; o <<= 1) {
+		const uint32_t y = __shfl_up_sync(0xffffffffu, v, o);
+		if (lane >= o)
+			v += y;
+	}
+	return v;
+}
+
 #endif
