@@ -17,6 +17,7 @@
  */
 #include "deflate/block_core.h"
 #include "deflate/code_warp.cuh"
+#include "gpu/warp.cuh"
 #include "deflate/deflate_gpu.h"
 #include "gpu/cuda_check.h"
 #include "lz/lz_gpu.h"
@@ -464,12 +465,7 @@ write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
 		uint64_t v = c0 + lane < cnt ? gpz_dfl_token_bits(tok[c0 + lane], c->lcode, c->llen,
 		                                                  c->dcode, c->dlen, &k)
 		                             : 0;
-		unsigned at = k; /* inclusive scan of the lengths */
-		for (unsigned d = 1; d < 32; d *= 2) {
-			unsigned o = __shfl_up_sync(0xffffffffu, at, d);
-			if (lane >= d)
-				at += o;
-		}
+		const unsigned at = gpz_warp_scan(k); /* inclusive scan of the lengths */
 		const unsigned total = __shfl_sync(0xffffffffu, at, 31);
 		const unsigned x = (unsigned)(pos % 32) + at - k; /* this lane's bit in b */
 		if (lane == 0)

@@ -935,13 +935,7 @@ __global__ void __launch_bounds__(CANON_THREADS)
 		__syncthreads();
 		if (warp >= 1 && warp <= GPZ_MAX_CODE_LEN) {
 			const uint32_t v = sh.wc[buf][lane][warp];
-			uint32_t incl = v;
-#pragma unroll
-			for (int o = 1; o < 32; o <<= 1) {
-				const uint32_t u = __shfl_up_sync(FULL, incl, o);
-				if (lane >= (uint32_t)o)
-					incl += u;
-			}
+			const uint32_t incl = gpz_warp_scan(v);
 			sh.wc[buf][lane][warp] = run + incl - v;
 			run += __shfl_sync(FULL, incl, 31);
 		}

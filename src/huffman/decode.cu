@@ -102,6 +102,7 @@
  */
 #include "huffman/huffman_gpu.h"
 #include "gpu/cuda_check.h"
+#include "gpu/warp.cuh"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -630,13 +631,8 @@ __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, ui
 	}
 
 	/* 3. check and 4. scan */
-	uint32_t incl = cnt;
+	const uint32_t incl = gpz_warp_scan(cnt);
 	const uint32_t lane = j & 31, warp = j >> 5;
-	for (uint32_t d = 1; d < 32; d <<= 1) {
-		uint32_t x = __shfl_up_sync(0xffffffffu, incl, d);
-		if (lane >= d)
-			incl += x;
-	}
 	if (lane == 31)
 		s_warp[warp] = incl;
 	__syncthreads();

@@ -29,6 +29,7 @@
  */
 #include "lzsym/lzsym_gpu.h"
 #include "gpu/cuda_check.h"
+#include "gpu/warp.cuh"
 
 #include <string.h>
 
@@ -160,12 +161,7 @@ __device__ __forceinline__ void emit(const tparams &p, uint32_t kind, uint32_t v
 		dc = f.match ? p.dist_table[f.ds] : 0;
 		nb = (mc & 0xff) + f.xn + (dc & 0xff) + f.dn;
 	}
-	uint32_t x = nb;
-	for (unsigned o = 1; o < 32; o <<= 1) {
-		uint32_t y = __shfl_up_sync(FULL, x, o);
-		if (lane >= o)
-			x += y;
-	}
+	const uint32_t x = gpz_warp_scan(nb);
 	if (PASS == PASS_WRITE && kind) {
 		uint64_t b = at + x - nb;
 		put_bits(p.words, b, mc >> 8, mc & 0xff);
