@@ -58,7 +58,7 @@ __device__ uint64_t xxh64_vec(const uint8_t *data, size_t len, uint64_t seed)
 }
 
 __global__ void __launch_bounds__(32)
-checksum_kernel(const uint8_t *data, size_t size, size_t nblocks, uint64_t first, bool aligned,
+checksum_kernel(const uint8_t *data, size_t size, size_t nblocks, bool aligned,
                 unsigned long long *sum)
 {
 	size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -66,39 +66,21 @@ checksum_kernel(const uint8_t *data, size_t size, size_t nblocks, uint64_t first
 		return;
 	size_t off = b * GPZ_CHECKSUM_BLOCK;
 	size_t len = size - off < GPZ_CHECKSUM_BLOCK ? size - off : GPZ_CHECKSUM_BLOCK;
-	uint64_t h = aligned ? xxh64_vec(data + off, len, first + b)
-	                     : gpz_xxh64(data + off, len, first + b);
+	uint64_t h = aligned ? xxh64_vec(data + off, len, b) : gpz_xxh64(data + off, len, b);
 	atomicAdd(sum, (unsigned long long)h);
-}
-
-/* The hashes of nblocks blocks of data (block first onwards of the content) into *d_sum. */
-static gpz_result add_blocks(const uint8_t *d_data, size_t size, size_t nblocks, uint64_t first,
-                             uint64_t *d_sum, cudaStream_t s)
-{
-	bool aligned = reinterpret_cast<uintptr_t>(d_data) % 16 == 0;
-	if (nblocks == 0)
-		return GPZ_OK;
-	/* small blocks spread the few threads over every multiprocessor */
-	checksum_kernel<<<(unsigned)((nblocks + 31) / 32), 32, 0, s>>>(
-		d_data, size, nblocks, first, aligned, (unsigned long long *)d_sum);
-	GPZ_LAUNCH_TRY();
-	return GPZ_OK;
 }
 
 extern "C" gpz_result gpz_gpu_checksum(const uint8_t *d_data, size_t size, uint64_t *d_sum,
                                        gpz_stream_t stream)
 {
 	cudaStream_t s = (cudaStream_t)stream;
-	/* empty content is one empty block */
 	size_t nblocks = size == 0 ? 1 : (size + GPZ_CHECKSUM_BLOCK - 1) / GPZ_CHECKSUM_BLOCK;
+	bool aligned = reinterpret_cast<uintptr_t>(d_data) % 16 == 0;
 
 	GPZ_CUDA_TRY(cudaMemsetAsync(d_sum, 0, sizeof(*d_sum), s));
-	return add_blocks(d_data, size, nblocks, 0, d_sum, s);
-}
-
-extern "C" gpz_result gpz_gpu_checksum_add(const uint8_t *d_data, size_t size, uint64_t first,
-                                           uint64_t *d_sum, gpz_stream_t stream)
-{
-	return add_blocks(d_data, size, (size + GPZ_CHECKSUM_BLOCK - 1) / GPZ_CHECKSUM_BLOCK, first,
-	                  d_sum, (cudaStream_t)stream);
+	/* small blocks spread the few threads over every multiprocessor */
+	checksum_kernel<<<(unsigned)((nblocks + 31) / 32), 32, 0, s>>>(
+		d_data, size, nblocks, aligned, (unsigned long long *)d_sum);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
 }

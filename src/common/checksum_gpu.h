@@ -16,11 +16,6 @@ extern "C" {
 /* checksum.cu: the frame content checksum of FORMAT.md into *d_sum (device u64). */
 gpz_result gpz_gpu_checksum(const uint8_t *d_data, size_t size, uint64_t *d_sum,
                             gpz_stream_t stream);
-/* The same sum over part of the content: size bytes starting at its block `first` (a whole
- * number of blocks, or the content's end), added into *d_sum. Parts summed into one zeroed
- * *d_sum give gpz_gpu_checksum of the whole (size > 0). */
-gpz_result gpz_gpu_checksum_add(const uint8_t *d_data, size_t size, uint64_t first,
-                                uint64_t *d_sum, gpz_stream_t stream);
 
 /* crc_gpu.cu:
  * gzip's CRC-32 (zlib's crc32(0, data, n)) and zlib's Adler-32 (adler32(1, data, n)) of n bytes

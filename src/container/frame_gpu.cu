@@ -364,7 +364,6 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	uint64_t *starts = NULL, payload, n, nchunks = 0;
 	size_t check_at, payload_at;
 	gpz_result r = GPZ_OK;
-	bool summed = false; /* the decoder left the content checksum in its slot */
 
 	memset(&dec, 0, sizeof(dec));
 	if (h_src)
@@ -417,18 +416,10 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (nchunks + 1) * 8,
 			                                    cudaMemcpyHostToDevice, s));
-		/* the lanes decoder sums the output beside its decoding (its sum slot: below) */
-		uint64_t *d_sum = (uint64_t *)(g->work + gpz_align256((nchunks + 1) * 8));
-		if (r == GPZ_OK && lanes)
-			r = gpz_gpu_decode_lanes(&dec, d_src + payload_at, (size_t)payload,
-			                         (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
-			                         in.chunk_log, d_dst, d_sum, (gpz_stream_t)g->side,
-			                         (gpz_stream_t)s);
-		else if (r == GPZ_OK)
-			r = gpz_gpu_decode(&dec, d_src + payload_at, (size_t)payload,
-			                   (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
-			                   in.chunk_log, d_dst, (gpz_stream_t)s);
-		summed = lanes;
+		if (r == GPZ_OK)
+			r = (lanes ? gpz_gpu_decode_lanes : gpz_gpu_decode)(
+			        &dec, d_src + payload_at, (size_t)payload, (const uint64_t *)g->work,
+			        (size_t)n, in.symbol_bytes, in.chunk_log, d_dst, (gpz_stream_t)s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
 		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst, &starts, s);
@@ -447,7 +438,7 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	size_t sum_at = in.frame_type == GPZ_FRAME_HUFFMAN ? gpz_align256((nchunks + 1) * 8)
 	              : in.frame_type == GPZ_FRAME_DEFLATE ? lz_sum_at(nchunks)
 	                                                   : 0;
-	if (r == GPZ_OK && !summed)
+	if (r == GPZ_OK)
 		r = gpz_gpu_checksum(d_dst, (size_t)in.content_bytes, (uint64_t *)(g->work + sum_at),
 		                     (gpz_stream_t)s);
 	if (r == GPZ_OK)

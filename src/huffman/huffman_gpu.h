@@ -73,14 +73,11 @@ gpz_result gpz_gpu_encode_lanes(const uint8_t *d_src, size_t n, int w, const uin
                                 size_t payload_cap, uint64_t *total_words, void *d_work,
                                 size_t work_bytes, gpz_stream_t stream);
 /* Decode as gpz_huff_decode_lanes (chunk c's words [d_chunk_start[c], d_chunk_start[c + 1]),
- * checked against payload_size on the device). d_sum, when not NULL (and n > 0): the frame
- * content checksum of the output (checksum_gpu.h) into *d_sum, computed on the `side` stream
- * beside the decoding, segment by segment. Synchronises the stream; GPZ_ERR_CORRUPT when some
- * chunk is not valid. */
+ * checked against payload_size on the device). Synchronises the stream; GPZ_ERR_CORRUPT when
+ * some chunk is not valid. */
 gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t *d_payload,
                                 size_t payload_size, const uint64_t *d_chunk_start, size_t n,
-                                int w, int chunk_log, uint8_t *d_dst, uint64_t *d_sum,
-                                gpz_stream_t side, gpz_stream_t stream);
+                                int w, int chunk_log, uint8_t *d_dst, gpz_stream_t stream);
 
 #ifdef __cplusplus
 }

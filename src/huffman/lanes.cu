@@ -19,8 +19,6 @@
  * is pending).
  */
 #include "huffman/huffman_gpu.h"
-#include "common/checksum.h"
-#include "common/checksum_gpu.h"
 #include "gpu/cuda_check.h"
 
 #include <cub/device/device_scan.cuh>
@@ -440,84 +438,15 @@ unsigned grid_for(uint64_t nchunks)
 
 /* ---- host: decode ---- */
 
-/* Output bytes a segment of the decode aims at when the checksum rides along: its checksum runs
- * beside the next segment's decoding (the decoder is bound by instructions, the checksum by
- * memory), so only the last segment's is not hidden. */
-#define SEGMENT_BYTES ((size_t)64 << 20)
-
-/* Chunks [c0, c0 + nc) of kp's chunks (whole chunks of cs symbols before the last). */
-static gpz_result launch_decode(dec_params kp, uint64_t c0, uint64_t nc, size_t cs, int w,
-                                cudaStream_t st)
-{
-	kp.chunk_start += c0;
-	kp.dst += c0 * cs * (size_t)w;
-	kp.n = kp.n - c0 * cs < nc * cs ? kp.n - c0 * cs : nc * cs;
-	kp.nchunks = nc;
-	const unsigned grid = (unsigned)((nc + DEC_WARPS - 1) / DEC_WARPS);
-	if (w == 1)
-		lanes_decode_kernel<1><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
-	else if (w == 2)
-		lanes_decode_kernel<2><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
-	else
-		lanes_decode_kernel<4><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
-	return gpz_cuda_result(cudaGetLastError());
-}
-
-/* The decode in segments of whole checksum blocks; after each, the side stream adds the
- * segment's block hashes into *d_sum (zeroed there first), and st waits for the last. */
-static gpz_result decode_with_sum(const dec_params &kp, size_t cs, int w, uint64_t *d_sum,
-                                  cudaStream_t st, cudaStream_t side)
-{
-	const size_t cbytes = cs * (size_t)w;
-	const uint64_t per_block = cbytes >= GPZ_CHECKSUM_BLOCK ? 1 : GPZ_CHECKSUM_BLOCK / cbytes;
-	uint64_t seg = SEGMENT_BYTES / cbytes / per_block * per_block;
-	seg = seg ? seg : per_block;
-	cudaEvent_t ev[2] = { NULL, NULL };
-	gpz_result r = gpz_cuda_result(cudaEventCreateWithFlags(&ev[0], cudaEventDisableTiming));
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaEventCreateWithFlags(&ev[1], cudaEventDisableTiming));
-	if (r == GPZ_OK) /* the side stream starts after what st had queued */
-		r = gpz_cuda_result(cudaEventRecord(ev[0], st));
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaStreamWaitEvent(side, ev[0], 0));
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemsetAsync(d_sum, 0, sizeof(*d_sum), side));
-	for (uint64_t c0 = 0; r == GPZ_OK && c0 < kp.nchunks; c0 += seg) {
-		const uint64_t nc = kp.nchunks - c0 < seg ? kp.nchunks - c0 : seg;
-		const size_t at = (size_t)(c0 * cbytes);
-		const size_t bytes = (size_t)(kp.n * (uint64_t)w - at < nc * cbytes
-		                              ? kp.n * (uint64_t)w - at : nc * cbytes);
-		r = launch_decode(kp, c0, nc, cs, w, st);
-		if (r == GPZ_OK)
-			r = gpz_cuda_result(cudaEventRecord(ev[0], st));
-		if (r == GPZ_OK)
-			r = gpz_cuda_result(cudaStreamWaitEvent(side, ev[0], 0));
-		if (r == GPZ_OK)
-			r = gpz_gpu_checksum_add(kp.dst + at, bytes, at / GPZ_CHECKSUM_BLOCK, d_sum,
-			                         (gpz_stream_t)side);
-	}
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaEventRecord(ev[1], side));
-	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaStreamWaitEvent(st, ev[1], 0));
-	if (r != GPZ_OK) /* nothing of the side stream may outlive the call */
-		cudaStreamSynchronize(side);
-	for (int i = 0; i < 2; i++)
-		if (ev[i])
-			cudaEventDestroy(ev[i]); /* released once the work recorded completes */
-	return r;
-}
-
 extern "C" gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t *d_payload,
                                            size_t payload_size, const uint64_t *d_chunk_start,
                                            size_t n, int w, int chunk_log, uint8_t *d_dst,
-                                           uint64_t *d_sum, gpz_stream_t side,
                                            gpz_stream_t stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
 	if (!dec || !d_chunk_start || (w != 1 && w != 2 && w != 4) || chunk_log < 5 ||
 	    chunk_log > GPZ_MAX_CHUNK_LOG || dec->max_len < 1 || dec->max_len > GPZ_MAX_CODE_LEN ||
-	    (payload_size && !d_payload) || (n && !d_dst) || (d_sum && (!side || n == 0)))
+	    (payload_size && !d_payload) || (n && !d_dst))
 		return GPZ_ERR_PARAM;
 	if (n == 0)
 		return GPZ_OK;
@@ -537,7 +466,6 @@ extern "C" gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t
 		r = gpz_cuda_result(cudaMemcpyAsync(d_img, img, bytes, cudaMemcpyHostToDevice, st));
 	uint32_t flag = 0;
 	if (r == GPZ_OK) {
-		const size_t cs = (size_t)1 << chunk_log;
 		dec_params kp;
 		memset(&kp, 0, sizeof(kp));
 		kp.payload = d_payload;
@@ -548,16 +476,21 @@ extern "C" gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t
 		kp.sorted = (const uint32_t *)(d_img + 16 + tbytes);
 		kp.dst = d_dst;
 		kp.n = n;
-		kp.nchunks = (n + cs - 1) >> chunk_log;
+		kp.nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
 		kp.chunk_log = chunk_log;
 		kp.max_len = dec->max_len;
 		kp.payload_aligned = (uintptr_t)d_payload % 4 == 0;
-		/* chunks are whole rows of 4-symbol groups, so every group shares dst's alignment */
 		kp.dst_aligned = (uintptr_t)d_dst % (4 * (uintptr_t)w) == 0;
 		memcpy(kp.limit, dec->limit, sizeof(kp.limit));
 		memcpy(kp.base, dec->base, sizeof(kp.base));
-		r = d_sum ? decode_with_sum(kp, cs, w, d_sum, st, (cudaStream_t)side)
-		          : launch_decode(kp, 0, kp.nchunks, cs, w, st);
+		const unsigned grid = (unsigned)((kp.nchunks + DEC_WARPS - 1) / DEC_WARPS);
+		if (w == 1)
+			lanes_decode_kernel<1><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
+		else if (w == 2)
+			lanes_decode_kernel<2><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
+		else
+			lanes_decode_kernel<4><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
+		r = gpz_cuda_result(cudaGetLastError());
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(&flag, d_img, 4, cudaMemcpyDeviceToHost, st));
 	}

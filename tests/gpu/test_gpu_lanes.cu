@@ -14,7 +14,6 @@
  * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
 extern "C" {
 #include "testutil.h"
-#include "common/checksum.h"
 #include "huffman/huffman.h"
 }
 #include "huffman/huffman_gpu.h"
@@ -103,7 +102,7 @@ gpz_result gpu_decode(const Code &c, const std::vector<uint8_t> &payload,
 	CU(cudaMemcpy(d_start, start.data(), start.size() * 8, cudaMemcpyHostToDevice));
 	CU(cudaMemset(d_dst, POISON, dsz));
 	gpz_result r = gpz_gpu_decode_lanes(&c.dec, d_pay + pay_off, payload.size(), d_start, n, w,
-	                                    log, d_dst + GUARD + dst_off, NULL, NULL, 0);
+	                                    log, d_dst + GUARD + dst_off, 0);
 	std::vector<uint8_t> all(dsz);
 	CU(cudaMemcpy(all.data(), d_dst, dsz, cudaMemcpyDeviceToHost));
 	bool guards = true;
@@ -117,38 +116,6 @@ gpz_result gpu_decode(const Code &c, const std::vector<uint8_t> &payload,
 	CU(cudaFree(d_start));
 	CU(cudaFree(d_dst));
 	return r;
-}
-
-/* The decoder's content checksum, summed beside the decoding in segments: the CPU's value of
- * the output (1 GiB inputs of the bench cross segment boundaries; here one segment or few). */
-void check_sum(const Code &c, const Coded &cpu, const std::vector<uint8_t> &v, size_t n, int w,
-               int log, const char *label)
-{
-	uint8_t *d_pay = NULL, *d_dst = NULL;
-	uint64_t *d_start = NULL, *d_sum = NULL, sum = 0;
-	cudaStream_t st, side;
-	CU(cudaStreamCreate(&st));
-	CU(cudaStreamCreate(&side));
-	CU(cudaMalloc(&d_pay, cpu.payload.size() + 1));
-	CU(cudaMalloc(&d_start, cpu.start.size() * 8));
-	CU(cudaMalloc(&d_dst, v.size()));
-	CU(cudaMalloc(&d_sum, 8));
-	CU(cudaMemcpy(d_pay, cpu.payload.data(), cpu.payload.size(), cudaMemcpyHostToDevice));
-	CU(cudaMemcpy(d_start, cpu.start.data(), cpu.start.size() * 8, cudaMemcpyHostToDevice));
-	CU(cudaMemset(d_sum, 0x5a, 8)); /* the decoder zeroes it */
-	gpz_result r = gpz_gpu_decode_lanes(&c.dec, d_pay, cpu.payload.size(), d_start, n, w, log,
-	                                    d_dst, d_sum, (gpz_stream_t)side, (gpz_stream_t)st);
-	std::vector<uint8_t> out(v.size());
-	CU(cudaMemcpy(out.data(), d_dst, v.size(), cudaMemcpyDeviceToHost));
-	CU(cudaMemcpy(&sum, d_sum, 8, cudaMemcpyDeviceToHost));
-	CHECK(r == GPZ_OK && out == v && sum == gpz_checksum_threads(v.data(), v.size(), 1),
-	      "%s: decode with the checksum beside it: %s", label, gpz_result_string(r));
-	CU(cudaFree(d_pay));
-	CU(cudaFree(d_start));
-	CU(cudaFree(d_dst));
-	CU(cudaFree(d_sum));
-	CU(cudaStreamDestroy(st));
-	CU(cudaStreamDestroy(side));
 }
 
 /* GPU encode at a misaligned payload; its bytes and chunk counts must be the CPU's. */
@@ -231,8 +198,6 @@ void check_input(const std::vector<uint8_t> &v, int w, int log, const char *labe
 		CHECK(r == GPZ_OK && out == v, "%s: gpu decode (offset %zu): %s%s", label, off,
 		      gpz_result_string(r), r == GPZ_OK ? ", bytes differ" : "");
 	}
-	if (n)
-		check_sum(c, cpu, v, n, w, log, label);
 	/* damage: the CPU's verdict, and its bytes when it accepts */
 	uint64_t seed = 0x1234 + v.size() * 31 + log;
 	std::vector<uint8_t> want(v.size());
@@ -466,28 +431,11 @@ int bench(const char *path, int w, const std::vector<int> &logs)
 		pay = 4 * tw;
 		dec = t.median_ms(10, [&] {
 			r = r == GPZ_OK
-			        ? gpz_gpu_decode_lanes(&c.dec, d_pay, pay, d_start, n, w, log, d_out, NULL,
-			                               NULL, 0)
+			        ? gpz_gpu_decode_lanes(&c.dec, d_pay, pay, d_start, n, w, log, d_out, 0)
 			        : r;
 		});
 		CU(cudaMemcpy(back.data(), d_out, total, cudaMemcpyDeviceToHost));
 		CHECK(r == GPZ_OK && back == h, "bench: lanes, log %d: %s", log, gpz_result_string(r));
-		/* with the content checksum beside it (16 segments of 64 MiB) */
-		uint64_t *d_sum = NULL, sum = 0;
-		cudaStream_t side;
-		CU(cudaMalloc(&d_sum, 8));
-		CU(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
-		double dsum = t.median_ms(10, [&] {
-			r = r == GPZ_OK ? gpz_gpu_decode_lanes(&c.dec, d_pay, pay, d_start, n, w, log, d_out,
-			                                       d_sum, (gpz_stream_t)side, 0)
-			                : r;
-		});
-		CU(cudaMemcpy(&sum, d_sum, 8, cudaMemcpyDeviceToHost));
-		CHECK(r == GPZ_OK && sum == gpz_checksum_threads(h.data(), total, 8),
-		      "bench: lanes with the checksum, log %d: %s", log, gpz_result_string(r));
-		printf("| lanes + checksum | %d | | | | %.0f |\n", log, total / (dsum * 1e6));
-		CU(cudaFree(d_sum));
-		CU(cudaStreamDestroy(side));
 		printf("| lanes | %d | %zu | %.4f | %.0f | %.0f |\n", log, pay + 4 * nchunks,
 		       (double)total / (pay + 4 * nchunks), total / (enc * 1e6), total / (dec * 1e6));
 		fflush(stdout);
