@@ -249,7 +249,7 @@ static void edge_cases(void)
 		}
 	for (size_t i = 0; i < big; i++)
 		gpz_store_le32(buf + 4 * i, i < GPZ_MAX_ALPHABET ? (uint32_t)i
-		                            : (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 2000)));
+		                            : test_rand_skewed(&st, 2000));
 	p = params(4, 16);
 	same(buf, 4 * big, &p, "2^20 alphabet", 1);
 	p.huff_lanes = 1;
@@ -322,7 +322,7 @@ static void quick(void)
 	gpz_params p;
 	for (int w = 1; w <= 4; w *= 2) {
 		for (size_t i = 0; i < 20000; i++) {
-			uint32_t v = (uint32_t)(test_rand(&st) % (1 + test_rand(&st) % 300));
+			uint32_t v = test_rand_skewed(&st, 300);
 			if (w == 1)
 				buf[i] = (uint8_t)v;
 			else if (w == 2)

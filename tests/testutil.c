@@ -29,10 +29,16 @@ uint64_t test_rand(uint64_t *s)
 	return *s * 0x2545F4914F6CDD1DULL;
 }
 
+uint32_t test_rand_skewed(uint64_t *state, uint32_t range)
+{
+	uint64_t bound = 1 + test_rand(state) % range;
+	return (uint32_t)(test_rand(state) % bound);
+}
+
 void test_skewed_symbols(uint8_t *buf, size_t n, int w, uint64_t *state)
 {
 	for (size_t i = 0; i < n; i++) {
-		uint32_t v = (uint32_t)(test_rand(state) % (1 + test_rand(state) % 300));
+		uint32_t v = test_rand_skewed(state, 300);
 		if (w == 1)
 			buf[i] = (uint8_t)v;
 		else if (w == 2)

@@ -24,6 +24,10 @@ void test_fail_msg(const char *file, int line, const char *cond, const char *fmt
 
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
+/* A skewed draw: below a bound itself drawn below `range` (small values likelier); the bound is
+ * drawn first, so that every build draws the same numbers (two test_rand calls in one
+ * expression would leave their order to the compiler). */
+uint32_t test_rand_skewed(uint64_t *state, uint32_t range);
 
 /* n symbols of width w into buf: values below a random bound below 300 (skewed towards small
  * ones), spread by 97 (2-byte) or 3001 (4-byte) so that wide alphabets occur. */
