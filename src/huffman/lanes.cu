@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TB GPZ_DECODE_TABLE_BITS
+/* Bits the decoder's table resolves: one more than the host decoder's first level, so that a
+ * text's rare long codes send fewer steps to the canonical search (16 KiB a block). */
+#define TB (GPZ_DECODE_TABLE_BITS + 1)
 #define PEEK 24
 #define WARPS 4     /* warps (chunks) a block of the encoder's kernels */
 #define DEC_WARPS 8 /* the decoder's: each block loads the table once (measured: a block of 4
@@ -438,6 +440,21 @@ unsigned grid_for(uint64_t nchunks)
 
 /* ---- host: decode ---- */
 
+/* The decoder's table: for each TB-bit value, (symbol << 5) | length of the code it starts with
+ * when that is at most TB bits, else 0: the host decoder's first level (one bit shorter) and
+ * the codes of exactly TB bits from the canonical limits. */
+static void build_table(const gpz_decoder *dec, uint32_t *t)
+{
+	for (uint32_t x = 0; x < (1u << TB); x++) {
+		const uint32_t e = dec->table[x >> (TB - GPZ_DECODE_TABLE_BITS)];
+		const uint32_t v = x << (PEEK - TB);
+		if (e || v >= dec->limit[TB])
+			t[x] = e; /* 0: a longer code */
+		else
+			t[x] = dec->sorted[dec->base[TB] + (int32_t)x] << 5 | TB;
+	}
+}
+
 extern "C" gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t *d_payload,
                                            size_t payload_size, const uint64_t *d_chunk_start,
                                            size_t n, int w, int chunk_log, uint8_t *d_dst,
@@ -459,7 +476,7 @@ extern "C" gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t
 	uint8_t *img = (uint8_t *)calloc(1, bytes), *d_img = NULL;
 	if (!img)
 		return GPZ_ERR_NOMEM;
-	memcpy(img + 16, dec->table, tbytes);
+	build_table(dec, (uint32_t *)(img + 16));
 	memcpy(img + 16 + tbytes, dec->sorted, 4 * (size_t)nsorted);
 	gpz_result r = gpz_cuda_result(cudaMallocAsync((void **)&d_img, bytes, st));
 	if (r == GPZ_OK)
