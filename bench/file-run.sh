@@ -7,7 +7,8 @@
 # for comparison. Backends: the default (automatic: the first frames on the CPU while the GPU
 # starts), --gpu, --cpu with every core. Nyx-Quant with --huff -b 2 (the automatic choice of
 # Huffman-only and LZ-symbol frames) and --huff-only -b 2.
-# Usage: sh bench/file-run.sh [nyx]   (nyx: its rows only) Table to $OUT/file-run.md.
+# Usage: sh bench/file-run.sh [nyx|lanes]   (nyx: its rows only; lanes: Huffman-only frames of
+# Nyx-Quant and text, in both payload layouts, --lanes or not) Table to $OUT/file-run.md.
 set -u
 . "$(dirname "$0")/file-lib.sh"
 what=${1:-all}
@@ -24,7 +25,26 @@ ns=$(stat -c %s "$W/nyx") ts=$(stat -c %s "$W/text" 2>/dev/null || echo 0)
   echo "|---|---:|---:|"
   cat "$W/nyx" >/dev/null
   row "cat nyx (4 GiB) > /dev/null" "$ns" "cat '$W/nyx' >/dev/null"
+  if [ "$what" = lanes ]; then
+    cat "$W/text" >/dev/null
+    row "cat text (4 GB) > /dev/null" "$ts" "cat '$W/text' >/dev/null"
+    for f in "nyx 2 $ns" "text 1 $ts"; do
+      set -- $f
+      for lay in "" "--lanes"; do
+        for be in "--gpu" "--cpu"; do
+          row "$1 --huff-only -b $2 ${lay:-(one bitstream)}, $be" "$3" \
+            "'$G' $be -q -k -f --huff-only -b $2 $lay -o '$W/x.gpz' '$W/$1'"
+          row "$1 -d ${lay:-(one bitstream)}, $be" "$3" "'$G' $be -q -d -k -f -o '$W/x.out' '$W/x.gpz'"
+          check "$W/x.out" "$W/$1"
+          rm -f "$W/x.out"
+        done
+        echo "| ($1 ${lay:-one bitstream}: ratio $(calc "$3 / $(stat -c %s "$W/x.gpz")")) | | |"
+      done
+    done
+  fi
+  [ "$what" = lanes ] && what=done
   for mode in --huff-only --huff; do
+    [ "$what" = done ] && break
     for be in "" "--gpu" "--cpu"; do
       name=${be:-default}
       row "nyx $mode -b 2, $name" "$ns" "'$G' $be -q -k -f $mode -b 2 -o '$W/n.gpz' '$W/nyx'"
@@ -37,7 +57,7 @@ ns=$(stat -c %s "$W/nyx") ts=$(stat -c %s "$W/text" 2>/dev/null || echo 0)
     rm -f "$W/n.out"
     echo "| (nyx $mode ratio $(calc "$ns / $(stat -c %s "$W/n.gpz")")) | | |"
   done
-  if [ "$what" != nyx ]; then
+  if [ "$what" != nyx ] && [ "$what" != done ]; then
   cat "$W/text" >/dev/null
   row "cat text (4 GB) > /dev/null" "$ts" "cat '$W/text' >/dev/null"
   for be in "" "--cpu"; do

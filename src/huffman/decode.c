@@ -274,8 +274,8 @@ static int decode_chunks4(const struct dec_job *j, size_t c)
 static void dec_task(void *ctx, size_t t)
 {
 	struct dec_job *j = ctx;
-	size_t c0 = t * j->chunks_per_task;
-	size_t c1 = c0 + j->chunks_per_task < j->nchunks ? c0 + j->chunks_per_task : j->nchunks;
+	size_t c0, c1;
+	gpz_task_range(t, j->chunks_per_task, j->nchunks, &c0, &c1);
 	/* chunks before `full` hold 2^chunk_log symbols each */
 	size_t full = j->n >> j->chunk_log;
 
@@ -308,9 +308,7 @@ gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t 
 
 	if (chunk_start[j.nchunks] > (uint64_t)payload_size * 8)
 		return GPZ_ERR_CORRUPT;
-	j.chunks_per_task = ((size_t)1 << 20) / cs ? ((size_t)1 << 20) / cs : 1;
-	if (nthreads <= 1)
-		j.chunks_per_task = j.nchunks ? j.nchunks : 1;
+	j.chunks_per_task = gpz_task_chunks(chunk_log, (size_t)1 << 20, nthreads, j.nchunks);
 	ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
 	j.bad = calloc(ntasks ? ntasks : 1, sizeof(*j.bad));
 	if (!j.bad)

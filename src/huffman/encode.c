@@ -139,8 +139,8 @@ struct enc_job {
 static void enc_task(void *ctx, size_t t)
 {
 	struct enc_job *j = ctx;
-	size_t c0 = t * j->chunks_per_task;
-	size_t c1 = c0 + j->chunks_per_task < j->nchunks ? c0 + j->chunks_per_task : j->nchunks;
+	size_t c0, c1;
+	gpz_task_range(t, j->chunks_per_task, j->nchunks, &c0, &c1);
 	uint8_t *out = t == 0 ? j->dst : j->buf[t];
 	size_t cap = t == 0 ? j->dst_cap : j->buf_cap[t];
 
@@ -182,12 +182,10 @@ gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *
 	size_t ntasks;
 	int64_t total;
 
-	j.chunks_per_task = TASK_SYMBOLS / cs ? TASK_SYMBOLS / cs : 1;
+	j.chunks_per_task = gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, j.nchunks);
 	ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
-	if (nthreads <= 1 || ntasks <= 1) {
-		j.chunks_per_task = j.nchunks ? j.nchunks : 1;
+	if (ntasks == 0)
 		ntasks = 1;
-	}
 	j.buf = calloc(ntasks, sizeof(*j.buf));
 	j.buf_cap = calloc(ntasks, sizeof(*j.buf_cap));
 	j.bits = calloc(ntasks, sizeof(*j.bits));

@@ -58,6 +58,25 @@ size_t gpz_lengths_write(const uint8_t *len, uint32_t alphabet, uint8_t *dst);
 gpz_result gpz_lengths_read(const uint8_t *src, size_t src_size, uint32_t alphabet, uint8_t *len,
                             size_t *used);
 
+/* ---- CPU tasks (encode.c, decode.c, lanes.c) ---- */
+
+/* Chunks a CPU task takes: about `symbols` symbols' worth (at least one chunk), or all of them
+ * when there is one thread. The output never depends on it. */
+static inline size_t gpz_task_chunks(int chunk_log, size_t symbols, int nthreads, size_t nchunks)
+{
+	size_t per = symbols >> chunk_log;
+	if (nthreads <= 1)
+		return nchunks ? nchunks : 1;
+	return per ? per : 1;
+}
+
+/* Task t's chunks [*c0, *c1) when each takes `per` of nchunks. */
+static inline void gpz_task_range(size_t t, size_t per, size_t nchunks, size_t *c0, size_t *c1)
+{
+	*c0 = t * per;
+	*c1 = *c0 + per < nchunks ? *c0 + per : nchunks;
+}
+
 /* ---- encode.c ---- */
 
 /* Encoder table entry: (code << 8) | length. */

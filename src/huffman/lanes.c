@@ -18,27 +18,13 @@
 #define TB GPZ_DECODE_TABLE_BITS
 #define PEEK 24 /* bits compared in the canonical search: the longest code */
 
-/* Chunks per parallel task: about 2^20 symbols; all of them when there is one thread. */
-static size_t task_chunks(int chunk_log, int nthreads, size_t nchunks)
-{
-	size_t per = ((size_t)1 << 20) >> chunk_log;
-	if (nthreads <= 1)
-		return nchunks ? nchunks : 1;
-	return per ? per : 1;
-}
+#define TASK_SYMBOLS ((size_t)1 << 20) /* symbols a CPU task codes */
 
 /* Symbols in chunk c (the last may be short). */
 static size_t chunk_symbols(size_t n, int chunk_log, size_t c)
 {
 	size_t cs = (size_t)1 << chunk_log, first = c * cs;
 	return n - first < cs ? n - first : cs;
-}
-
-/* Task t's chunks [c0, c1). */
-static void task_range(size_t t, size_t per_task, size_t nchunks, size_t *c0, size_t *c1)
-{
-	*c0 = t * per_task;
-	*c1 = *c0 + per_task < nchunks ? *c0 + per_task : nchunks;
 }
 
 /* The chunk's m symbols rounded up to whole rows: the (step, lane) pairs to walk. */
@@ -119,7 +105,7 @@ static void size_task(void *ctx, size_t t)
 	struct enc_job *j = ctx;
 	size_t c0, c1;
 
-	task_range(t, j->per_task, j->nchunks, &c0, &c1);
+	gpz_task_range(t, j->per_task, j->nchunks, &c0, &c1);
 	for (size_t c = c0; c < c1; c++) {
 		const uint8_t *s = j->src + (c << j->chunk_log) * (size_t)j->w;
 		size_t m = chunk_symbols(j->n, j->chunk_log, c);
@@ -133,7 +119,7 @@ static void encode_task(void *ctx, size_t t)
 	uint64_t word = j->task_start[t];
 	size_t c0, c1;
 
-	task_range(t, j->per_task, j->nchunks, &c0, &c1);
+	gpz_task_range(t, j->per_task, j->nchunks, &c0, &c1);
 	for (size_t c = c0; c < c1; c++) {
 		const uint8_t *s = j->src + (c << j->chunk_log) * (size_t)j->w;
 		size_t m = chunk_symbols(j->n, j->chunk_log, c);
@@ -148,7 +134,7 @@ gpz_result gpz_huff_encode_lanes(const uint8_t *src, size_t n, int w, const uint
 {
 	size_t cs = (size_t)1 << chunk_log, nchunks = (n + cs - 1) / cs;
 	struct enc_job j = { src, n, w, chunk_log, table, nchunks,
-	                     task_chunks(chunk_log, nthreads, nchunks), dst, chunk_words, NULL };
+	                     gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, nchunks), dst, chunk_words, NULL };
 	size_t ntasks = (nchunks + j.per_task - 1) / j.per_task;
 	uint64_t total = 0;
 
@@ -284,7 +270,7 @@ static void decode_task(void *ctx, size_t t)
 	struct dec_job *j = ctx;
 	size_t c0, c1;
 
-	task_range(t, j->per_task, j->nchunks, &c0, &c1);
+	gpz_task_range(t, j->per_task, j->nchunks, &c0, &c1);
 	for (size_t c = c0; c < c1; c++) {
 		const uint64_t *cs = j->chunk_start + c;
 		size_t m = chunk_symbols(j->n, j->chunk_log, c);
@@ -302,7 +288,7 @@ gpz_result gpz_huff_decode_lanes(const gpz_decoder *d, const uint8_t *payload,
 {
 	size_t cs = (size_t)1 << chunk_log, nchunks = (n + cs - 1) / cs;
 	struct dec_job j = { d, payload, chunk_start, n, nchunks,
-	                     task_chunks(chunk_log, nthreads, nchunks), w, chunk_log, dst, NULL };
+	                     gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, nchunks), w, chunk_log, dst, NULL };
 	size_t ntasks = (nchunks + j.per_task - 1) / j.per_task;
 	gpz_result r = GPZ_OK;
 

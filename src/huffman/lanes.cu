@@ -2,12 +2,13 @@
  * lanes.cu - the 32-lane interleaved payload layout (huffman.h, lanes.c) on the GPU: a warp a
  * chunk, a lane a symbol a step, in lockstep, for both coding directions.
  *
- * Decode: each lane keeps a 64-bit MSB-aligned bit buffer. A step looks the lane's next code up
- * in a shared-memory table (codes longer than TB by the canonical search); lanes whose code is
- * not wholly in their buffer take the chunk's next words, in lane order (a ballot and a popcount
- * give each its index), and the warp writes its 32 symbols to 32 consecutive places. No search
- * for code boundaries, no second pass: the encoder stored the words in the order the lanes ask
- * for them. Chunk checks are the CPU decoder's (lanes.c): never a word past the chunk's count,
+ * Decode: each lane keeps a 64-bit MSB-aligned bit buffer. At a step, lanes whose next code is
+ * not wholly in their buffer (read off the canonical limits) take the chunk's next words, in lane
+ * order (a ballot and a popcount give each its index, a shuffle from two register windows the
+ * word); then each looks its code up in a shared-memory table (codes longer than TB by the
+ * canonical search). A lane owns 4 adjacent symbols of each 128-symbol row and stores them with
+ * one vector store. No search for code boundaries, no second pass: the encoder stored the words
+ * in the order the lanes ask for them. Chunk checks are the CPU decoder's (lanes.c): never a word past the chunk's count,
  * all of them taken, leftover bits zero; a corrupt chunk sets the flag (its output is garbage
  * but stays inside the chunk's own place, which depends on the symbol count alone).
  *
@@ -22,6 +23,7 @@
 #include "gpu/cuda_check.h"
 
 #include <cub/device/device_scan.cuh>
+#include <type_traits>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,30 +74,18 @@ __device__ __forceinline__ void store_word(uint8_t *p, uint64_t i, uint32_t v, b
 		p[4 * i + k] = (uint8_t)(v >> (8 * k));
 }
 
+/* Symbol i of src (little-endian, any alignment): the slow path of the group loads. */
 template <int W> __device__ __forceinline__ uint32_t load_sym(const uint8_t *src, uint64_t i)
 {
-	if constexpr (W == 1)
-		return __ldg(src + i);
 	uint32_t v = 0;
 	for (int k = 0; k < W; k++)
 		v |= (uint32_t)__ldg(src + W * i + k) << (8 * k);
 	return v;
 }
 
-template <int W> __device__ __forceinline__ void store_sym(uint8_t *dst, uint64_t i, uint32_t v,
-                                                           bool aligned)
+/* Symbol i to dst a byte at a time: the slow path of the group stores. */
+template <int W> __device__ __forceinline__ void store_sym(uint8_t *dst, uint64_t i, uint32_t v)
 {
-	if constexpr (W == 2) {
-		if (aligned) {
-			reinterpret_cast<uint16_t *>(dst)[i] = (uint16_t)v;
-			return;
-		}
-	} else if constexpr (W == 4) {
-		if (aligned) {
-			reinterpret_cast<uint32_t *>(dst)[i] = v;
-			return;
-		}
-	}
 	for (int k = 0; k < W; k++)
 		dst[W * i + k] = (uint8_t)(v >> (8 * k));
 }
@@ -141,7 +131,7 @@ template <int W> __device__ __forceinline__ void store_group(uint8_t *dst, uint3
 	}
 	for (int k = 0; k < 4; k++)
 		if (i + k < m)
-			store_sym<W>(dst, i + k, v[k], false);
+			store_sym<W>(dst, i + k, v[k]);
 }
 
 /* ---- decode ---- */
@@ -430,6 +420,17 @@ lanes_write_kernel(const __grid_constant__ enc_params kp)
 		store_word(out, pend, (uint32_t)(acc >> 32), kp.payload_aligned);
 }
 
+/* f(std::integral_constant<int, w>{}): the kernels are instantiated per symbol width. */
+template <typename F> void by_width(int w, F f)
+{
+	if (w == 1)
+		f(std::integral_constant<int, 1>{});
+	else if (w == 2)
+		f(std::integral_constant<int, 2>{});
+	else
+		f(std::integral_constant<int, 4>{});
+}
+
 /* One warp a chunk, WARPS to a block. */
 unsigned grid_for(uint64_t nchunks)
 {
@@ -501,12 +502,9 @@ extern "C" gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t
 		memcpy(kp.limit, dec->limit, sizeof(kp.limit));
 		memcpy(kp.base, dec->base, sizeof(kp.base));
 		const unsigned grid = (unsigned)((kp.nchunks + DEC_WARPS - 1) / DEC_WARPS);
-		if (w == 1)
-			lanes_decode_kernel<1><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
-		else if (w == 2)
-			lanes_decode_kernel<2><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
-		else
-			lanes_decode_kernel<4><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
+		by_width(w, [&](auto W) {
+			lanes_decode_kernel<W.value><<<grid, 32 * DEC_WARPS, 0, st>>>(kp);
+		});
 		r = gpz_cuda_result(cudaGetLastError());
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(&flag, d_img, 4, cudaMemcpyDeviceToHost, st));
@@ -568,21 +566,11 @@ extern "C" gpz_result gpz_gpu_encode_lanes(const uint8_t *d_src, size_t n, int w
 	size_t scan_bytes = work_bytes - gpz_align256(16) - gpz_align256(8 * kp.nchunks);
 	const unsigned grid = grid_for(kp.nchunks);
 
-	if (w == 1)
-		lanes_count_kernel<1><<<grid, 32 * WARPS, 0, st>>>(kp);
-	else if (w == 2)
-		lanes_count_kernel<2><<<grid, 32 * WARPS, 0, st>>>(kp);
-	else
-		lanes_count_kernel<4><<<grid, 32 * WARPS, 0, st>>>(kp);
+	by_width(w, [&](auto W) { lanes_count_kernel<W.value><<<grid, 32 * WARPS, 0, st>>>(kp); });
 	GPZ_LAUNCH_TRY();
 	GPZ_CUDA_TRY(cub::DeviceScan::ExclusiveSum(d_scan, scan_bytes, d_chunk_words, d_first,
 	                                           (int)kp.nchunks, st));
-	if (w == 1)
-		lanes_write_kernel<1><<<grid, 32 * WARPS, 0, st>>>(kp);
-	else if (w == 2)
-		lanes_write_kernel<2><<<grid, 32 * WARPS, 0, st>>>(kp);
-	else
-		lanes_write_kernel<4><<<grid, 32 * WARPS, 0, st>>>(kp);
+	by_width(w, [&](auto W) { lanes_write_kernel<W.value><<<grid, 32 * WARPS, 0, st>>>(kp); });
 	GPZ_LAUNCH_TRY();
 	uint64_t t[2];
 	gpz_result r = gpz_cuda_d2h(t, kp.total, sizeof(t), st);
