@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <unistd.h>
 
 struct job {
@@ -44,6 +45,33 @@ void gpz_parallel_for(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx)
 	worker(&j);
 	for (int i = 1; i <= started; i++)
 		pthread_join(tid[i], NULL);
+}
+
+#define COPY_STEP ((size_t)4 << 20)
+
+struct copy_job {
+	unsigned char *dst;
+	const unsigned char *src;
+	size_t n;
+};
+
+static void copy_task(void *v, size_t i)
+{
+	struct copy_job *j = v;
+	size_t at = i * COPY_STEP;
+
+	memcpy(j->dst + at, j->src + at, j->n - at < COPY_STEP ? j->n - at : COPY_STEP);
+}
+
+void gpz_parallel_copy(int nthreads, void *dst, const void *src, size_t n)
+{
+	struct copy_job j = { dst, src, n };
+	size_t steps = (n + COPY_STEP - 1) / COPY_STEP;
+
+	if (steps <= 1 || nthreads <= 1)
+		memcpy(dst, src, n);
+	else
+		gpz_parallel_for(nthreads, steps, copy_task, &j);
 }
 
 int gpz_cpu_count(void)

@@ -15,6 +15,10 @@ typedef void (*gpz_task_fn)(void *ctx, size_t task);
 
 void gpz_parallel_for(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx);
 
+/* memcpy(dst, src, n) in steps of a few MiB on up to nthreads threads (one thread's copy of a
+ * frame runs at a fraction of the host's memory bandwidth). */
+void gpz_parallel_copy(int nthreads, void *dst, const void *src, size_t n);
+
 /* Number of online CPUs (at least 1). */
 int gpz_cpu_count(void);
 

@@ -296,6 +296,17 @@ static gpz_result read_frame(const struct gpz_engine *e, uint8_t *buf, size_t n,
 	return j.r;
 }
 
+/* A lane copies a frame between the caller's memory and its own on up to COPY_THREADS threads:
+ * one thread copies a 64 MiB frame in about 8 ms, several times the frame's GPU work, so with
+ * pageable buffers the lanes' copies set the call's speed. */
+#define COPY_THREADS 4
+
+static void lane_copy(const struct gpz_engine *e, void *dst, const void *src, size_t n)
+{
+	gpz_parallel_copy(e->ctx->nthreads < COPY_THREADS ? e->ctx->nthreads : COPY_THREADS, dst,
+	                  src, n);
+}
+
 /* A frame's input: where its n bytes are (after `pre` bytes of a job's history; .gpz frames have
  * none), read by the lane itself for positional input, staged into the lane's pinned buffer when
  * the GPU will read them. */
@@ -321,7 +332,7 @@ static gpz_result frame_input(struct slot *s, const uint8_t **src, size_t *pre)
 		return GPZ_OK;
 	if (buf_reserve(ln, &ln->in, s->pre + s->n + 1, 0) != GPZ_OK)
 		return GPZ_ERR_NOMEM;
-	memcpy(ln->in.p, s->src - s->pre, s->pre + s->n);
+	lane_copy(e, ln->in.p, s->src - s->pre, s->pre + s->n);
 	*src = ln->in.p + s->pre;
 	return GPZ_OK;
 }
@@ -395,7 +406,7 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 	r = gpz_frame_decompress_on(lane_ctx(s), ln->g, src, s->n, direct ? s->dst : ln->out.p, cap,
 	                            len, NULL);
 	if (r == GPZ_OK && s->dst && !direct)
-		memcpy(s->dst, ln->out.p, *len);
+		lane_copy(s->e, s->dst, ln->out.p, *len);
 	*res = s->dst ? NULL : ln->out.p;
 	return r;
 }
@@ -451,7 +462,7 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 	pthread_cond_broadcast(&e->cv);
 	if (to) {
 		pthread_mutex_unlock(&e->mu);
-		memcpy(to, res, len);
+		lane_copy(e, to, res, len);
 		pthread_mutex_lock(&e->mu);
 	}
 	if (write_after) {
