@@ -262,7 +262,8 @@ GPZ_API gpz_result gpz_inflate(gpz_ctx *ctx, gpz_format format, const void *src,
 GPZ_API gpz_result gpz_write_header(void *dst, size_t dst_cap, size_t *written);
 GPZ_API gpz_result gpz_read_header(const void *src, size_t src_size);
 
-/* Compress one frame of input (src_size <= p->frame_bytes). */
+/* Compress one frame of input (src_size <= p->frame_bytes). dst's bytes past *written may be
+ * overwritten (the encoder's threads work in the room gpz_frame_bound leaves). */
 GPZ_API size_t gpz_frame_bound(size_t src_size, const gpz_params *p);
 GPZ_API gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
                                       size_t src_size, void *dst, size_t dst_cap, size_t *written);

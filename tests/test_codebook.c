@@ -229,6 +229,16 @@ static void test_encode_threads(void)
 			      "case %zu (w %d, extra %zu): %d threads give other bytes", ci, w,
 			      cases[ci].extra, threads);
 			CHECK(memcmp(cb1, cbt, nch * 4) == 0, "case %zu: chunk lengths differ", ci);
+			/* with room for the input, the tasks write where their input lies */
+			uint8_t *room = malloc(n * (size_t)w + 2 * GPZ_ENCODE_SLACK);
+			memset(room, 0x33, n * (size_t)w + 2 * GPZ_ENCODE_SLACK);
+			CHECK(room && gpz_huff_encode(src, n, w, table, cl, threads, room,
+			                              n * (size_t)w + 2 * GPZ_ENCODE_SLACK, cbt, &bt) ==
+			              GPZ_OK && bt == bits &&
+			          memcmp(one, room, (size_t)(bits + 7) / 8) == 0 &&
+			          memcmp(cb1, cbt, nch * 4) == 0,
+			      "case %zu: %d threads in place give other bytes", ci, threads);
+			free(room);
 			/* too small a buffer is refused */
 			CHECK(gpz_huff_encode(src, n, w, table, cl, threads, many, cap - GPZ_ENCODE_SLACK - 1,
 			                      cbt, &bt) == GPZ_ERR_DST_TOO_SMALL, "case %zu: small dst", ci);
@@ -236,6 +246,38 @@ static void test_encode_threads(void)
 		free(src); free(len); free(counts); free(code); free(table); free(cb1); free(cbt);
 		free(one); free(many);
 	}
+}
+
+/* A stretch of rare symbols codes to more bits than its bytes: the task over it cannot write
+ * where its input lies, and the encoder falls back to private buffers with the same bytes. */
+static void test_encode_expanding(void)
+{
+	const size_t q = (size_t)4 << 20, n = 3 * q + 12345;
+	uint8_t *src = malloc(n), *len = calloc(256, 1);
+	uint32_t counts[256], code[256], table[256], alphabet = 0;
+	size_t nch = (n + (1u << 14) - 1) >> 14, room = n + 2 * GPZ_ENCODE_SLACK;
+	uint32_t *cb1 = malloc(nch * 4), *cbt = malloc(nch * 4);
+
+	memset(src, 0, n);
+	for (size_t i = q; i < 2 * q; i++)
+		src[i] = (uint8_t)(1 + i % 255);
+	CHECK(gpz_histogram(src, n, 1, 1, counts, &alphabet) == GPZ_OK, "histogram");
+	CHECK(gpz_code_lengths(counts, alphabet, GPZ_MAX_CODE_LEN, len) > 0 && len[7] > 8,
+	      "rare symbols code to more than 8 bits");
+	gpz_canonical_codes(len, alphabet, code);
+	gpz_encoder_table(len, code, alphabet, table);
+	uint64_t bits = gpz_coded_bits(counts, len, alphabet), b1 = 0, bt = 0;
+	uint8_t *one = malloc(room), *many = malloc(room);
+	CHECK(gpz_huff_encode(src, n, 1, table, 14, 1, one, room, cb1, &b1) == GPZ_OK && b1 == bits,
+	      "expanding: one thread");
+	for (int threads = 2; threads <= 16; threads += 7) {
+		memset(many, 0x77, room);
+		CHECK(gpz_huff_encode(src, n, 1, table, 14, threads, many, room, cbt, &bt) == GPZ_OK &&
+		          bt == bits && memcmp(one, many, (size_t)(bits + 7) / 8) == 0 &&
+		          memcmp(cb1, cbt, nch * 4) == 0,
+		      "expanding: %d threads give other bytes", threads);
+	}
+	free(src); free(len); free(cb1); free(cbt); free(one); free(many);
 }
 
 int main(void)
@@ -247,6 +289,7 @@ int main(void)
 	test_canonical();
 	test_serialise();
 	test_encode_threads();
+	test_encode_expanding();
 	if (test_failures)
 		fprintf(stderr, "%d failures\n", test_failures);
 	else

@@ -71,8 +71,9 @@ static gpz_result encode_payload(gpz_ctx *ctx, const uint8_t *src,
 		if (!buf)
 			return GPZ_ERR_NOMEM;
 	}
+	/* all the room: with room for the input the encoder's threads need no memory of their own */
 	r = gpz_huff_encode(src, pl->n, pl->w, pl->table, pl->chunk_log, ctx->nthreads, buf,
-	                    pl->payload + GPZ_ENCODE_SLACK, chunk_bits, &bits);
+	                    buf == o ? room : pl->payload + GPZ_ENCODE_SLACK, chunk_bits, &bits);
 	if (r == GPZ_OK && bits != pl->bits)
 		r = GPZ_ERR_PARAM; /* cannot happen: the histogram and the encoder disagree */
 	if (buf != o) {
@@ -96,7 +97,7 @@ static gpz_result encode_lanes(gpz_ctx *ctx, const uint8_t *src, struct gpz_fram
 }
 
 static gpz_result write_frame(gpz_ctx *ctx, const uint8_t *src, struct gpz_frame_plan *pl,
-                              uint8_t *dst)
+                              uint8_t *dst, size_t cap)
 {
 	size_t size = pl->n * (size_t)pl->w;
 
@@ -106,7 +107,7 @@ static gpz_result write_frame(gpz_ctx *ctx, const uint8_t *src, struct gpz_frame
 		if (r == GPZ_OK)
 			r = pl->lanes ? encode_lanes(ctx, src, pl, dst + pl->payload_at, chunk_len)
 			              : encode_payload(ctx, src, pl, dst + pl->payload_at,
-			                               pl->total - pl->payload_at, chunk_len);
+			                               cap - pl->payload_at, chunk_len);
 		for (uint64_t c = 0; r == GPZ_OK && c < pl->nchunks; c++)
 			gpz_store_le32(dst + pl->index_at + 4 * c, chunk_len[c]);
 		free(chunk_len);
@@ -150,7 +151,7 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	if (r == GPZ_OK && pl.total > cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
-		r = write_frame(ctx, src, &pl, dst);
+		r = write_frame(ctx, src, &pl, dst, cap);
 	if (r == GPZ_OK)
 		*written = pl.total;
 	gpz_frame_plan_free(&pl);
