@@ -101,11 +101,11 @@ static inline int gpz_frame_lanes(const uint8_t *frame)
 }
 
 /* Reading a Huffman frame: from its bytes up to the payload (header, codebook, chunk index;
- * the header check already verified), build the decoder and the chunk start offsets
- * (nchunks + 1 entries, malloc'd; bits, or words in the lanes layout), checking every rule of
+ * the header check already verified), build the decoder and the chunk start offsets into
+ * starts (nchunks + 1 entries; bits, or words in the lanes layout), checking every rule of
  * FORMAT.md but the payload's. */
 gpz_result gpz_frame_prepare_decode(const uint8_t *frame, const gpz_block_info *in,
-                                    gpz_decoder *dec, uint64_t **starts);
+                                    gpz_decoder *dec, uint64_t *starts);
 /* A parsed block that a caller wants decoded as a frame: GPZ_ERR_PARAM when it is not one,
  * GPZ_ERR_TRUNCATED when it passes src_size, GPZ_ERR_DST_TOO_SMALL when its content passes
  * dst_cap. */

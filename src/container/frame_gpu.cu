@@ -183,11 +183,12 @@ static gpz_result plan_on_device(struct gpz_gpu *g, const gpz_params *p, const u
 /* The header check covers the header, codebook and chunk index: XXH64 is a serial chain, so it
  * is computed on the host (a GPU thread would need ~0.3 ms for the 128 KiB index of a 1 GiB
  * frame); the index comes back after the encoder, with the frame's one final synchronisation. */
-static gpz_result store_header_check(uint8_t *d_dst, const struct gpz_frame_plan *pl,
-                                     cudaStream_t s)
+static gpz_result store_header_check(struct gpz_gpu *g, uint8_t *d_dst,
+                                     const struct gpz_frame_plan *pl, cudaStream_t s)
 {
-	uint8_t *h = (uint8_t *)malloc(pl->check_at + GPZ_CHECK_SIZE);
-	gpz_result r = h ? GPZ_OK : GPZ_ERR_NOMEM;
+	/* in pinned staging (the frame's final synchronisation comes before its next use) */
+	gpz_result r = gpz_gpu_host_reserve(g, pl->check_at + GPZ_CHECK_SIZE);
+	uint8_t *h = g->host;
 
 	if (r == GPZ_OK) {
 		memcpy(h, pl->head, pl->head_bytes);
@@ -198,7 +199,6 @@ static gpz_result store_header_check(uint8_t *d_dst, const struct gpz_frame_plan
 		r = gpz_cuda_result(cudaMemcpyAsync(d_dst + pl->check_at, h + pl->check_at,
 		                                    GPZ_CHECK_SIZE, cudaMemcpyHostToDevice, s));
 	}
-	free(h);
 	return r;
 }
 
@@ -218,7 +218,8 @@ extern "C" gpz_result gpz_gpu_frame_compress_dev(struct gpz_gpu *g, const gpz_pa
 	/* The content checksum only reads the input: it runs on a side stream, overlapping the
 	 * histogram, the host's planning and the encoder; s waits for it before storing the sum.
 	 * An LZ-symbol attempt takes the workspace and sums the input itself: the sum waits for
-	 * its outcome. */
+	 * its outcome. (Queued after the histogram instead, so as not to share its bandwidth, it
+	 * slowed the encoder more: 1 GiB of Nyx-Quant on an H100, 1.91 -> 2.02 ms.) */
 	bool side = false;
 	if (r == GPZ_OK && !p->lz_symbols)
 		r = gpz_cuda_result(cudaEventRecord(g->in_ready, s));
@@ -269,7 +270,7 @@ extern "C" gpz_result gpz_gpu_frame_compress_dev(struct gpz_gpu *g, const gpz_pa
 		r = gpz_cuda_result(cudaGetLastError());
 	}
 	if (r == GPZ_OK)
-		r = store_header_check(d_dst, &pl, s);
+		r = store_header_check(g, d_dst, &pl, s);
 	/* The frame is complete here; errors of queued work surface at this point. */
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaStreamSynchronize(s));
@@ -357,11 +358,13 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
                                        const uint8_t *h_src, uint8_t *d_dst, size_t cap,
                                        size_t *written, uint64_t *stored_sum, cudaStream_t s)
 {
-	uint8_t peek[GPZ_FRAME_HEADER_SIZE], *head = NULL, tail[8], last = 0;
+	uint8_t peek[GPZ_FRAME_HEADER_SIZE], last = 0;
+	const uint8_t *head = NULL, *tail = NULL;
+	uint32_t *lanes_flag = (uint32_t *)&g->pinned[1];
 	size_t np = src_size < sizeof(peek) ? src_size : sizeof(peek);
 	gpz_block_info in;
 	gpz_decoder dec;
-	uint64_t *starts = NULL, payload, n, nchunks = 0;
+	uint64_t *starts = NULL, *lz_starts = NULL, payload, n, nchunks = 0;
 	size_t check_at, payload_at;
 	gpz_result r = GPZ_OK;
 
@@ -380,19 +383,31 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	n = in.content_bytes / (uint64_t)in.symbol_bytes;
 	check_at = (size_t)(in.block_bytes - GPZ_CONTENT_SIZE - payload - GPZ_CHECK_SIZE);
 	payload_at = check_at + GPZ_CHECK_SIZE;
-	head = (uint8_t *)malloc(payload_at);
-	if (!head)
-		return GPZ_ERR_NOMEM;
+	/* pinned staging: the frame's bytes before the payload (from the device), its last payload
+	 * byte and checksum, then the chunk starts, copied in one go and sent back asynchronously */
+	const size_t tail_at = gpz_align256(h_src ? 0 : payload_at), starts_at = tail_at + 256;
+	nchunks = in.frame_type == GPZ_FRAME_HUFFMAN ? gpz_frame_chunks(n, in.chunk_log) : 0;
+	r = gpz_gpu_host_reserve(g, starts_at + (nchunks + 1) * 8);
+	if (r != GPZ_OK)
+		return r;
 	if (h_src) {
-		memcpy(head, h_src, payload_at);
-		memcpy(tail, h_src + in.block_bytes - 8, 8);
+		head = h_src;
+		tail = h_src + in.block_bytes - 8;
 		last = payload ? h_src[payload_at + payload - 1] : 0;
 	} else {
-		r = gpz_cuda_d2h(head, d_src, payload_at, s);
+		uint8_t *h = g->host;
+		r = gpz_cuda_result(cudaMemcpyAsync(h, d_src, payload_at, cudaMemcpyDeviceToHost, s));
 		if (r == GPZ_OK)
-			r = gpz_cuda_d2h(tail, d_src + in.block_bytes - 8, 8, s);
+			r = gpz_cuda_result(cudaMemcpyAsync(h + tail_at, d_src + in.block_bytes - 8, 8,
+			                                    cudaMemcpyDeviceToHost, s));
 		if (r == GPZ_OK && payload)
-			r = gpz_cuda_d2h(&last, d_src + payload_at + payload - 1, 1, s);
+			r = gpz_cuda_result(cudaMemcpyAsync(h + tail_at + 8, d_src + payload_at + payload - 1,
+			                                    1, cudaMemcpyDeviceToHost, s));
+		if (r == GPZ_OK)
+			r = gpz_cuda_result(cudaStreamSynchronize(s));
+		head = h;
+		tail = h + tail_at;
+		last = payload ? h[tail_at + 8] : 0;
 	}
 	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
 		r = GPZ_ERR_CORRUPT;
@@ -402,27 +417,35 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 			                             (gpz_stream_t)s);
 		if (r == GPZ_OK)
 			*written = (size_t)in.content_bytes;
-		free(head);
 		return r;
 	}
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
-		nchunks = gpz_frame_chunks(n, in.chunk_log);
 		int lanes = gpz_frame_lanes(head);
-		r = gpz_frame_prepare_decode(head, &in, &dec, &starts);
+		starts = (uint64_t *)(g->host + starts_at);
+		r = gpz_frame_prepare_decode(head, &in, &dec, starts);
 		if (r == GPZ_OK && !lanes && !gpz_frame_padding_ok(last, payload, starts[nchunks]))
 			r = GPZ_ERR_CORRUPT;
+		/* the starts, the checksum's slot, then the lanes decoder's tables */
+		size_t tables_at = gpz_align256((nchunks + 1) * 8) + 256;
 		if (r == GPZ_OK)
-			r = gpz_gpu_reserve(&g->work, &g->work_cap, gpz_align256((nchunks + 1) * 8) + 256);
+			r = gpz_gpu_reserve(&g->work, &g->work_cap,
+			                    tables_at + (lanes ? gpz_gpu_decode_lanes_work(&dec) : 0));
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (nchunks + 1) * 8,
 			                                    cudaMemcpyHostToDevice, s));
-		if (r == GPZ_OK)
-			r = (lanes ? gpz_gpu_decode_lanes : gpz_gpu_decode)(
-			        &dec, d_src + payload_at, (size_t)payload, (const uint64_t *)g->work,
-			        (size_t)n, in.symbol_bytes, in.chunk_log, d_dst, (gpz_stream_t)s);
+		/* the lanes decoder's verdict waits in pinned memory for the checksum's synchronisation */
+		if (r == GPZ_OK && lanes)
+			r = gpz_gpu_decode_lanes(&dec, d_src + payload_at, (size_t)payload,
+			                         (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
+			                         in.chunk_log, d_dst, g->work + tables_at, lanes_flag,
+			                         (gpz_stream_t)s);
+		else if (r == GPZ_OK)
+			r = gpz_gpu_decode(&dec, d_src + payload_at, (size_t)payload,
+			                   (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
+			                   in.chunk_log, d_dst, (gpz_stream_t)s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
-		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst, &starts, s);
+		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst, &lz_starts, s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_STORED) {
 		r = gpz_gpu_reserve(&g->work, &g->work_cap, 256);
 		if (r == GPZ_OK)
@@ -447,13 +470,14 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaStreamSynchronize(s));
 	*stored_sum = gpz_load_le64(tail);
+	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN && gpz_frame_lanes(head) && *lanes_flag)
+		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK && g->pinned[0] != *stored_sum)
 		r = GPZ_ERR_CHECKSUM;
 	if (r == GPZ_OK)
 		*written = (size_t)in.content_bytes;
 	gpz_decoder_free(&dec);
-	free(starts);
-	free(head);
+	free(lz_starts);
 	return r;
 }
 

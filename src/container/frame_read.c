@@ -185,17 +185,14 @@ int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits)
 }
 
 gpz_result gpz_frame_prepare_decode(const uint8_t *s, const gpz_block_info *in, gpz_decoder *dec,
-                                    uint64_t **starts_out)
+                                    uint64_t *starts)
 {
 	uint32_t cb_bytes = gpz_load_le32(s + 16);
 	uint64_t payload = gpz_load_le64(s + 24);
-	uint64_t n = in->content_bytes / (uint64_t)in->symbol_bytes;
-	uint64_t nchunks = gpz_frame_chunks(n, in->chunk_log);
 	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE + cb_bytes;
 	uint8_t *len = malloc(in->alphabet);
-	uint64_t *starts = malloc((size_t)(nchunks + 1) * sizeof(*starts));
 	size_t used = 0;
-	gpz_result r = len && starts ? GPZ_OK : GPZ_ERR_NOMEM;
+	gpz_result r = len ? GPZ_OK : GPZ_ERR_NOMEM;
 
 	memset(dec, 0, sizeof(*dec));
 	if (r == GPZ_OK)
@@ -209,12 +206,8 @@ gpz_result gpz_frame_prepare_decode(const uint8_t *s, const gpz_block_info *in, 
 	if (r == GPZ_OK)
 		r = chunk_starts(index, in, gpz_frame_lanes(s), payload, starts);
 	free(len);
-	if (r != GPZ_OK) {
+	if (r != GPZ_OK)
 		gpz_decoder_free(dec);
-		free(starts);
-		starts = NULL;
-	}
-	*starts_out = starts;
 	return r;
 }
 
@@ -226,12 +219,14 @@ static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 	uint64_t nchunks = gpz_frame_chunks(n, in->chunk_log);
 	const uint8_t *data = s + GPZ_FRAME_HEADER_SIZE + gpz_load_le32(s + 16) + 4 * nchunks +
 	                      GPZ_CHECK_SIZE;
-	uint64_t *starts = NULL;
+	uint64_t *starts = malloc((size_t)(nchunks + 1) * sizeof(*starts));
 	gpz_decoder dec;
-	gpz_result r = gpz_frame_prepare_decode(s, in, &dec, &starts);
+	gpz_result r = starts ? gpz_frame_prepare_decode(s, in, &dec, starts) : GPZ_ERR_NOMEM;
 
-	if (r != GPZ_OK)
+	if (r != GPZ_OK) {
+		free(starts);
 		return r;
+	}
 	if (gpz_frame_lanes(s))
 		r = gpz_huff_decode_lanes(&dec, data, (size_t)payload, starts, (size_t)n,
 		                          in->symbol_bytes, in->chunk_log, ctx->nthreads, dst);

@@ -40,6 +40,8 @@ struct gpz_gpu {
 	uint8_t *work, *in, *out; /* device memory */
 	size_t work_cap, in_cap, out_cap;
 	uint64_t *pinned;         /* 64 bytes of pinned host memory for small results */
+	uint8_t *host;            /* pinned host staging (gpz_gpu_host_reserve) */
+	size_t host_cap;
 };
 
 /* Create resources on CUDA device `device` (-1: the calling thread's current one; GPZ_ERR_GPU
@@ -58,6 +60,11 @@ gpz_result gpz_gpu_reserve(uint8_t **buf, size_t *cap, size_t need);
 /* The same, keeping the first `keep` bytes (copied on `stream` when it grows). */
 gpz_result gpz_gpu_grow(uint8_t **buf, size_t *cap, size_t need, size_t keep,
                         gpz_stream_t stream);
+
+/* Make g->host (pinned host memory) hold at least `need` bytes; its contents are lost when it
+ * grows, so nothing queued may still use it. For a frame's headers and chunk offsets: copies
+ * from pinned memory are asynchronous, and reusing it spares fresh pages every frame. */
+gpz_result gpz_gpu_host_reserve(struct gpz_gpu *g, size_t need);
 
 /* Copy n bytes to the device on g->stream, asynchronously (src must stay valid until the
  * stream has run the copy: gpz_gpu_to_host waits for it). */

@@ -94,6 +94,7 @@ extern "C" void gpz_gpu_close(struct gpz_gpu *g)
 	cudaFree(g->out);
 	if (g->pinned)
 		cudaFreeHost(g->pinned);
+	gpz_gpu_host_free(g->host);
 	if (g->stream)
 		cudaStreamDestroy(g->stream);
 	if (g->side)
@@ -182,6 +183,20 @@ extern "C" gpz_result gpz_gpu_host_alloc(void **p, size_t n)
 		*p = NULL;
 		return GPZ_ERR_NOMEM;
 	}
+	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_host_reserve(struct gpz_gpu *g, size_t need)
+{
+	void *p;
+	if (g->host_cap >= need)
+		return GPZ_OK;
+	need += need / 2; /* frames of a stream grow a little at a time */
+	if (gpz_gpu_host_alloc(&p, need) != GPZ_OK)
+		return GPZ_ERR_NOMEM;
+	gpz_gpu_host_free(g->host);
+	g->host = (uint8_t *)p;
+	g->host_cap = need;
 	return GPZ_OK;
 }
 

@@ -73,11 +73,15 @@ gpz_result gpz_gpu_encode_lanes(const uint8_t *d_src, size_t n, int w, const uin
                                 size_t payload_cap, uint64_t *total_words, void *d_work,
                                 size_t work_bytes, gpz_stream_t stream);
 /* Decode as gpz_huff_decode_lanes (chunk c's words [d_chunk_start[c], d_chunk_start[c + 1]),
- * checked against payload_size on the device). Synchronises the stream; GPZ_ERR_CORRUPT when
- * some chunk is not valid. */
+ * checked against payload_size on the device). d_work: gpz_gpu_decode_lanes_work(dec) bytes of
+ * device memory for the decoder's tables, or NULL (allocated on the stream). With h_flag
+ * (pinned host memory) nothing waits: *h_flag becomes nonzero, once the stream has run, when
+ * some chunk is not valid. Without it the stream is synchronised and that is GPZ_ERR_CORRUPT. */
+size_t gpz_gpu_decode_lanes_work(const gpz_decoder *dec);
 gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t *d_payload,
                                 size_t payload_size, const uint64_t *d_chunk_start, size_t n,
-                                int w, int chunk_log, uint8_t *d_dst, gpz_stream_t stream);
+                                int w, int chunk_log, uint8_t *d_dst, void *d_work,
+                                uint32_t *h_flag, gpz_stream_t stream);
 
 #ifdef __cplusplus
 }

@@ -102,9 +102,27 @@ gpz_result gpu_decode(const Code &c, const std::vector<uint8_t> &payload,
 	CU(cudaMemcpy(d_start, start.data(), start.size() * 8, cudaMemcpyHostToDevice));
 	CU(cudaMemset(d_dst, POISON, dsz));
 	gpz_result r = gpz_gpu_decode_lanes(&c.dec, d_pay + pay_off, payload.size(), d_start, n, w,
-	                                    log, d_dst + GUARD + dst_off, 0);
-	std::vector<uint8_t> all(dsz);
+	                                    log, d_dst + GUARD + dst_off, NULL, NULL, 0);
+	std::vector<uint8_t> all(dsz), again(dsz);
 	CU(cudaMemcpy(all.data(), d_dst, dsz, cudaMemcpyDeviceToHost));
+	/* the frame decoder's way: tables in a given workspace, the verdict left in pinned memory
+	 * for the caller's synchronisation; the same bytes and verdict */
+	void *d_work = NULL;
+	uint32_t *h_flag = NULL;
+	CU(cudaMalloc(&d_work, gpz_gpu_decode_lanes_work(&c.dec)));
+	CU(cudaMallocHost(&h_flag, sizeof(*h_flag)));
+	*h_flag = 0xdead;
+	CU(cudaMemset(d_dst, POISON, dsz));
+	gpz_result r2 = gpz_gpu_decode_lanes(&c.dec, d_pay + pay_off, payload.size(), d_start, n, w,
+	                                     log, d_dst + GUARD + dst_off, d_work, h_flag, 0);
+	CU(cudaStreamSynchronize(0));
+	if (r2 == GPZ_OK && *h_flag)
+		r2 = GPZ_ERR_CORRUPT;
+	CU(cudaMemcpy(again.data(), d_dst, dsz, cudaMemcpyDeviceToHost));
+	CHECK(r2 == r && again == all, "%s: with a workspace and a deferred verdict: %s, not %s",
+	      label, gpz_result_string(r2), gpz_result_string(r));
+	CU(cudaFree(d_work));
+	CU(cudaFreeHost(h_flag));
 	bool guards = true;
 	for (size_t i = 0; i < GUARD + dst_off; i++)
 		guards &= all[i] == POISON;
@@ -431,7 +449,8 @@ int bench(const char *path, int w, const std::vector<int> &logs)
 		pay = 4 * tw;
 		dec = t.median_ms(10, [&] {
 			r = r == GPZ_OK
-			        ? gpz_gpu_decode_lanes(&c.dec, d_pay, pay, d_start, n, w, log, d_out, 0)
+			        ? gpz_gpu_decode_lanes(&c.dec, d_pay, pay, d_start, n, w, log, d_out,
+			                               d_work, NULL, 0)
 			        : r;
 		});
 		CU(cudaMemcpy(back.data(), d_out, total, cudaMemcpyDeviceToHost));

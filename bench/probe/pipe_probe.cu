@@ -1,0 +1,88 @@
+// pipe_probe.cu - where a device-resident Huffman-only call's time goes (issue 14): FILE tiled
+// to 1 GiB in device memory, one frame, gpz_compress_device and gpz_decompress_device timed with
+// CUDA events (median of RUNS after one warm-up), round trip checked. Under
+// `ncu --metrics gpu__time_duration.sum` the kernels of each call are listed, so the time
+// outside kernels (host planning, copies, synchronisations) is the difference.
+// Usage: pipe_probe FILE W CHUNK_LOG LANES(0|1) RUNS
+#define GPZ_ADVANCED
+#include "gpz.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+#include <vector>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); return 1; } } while (0)
+
+int main(int argc, char **argv)
+{
+	if (argc < 6) {
+		fprintf(stderr, "usage: pipe_probe FILE W CHUNK_LOG LANES RUNS\n");
+		return 2;
+	}
+	FILE *f = fopen(argv[1], "rb");
+	std::vector<uint8_t> one;
+	if (!f)
+		return 2;
+	for (int c; (c = fgetc(f)) != EOF;)
+		one.push_back((uint8_t)c);
+	fclose(f);
+	size_t n = (size_t)1 << 30, w = (size_t)atoi(argv[2]);
+	int runs = atoi(argv[5]);
+	std::vector<uint8_t> h(n);
+	for (size_t i = 0; i < n; i += one.size())
+		memcpy(h.data() + i, one.data(), std::min(one.size(), n - i));
+	n -= n % w;
+	gpz_ctx *ctx;
+	if (gpz_ctx_create(&ctx, GPZ_BACKEND_GPU, 0) != GPZ_OK)
+		return 1;
+	gpz_params p;
+	gpz_params_default(&p);
+	p.symbol_bytes = (int)w;
+	p.chunk_log = atoi(argv[3]);
+	p.huff_lanes = atoi(argv[4]);
+	p.frame_bytes = n;
+	size_t cap = n + n / 4 + (1 << 20), got = 0, back = 0;
+	uint8_t *d_in, *d_c, *d_out;
+	CK(cudaMalloc(&d_in, n));
+	CK(cudaMalloc(&d_c, cap));
+	CK(cudaMalloc(&d_out, n + 64));
+	CK(cudaMemcpy(d_in, h.data(), n, cudaMemcpyHostToDevice));
+	cudaEvent_t a, b;
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	std::vector<float> tc, td;
+	for (int r = 0; r <= runs; r++) {
+		float ms;
+		CK(cudaEventRecord(a, 0));
+		if (gpz_compress_device(ctx, &p, d_in, n, d_c, cap, &got, 0) != GPZ_OK)
+			return 1;
+		CK(cudaEventRecord(b, 0));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&ms, a, b));
+		if (r)
+			tc.push_back(ms);
+		CK(cudaEventRecord(a, 0));
+		if (gpz_decompress_device(ctx, d_c, got, d_out, n + 64, &back, 0) != GPZ_OK)
+			return 1;
+		CK(cudaEventRecord(b, 0));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&ms, a, b));
+		if (r)
+			td.push_back(ms);
+	}
+	std::vector<uint8_t> chk(n);
+	CK(cudaMemcpy(chk.data(), d_out, n, cudaMemcpyDeviceToHost));
+	std::sort(tc.begin(), tc.end());
+	std::sort(td.begin(), td.end());
+	printf("%s w%zu c%d lanes %d: ratio %.4f, compress %.3f ms (%.0f GB/s), decompress %.3f ms "
+	       "(%.0f GB/s), round trip %s\n", argv[1], w, p.chunk_log, p.huff_lanes,
+	       (double)n / (double)got, tc[tc.size() / 2], n / 1e6 / tc[tc.size() / 2],
+	       td[td.size() / 2], n / 1e6 / td[td.size() / 2],
+	       back == n && chk == h ? "ok" : "FAILED");
+	gpz_ctx_free(ctx);
+	return 0;
+}
