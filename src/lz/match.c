@@ -5,6 +5,7 @@
  * matcher and runs it, and runs the GPU's way of getting the same tokens on the CPU
  * (gpz_lz_parse_pure) so that tests can hold the two ways against each other without a GPU. */
 #include "lz/lz.h"
+#include "deflate/block_core.h"
 #include "lz/match_core.h"
 
 #include <stdlib.h>
@@ -33,18 +34,27 @@ static inline void enter_run(uint32_t *head, const uint8_t *src, size_t from, si
 		enter(head, src, p, end, cfg);
 }
 
+/* A match's DEFLATE symbols, counted as the parse emits it (a literal's is its byte). */
+static inline void count_match(struct gpz_dfl_freqs *f, unsigned len, unsigned dist)
+{
+	f->lf[257 + gpz_dfl_len_code(len)]++;
+	f->df[gpz_dfl_dist_code(dist)]++;
+}
+
 #if GPZ_LZ_WORD_COMPARE
-/* parse_one's tokens from pos while 16 bytes can be read past it: the candidate's first 8 bytes
- * are loaded whatever (the position's own when there is none in the window, marked unequal), so
- * that a literal costs one unpredictable branch instead of three (none, too far, too short):
- * 0.86x the parse's time on debtext100m. Returns the position reached. */
+/* parse_one's tokens from pos while 16 bytes can be read past it, up to the nstop-th token
+ * (counted into f): the candidate's first 8 bytes are loaded whatever (the position's own when
+ * there is none in the window, marked unequal), so that a literal costs one unpredictable branch
+ * instead of three (none, too far, too short): 0.86x the parse's time on debtext100m. Returns
+ * the position reached. */
 static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struct gpz_lz_level *cfg,
-                         uint32_t *head, uint32_t *tok, size_t *np)
+                         uint32_t *head, uint32_t *tok, size_t *np, size_t nstop,
+                         struct gpz_dfl_freqs *f)
 {
 	const unsigned bits = cfg->hash_bits;
 	size_t n = *np;
 
-	for (size_t stop = end >= 16 ? end - 16 : 0; pos < stop;) {
+	for (size_t stop = end >= 16 ? end - 16 : 0; pos < stop && n < nstop;) {
 		uint64_t s8 = gpz_lz_load64(src + pos);
 		uint32_t h = gpz_lz_hash(src + pos, 8, cfg->hash_bytes, bits);
 		size_t cand = head[h], dist = pos - cand, far = dist > GPZ_LZ_WINDOW;
@@ -53,6 +63,7 @@ static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struc
 		uint64_t x = (gpz_lz_load64(c) ^ s8) | far; /* x's zero low bytes: the equal ones */
 		if (x & 0xffffff) {
 			tok[n++] = gpz_lz_core_literal((uint8_t)s8);
+			f->lf[(uint8_t)s8]++;
 			pos++;
 			continue;
 		}
@@ -60,6 +71,7 @@ static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struc
 		unsigned len = x ? gpz_lz_ctz64(x) >> 3
 		                 : 8 + gpz_lz_match_len(c + 8, src + pos + 8, maxlen - 8);
 		tok[n++] = gpz_lz_core_match(len, (unsigned)dist);
+		count_match(f, len, (unsigned)dist);
 		enter_run(head, src, pos + 1, pos + len, end, cfg);
 		pos += len;
 	}
@@ -68,25 +80,16 @@ static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struc
 }
 #endif
 
-/*
- * gpz_lz_core_parse at a greedy level with one candidate a position (level 1), unrolled: no
- * chain ring (one link is all a walk reads), the link taken from the head as each position
- * enters. The same tokens as the general parse (test_lz holds gpz_lz_parse to the position-pure
- * walk at every level): the candidate is the latest earlier position with the same hash within
- * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
- * neither hash nor match, and every position of a match enters the table.
- */
-static size_t parse_one(const uint8_t *src, size_t start, size_t end,
-                        const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok)
+/* parse_one's tokens from pos on, up to the end or the nstop-th token, the general way (near the
+ * end, or where words cannot be compared). Returns the position reached. */
+static size_t parse_tail(const uint8_t *src, size_t pos, size_t end,
+                         const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok,
+                         size_t *np, size_t nstop, struct gpz_dfl_freqs *f)
 {
 	const unsigned hb = cfg->hash_bytes, bits = cfg->hash_bits;
-	size_t n = 0, pos = start;
+	size_t n = *np;
 
-	enter_run(head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end, cfg);
-#if GPZ_LZ_WORD_COMPARE
-	pos = parse_wide(src, pos, end, cfg, head, tok, &n);
-#endif
-	while (pos < end) {
+	while (pos < end && n < nstop) {
 		size_t avail = end - pos;
 		unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH, len = 0;
 		uint32_t cand = GPZ_LZ_NIL;
@@ -98,13 +101,75 @@ static size_t parse_one(const uint8_t *src, size_t start, size_t end,
 		if (cand != GPZ_LZ_NIL && pos - cand <= GPZ_LZ_WINDOW && maxlen >= GPZ_LZ_MIN_MATCH)
 			len = gpz_lz_match_len(src + cand, src + pos, maxlen);
 		if (len < GPZ_LZ_MIN_MATCH) {
+			f->lf[src[pos]]++;
 			tok[n++] = gpz_lz_core_literal(src[pos++]);
 			continue;
 		}
 		tok[n++] = gpz_lz_core_match(len, (unsigned)(pos - cand));
+		count_match(f, len, (unsigned)(pos - cand));
 		enter_run(head, src, pos + 1, pos + len, end, cfg);
 		pos += len;
 	}
+	*np = n;
+	return pos;
+}
+
+/*
+ * gpz_lz_core_parse at a greedy level with one candidate a position (level 1), unrolled: no
+ * chain ring (one link is all a walk reads), the link taken from the head as each position
+ * enters. The same tokens as the general parse (test_lz holds gpz_lz_parse to the position-pure
+ * walk at every level): the candidate is the latest earlier position with the same hash within
+ * the window, a match needs 3 equal bytes, a position less than hash_bytes before the end has
+ * neither hash nor match, and every position of a match enters the table. Each unit's symbols
+ * are counted as its tokens are emitted, where the literal/match branch is taken anyway: the
+ * block writer's own pass over the tokens mispredicts it again (gzip -1 on debtext100m: 0.91x
+ * the time).
+ */
+static size_t parse_one(const uint8_t *src, size_t start, size_t end,
+                        const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok,
+                        struct gpz_dfl_unit *u)
+{
+	size_t n = 0, pos = start;
+
+	enter_run(head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end, cfg);
+	for (; pos < end; u++) {
+		size_t from = pos, nstop = n + GPZ_DFL_UNIT_TOKENS;
+		gpz_dfl_zero_freqs(&u->f);
+#if GPZ_LZ_WORD_COMPARE
+		pos = parse_wide(src, pos, end, cfg, head, tok, &n, nstop, &u->f);
+#endif
+		pos = parse_tail(src, pos, end, cfg, head, tok, &n, nstop, &u->f);
+		u->bytes = (uint32_t)(pos - from);
+	}
+	return n;
+}
+
+static size_t parse_level1(const uint8_t *src, size_t start, size_t end,
+                           const struct gpz_lz_level *cfg, uint32_t *tok, struct gpz_dfl_unit *u)
+{
+	uint32_t *head = malloc(((size_t)1 << cfg->hash_bits) * sizeof(*head));
+	size_t n = 0;
+
+	if (head) {
+		memset(head, 0xff, ((size_t)1 << cfg->hash_bits) * sizeof(*head));
+		n = parse_one(src, start, end, cfg, head, tok, u);
+	}
+	free(head);
+	return n;
+}
+
+size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
+                            uint32_t *tokens, struct gpz_dfl_unit *units)
+{
+	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	size_t n;
+
+	if (end <= start)
+		return 0;
+	if (cfg.chain == 1 && !cfg.lazy_parse)
+		return parse_level1(src, start, end, &cfg, tokens, units);
+	n = gpz_lz_parse(src, start, end, level, tokens);
+	gpz_dfl_count_units(tokens, n, units);
 	return n;
 }
 
@@ -116,13 +181,10 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 
 	if (end <= start)
 		return 0;
-	if (cfg.chain == 1 && !cfg.lazy_parse) {
-		uint32_t *head = malloc(((size_t)1 << cfg.hash_bits) * sizeof(*head));
-		if (!head)
-			return 0;
-		memset(head, 0xff, ((size_t)1 << cfg.hash_bits) * sizeof(*head));
-		n = parse_one(src, start, end, &cfg, head, tokens);
-		free(head);
+	if (cfg.chain == 1 && !cfg.lazy_parse) { /* the counts go to scratch */
+		struct gpz_dfl_unit *u = malloc(gpz_dfl_units(end - start) * sizeof(*u));
+		n = u ? parse_level1(src, start, end, &cfg, tokens, u) : 0;
+		free(u);
 		return n;
 	}
 	m = malloc(sizeof(*m));
