@@ -511,20 +511,59 @@ GPZ_HD static inline uint64_t gpz_dfl_token_bits(uint32_t t, const uint32_t *lco
 	return v;
 }
 
+#if !defined(__CUDA_ARCH__) && GPZ_LZ_WORD_COMPARE
+/* A block's codes as the host's token writer reads them: lit[x] for a literal x and
+ * lit[256 + len - 3] for a match's length, its bits (code, then the length's extra bits) in the
+ * low 24 bits and their count in the top 8. */
+struct gpz_dfl_host_codes {
+	uint32_t lit[512];
+};
+
+static inline void gpz_dfl_host_codes(struct gpz_dfl_host_codes *h, const struct gpz_dfl_codes *b)
+{
+	for (unsigned x = 0; x < 256; x++)
+		h->lit[x] = b->lcode[x] | (uint32_t)b->llen[x] << 24;
+	for (unsigned len = 3; len <= GPZ_LZ_MAX_MATCH; len++) {
+		unsigned c = gpz_dfl_len_code(len), n0 = b->llen[257 + c];
+		h->lit[256 + len - 3] = (b->lcode[257 + c] | (len - gpz_dfl_len_base(c)) << n0) |
+		                        (n0 + gpz_dfl_len_extra(c)) << 24;
+	}
+}
+
+/* gpz_dfl_token_bits without a branch: a literal's distance part is computed from its byte and
+ * masked off, so that the writer does not mispredict the literal/match branch a third time
+ * (after the parse and its counts). The distance code is 2k + the bit below the top one of
+ * d = dist - 1 (k its top bit's index), the extra bits those below that bit (none for d < 4). */
+static inline uint64_t gpz_dfl_host_bits(uint32_t t, const struct gpz_dfl_host_codes *h,
+                                         const struct gpz_dfl_codes *b, unsigned *k)
+{
+	uint32_t m = t >> 31, lit = h->lit[((t >> (16 * m)) & 0xff) | m << 8];
+	uint32_t d = t & 0x7fff, top = 31 - (unsigned)__builtin_clz(d | 1), s = top - (top != 0);
+	unsigned dc = 2 * top + ((d >> s) & 1), n0 = lit >> 24;
+	uint64_t mask = 0 - (uint64_t)m;
+	uint64_t dist = (b->dcode[dc] | (uint64_t)(d & ((1u << s) - 1)) << b->dlen[dc]) & mask;
+	*k = n0 + ((b->dlen[dc] + s) & (unsigned)mask);
+	return (lit & 0xffffff) | dist << n0;
+}
+#endif
+
 /* The tokens' codes and the end-of-block code. On a little-endian host, whole tokens go into
- * the accumulator and 8 bytes are stored at a time while 16 bytes of room are left (the bytes
- * past the whole ones are rewritten by later stores): the same bytes as gpz_dfl_put's. */
+ * the accumulator (gpz_dfl_host_bits) and 8 bytes are stored at a time while 16 bytes of room
+ * are left (the bytes past the whole ones are rewritten by later stores): the same bytes as
+ * gpz_dfl_put's. */
 GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t *tok, size_t n,
                                              const struct gpz_dfl_codes *b)
 {
 	size_t i = 0;
 #if !defined(__CUDA_ARCH__) && GPZ_LZ_WORD_COMPARE
+	struct gpz_dfl_host_codes h;
 	uint64_t acc = bw->acc;
 	unsigned nb = bw->nb; /* < 8: gpz_dfl_put leaves whole bytes written */
 	uint8_t *p = bw->p;
+	gpz_dfl_host_codes(&h, b);
 	for (; i < n && bw->end - p >= 16; i++) {
 		unsigned k;
-		acc |= gpz_dfl_token_bits(tok[i], b->lcode, b->llen, b->dcode, b->dlen, &k) << nb;
+		acc |= gpz_dfl_host_bits(tok[i], &h, b, &k) << nb;
 		nb += k;
 		memcpy(p, &acc, 8);
 		p += nb >> 3;
