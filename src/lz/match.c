@@ -11,27 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Position p enters level 1's table (when it has a hash). */
-static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t end,
-                         const struct gpz_lz_level *cfg)
+/* Level 1's hash of the bytes at p (avail of them readable). Level 1's functions below use its
+ * constants rather than a level's table entry: known to the compiler, its mask and shift cost
+ * no instructions (0.95x the parse's time of reading them from the entry). */
+static inline uint32_t l1_hash(const uint8_t *p, size_t avail)
 {
-	if (p + cfg->hash_bytes <= end)
-		head[gpz_lz_hash(src + p, end - p, cfg->hash_bytes, cfg->hash_bits)] = (uint32_t)p;
+	return gpz_lz_hash(p, avail, GPZ_LZ_L1_HASH_BYTES, GPZ_LZ_L1_HASH_BITS);
+}
+
+/* Position p enters level 1's table (when it has a hash). */
+static inline void enter(uint32_t *head, const uint8_t *src, size_t p, size_t end)
+{
+	if (p + GPZ_LZ_L1_HASH_BYTES <= end)
+		head[l1_hash(src + p, end - p)] = (uint32_t)p;
 }
 
 /* Positions [from, to) enter the table: where 8 bytes can be read at each (all but the last
  * few of an input) without the per-position checks, the hash taking its one-load path. */
 static inline void enter_run(uint32_t *head, const uint8_t *src, size_t from, size_t to,
-                             size_t end, const struct gpz_lz_level *cfg)
+                             size_t end)
 {
-	const unsigned hb = cfg->hash_bytes, bits = cfg->hash_bits;
 	size_t wide = end >= 8 ? end - 7 : 0; /* positions below it have 8 bytes */
 	size_t p = from;
 
 	for (size_t stop = to < wide ? to : wide; p < stop; p++)
-		head[gpz_lz_hash(src + p, 8, hb, bits)] = (uint32_t)p;
+		head[l1_hash(src + p, 8)] = (uint32_t)p;
 	for (; p < to; p++)
-		enter(head, src, p, end, cfg);
+		enter(head, src, p, end);
 }
 
 /* A match's DEFLATE symbols, counted as the parse emits it (a literal's is its byte). */
@@ -47,16 +53,15 @@ static inline void count_match(struct gpz_dfl_freqs *f, unsigned len, unsigned d
  * there is none in the window, marked unequal), so that a literal costs one unpredictable branch
  * instead of three (none, too far, too short): 0.86x the parse's time on debtext100m. Returns
  * the position reached. */
-static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struct gpz_lz_level *cfg,
+static size_t parse_wide(const uint8_t *src, size_t pos, size_t end,
                          uint32_t *head, uint32_t *tok, size_t *np, size_t nstop,
                          struct gpz_dfl_freqs *f)
 {
-	const unsigned bits = cfg->hash_bits;
 	size_t n = *np;
 
 	for (size_t stop = end >= 16 ? end - 16 : 0; pos < stop && n < nstop;) {
 		uint64_t s8 = gpz_lz_load64(src + pos);
-		uint32_t h = gpz_lz_hash(src + pos, 8, cfg->hash_bytes, bits);
+		uint32_t h = l1_hash(src + pos, 8);
 		size_t cand = head[h], dist = pos - cand, far = dist > GPZ_LZ_WINDOW;
 		head[h] = (uint32_t)pos; /* before the candidate's load: 0.91x the time of after it */
 		const uint8_t *c = src + (far ? pos : cand);
@@ -72,7 +77,7 @@ static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struc
 		                 : 8 + gpz_lz_match_len(c + 8, src + pos + 8, maxlen - 8);
 		tok[n++] = gpz_lz_core_match(len, (unsigned)dist);
 		count_match(f, len, (unsigned)dist);
-		enter_run(head, src, pos + 1, pos + len, end, cfg);
+		enter_run(head, src, pos + 1, pos + len, end);
 		pos += len;
 	}
 	*np = n;
@@ -82,19 +87,17 @@ static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, const struc
 
 /* parse_one's tokens from pos on, up to the end or the nstop-th token, the general way (near the
  * end, or where words cannot be compared). Returns the position reached. */
-static size_t parse_tail(const uint8_t *src, size_t pos, size_t end,
-                         const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok,
-                         size_t *np, size_t nstop, struct gpz_dfl_freqs *f)
+static size_t parse_tail(const uint8_t *src, size_t pos, size_t end, uint32_t *head,
+                         uint32_t *tok, size_t *np, size_t nstop, struct gpz_dfl_freqs *f)
 {
-	const unsigned hb = cfg->hash_bytes, bits = cfg->hash_bits;
 	size_t n = *np;
 
 	while (pos < end && n < nstop) {
 		size_t avail = end - pos;
 		unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH, len = 0;
 		uint32_t cand = GPZ_LZ_NIL;
-		if (avail >= hb) {
-			uint32_t h = gpz_lz_hash(src + pos, avail, hb, bits);
+		if (avail >= GPZ_LZ_L1_HASH_BYTES) {
+			uint32_t h = l1_hash(src + pos, avail);
 			cand = head[h];
 			head[h] = (uint32_t)pos;
 		}
@@ -107,7 +110,7 @@ static size_t parse_tail(const uint8_t *src, size_t pos, size_t end,
 		}
 		tok[n++] = gpz_lz_core_match(len, (unsigned)(pos - cand));
 		count_match(f, len, (unsigned)(pos - cand));
-		enter_run(head, src, pos + 1, pos + len, end, cfg);
+		enter_run(head, src, pos + 1, pos + len, end);
 		pos += len;
 	}
 	*np = n;
@@ -125,34 +128,35 @@ static size_t parse_tail(const uint8_t *src, size_t pos, size_t end,
  * block writer's own pass over the tokens mispredicts it again (gzip -1 on debtext100m: 0.91x
  * the time).
  */
-static size_t parse_one(const uint8_t *src, size_t start, size_t end,
-                        const struct gpz_lz_level *cfg, uint32_t *head, uint32_t *tok,
-                        struct gpz_dfl_unit *u)
+static size_t parse_one(const uint8_t *src, size_t start, size_t end, uint32_t *head,
+                        uint32_t *tok, struct gpz_dfl_unit *u)
 {
 	size_t n = 0, pos = start;
 
-	enter_run(head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end, cfg);
+	enter_run(head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end);
 	for (; pos < end; u++) {
 		size_t from = pos, nstop = n + GPZ_DFL_UNIT_TOKENS;
 		gpz_dfl_zero_freqs(&u->f);
 #if GPZ_LZ_WORD_COMPARE
-		pos = parse_wide(src, pos, end, cfg, head, tok, &n, nstop, &u->f);
+		pos = parse_wide(src, pos, end, head, tok, &n, nstop, &u->f);
 #endif
-		pos = parse_tail(src, pos, end, cfg, head, tok, &n, nstop, &u->f);
+		pos = parse_tail(src, pos, end, head, tok, &n, nstop, &u->f);
 		u->bytes = (uint32_t)(pos - from);
 	}
 	return n;
 }
 
-static size_t parse_level1(const uint8_t *src, size_t start, size_t end,
-                           const struct gpz_lz_level *cfg, uint32_t *tok, struct gpz_dfl_unit *u)
+/* The parse of the one level with one candidate, greedy (level 1, whose hash GPZ_LZ_L1_HASH_*
+ * is). */
+static size_t parse_level1(const uint8_t *src, size_t start, size_t end, uint32_t *tok,
+                           struct gpz_dfl_unit *u)
 {
-	uint32_t *head = malloc(((size_t)1 << cfg->hash_bits) * sizeof(*head));
+	uint32_t *head = malloc(((size_t)1 << GPZ_LZ_L1_HASH_BITS) * sizeof(*head));
 	size_t n = 0;
 
 	if (head) {
-		memset(head, 0xff, ((size_t)1 << cfg->hash_bits) * sizeof(*head));
-		n = parse_one(src, start, end, cfg, head, tok, u);
+		memset(head, 0xff, ((size_t)1 << GPZ_LZ_L1_HASH_BITS) * sizeof(*head));
+		n = parse_one(src, start, end, head, tok, u);
 	}
 	free(head);
 	return n;
@@ -167,7 +171,7 @@ size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int le
 	if (end <= start)
 		return 0;
 	if (cfg.chain == 1 && !cfg.lazy_parse)
-		return parse_level1(src, start, end, &cfg, tokens, units);
+		return parse_level1(src, start, end, tokens, units);
 	n = gpz_lz_parse(src, start, end, level, tokens);
 	gpz_dfl_count_units(tokens, n, units);
 	return n;
@@ -183,7 +187,7 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 		return 0;
 	if (cfg.chain == 1 && !cfg.lazy_parse) { /* the counts go to scratch */
 		struct gpz_dfl_unit *u = malloc(gpz_dfl_units(end - start) * sizeof(*u));
-		n = u ? parse_level1(src, start, end, &cfg, tokens, u) : 0;
+		n = u ? parse_level1(src, start, end, tokens, u) : 0;
 		free(u);
 		return n;
 	}
