@@ -512,11 +512,17 @@ GPZ_HD static inline uint64_t gpz_dfl_token_bits(uint32_t t, const uint32_t *lco
 }
 
 #if !defined(__CUDA_ARCH__) && GPZ_LZ_WORD_COMPARE
-/* A block's codes as the host's token writer reads them: lit[x] for a literal x and
- * lit[256 + len - 3] for a match's length, its bits (code, then the length's extra bits) in the
- * low 24 bits and their count in the top 8. */
+/* A block's codes as the host's token writer reads them, so that a token's bits take no branch
+ * and few shifts (without BMI2 each variable shift costs a move to cl as well):
+ * - lit[x] for a literal x and lit[256 + len - 3] for a match's length: its bits (code, then
+ *   the length's extra bits) in the low 24 bits, their count in the top 8;
+ * - dist[i] for a distance d = dist - 1 at i = d (d < 256) or 256 + (d >> 7) (zlib's split: a
+ *   distance code never straddles it): the code in bits 0-15, its length in 16-23, code and
+ *   extra bits' count in 24-31, the extra bits' mask (extra = d & mask: every code's base - 1
+ *   is a multiple of its range) from bit 32. */
 struct gpz_dfl_host_codes {
 	uint32_t lit[512];
+	uint64_t dist[512];
 };
 
 static inline void gpz_dfl_host_codes(struct gpz_dfl_host_codes *h, const struct gpz_dfl_codes *b)
@@ -528,21 +534,26 @@ static inline void gpz_dfl_host_codes(struct gpz_dfl_host_codes *h, const struct
 		h->lit[256 + len - 3] = (b->lcode[257 + c] | (len - gpz_dfl_len_base(c)) << n0) |
 		                        (n0 + gpz_dfl_len_extra(c)) << 24;
 	}
+	for (unsigned i = 0; i < 512; i++) {
+		unsigned d = i < 256 ? i : (i - 256) << 7, c = gpz_dfl_dist_code(d + 1);
+		unsigned x = gpz_dfl_dist_extra(c);
+		h->dist[i] = b->dcode[c] | (uint64_t)b->dlen[c] << 16 |
+		             (uint64_t)(b->dlen[c] + x) << 24 | (uint64_t)((1u << x) - 1) << 32;
+	}
 }
 
-/* gpz_dfl_token_bits without a branch: a literal's distance part is computed from its byte and
+/* gpz_dfl_token_bits without a branch: a literal's distance part, looked up from its byte, is
  * masked off, so that the writer does not mispredict the literal/match branch a third time
- * (after the parse and its counts). The distance code is 2k + the bit below the top one of
- * d = dist - 1 (k its top bit's index), the extra bits those below that bit (none for d < 4). */
+ * (after the parse and its counts). */
 static inline uint64_t gpz_dfl_host_bits(uint32_t t, const struct gpz_dfl_host_codes *h,
-                                         const struct gpz_dfl_codes *b, unsigned *k)
+                                         unsigned *k)
 {
-	uint32_t m = t >> 31, lit = h->lit[((t >> (16 * m)) & 0xff) | m << 8];
-	uint32_t d = t & 0x7fff, top = 31 - (unsigned)__builtin_clz(d | 1), s = top - (top != 0);
-	unsigned dc = 2 * top + ((d >> s) & 1), n0 = lit >> 24;
-	uint64_t mask = 0 - (uint64_t)m;
-	uint64_t dist = (b->dcode[dc] | (uint64_t)(d & ((1u << s) - 1)) << b->dlen[dc]) & mask;
-	*k = n0 + ((b->dlen[dc] + s) & (unsigned)mask);
+	uint32_t m = t >> 31, d = t & 0x7fff;
+	uint32_t lit = h->lit[(t & (m - 1) & 0xff) | ((t >> 16) & 0xff) | m << 8];
+	uint64_t e = h->dist[d < 256 ? d : 256 + (d >> 7)], mask = 0 - (uint64_t)m;
+	uint64_t dist = ((e & 0xffff) | (d & (e >> 32)) << ((e >> 16) & 0xff)) & mask;
+	unsigned n0 = lit >> 24;
+	*k = n0 + (((unsigned)e >> 24) & (unsigned)mask);
 	return (lit & 0xffffff) | dist << n0;
 }
 #endif
@@ -559,11 +570,11 @@ GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t
 	struct gpz_dfl_host_codes h;
 	uint64_t acc = bw->acc;
 	unsigned nb = bw->nb; /* < 8: gpz_dfl_put leaves whole bytes written */
-	uint8_t *p = bw->p;
+	uint8_t *p = bw->p, *end = bw->end; /* locals: stores through p may alias bw */
 	gpz_dfl_host_codes(&h, b);
-	for (; i < n && bw->end - p >= 16; i++) {
+	for (; i < n && end - p >= 16; i++) {
 		unsigned k;
-		acc |= gpz_dfl_host_bits(tok[i], &h, b, &k) << nb;
+		acc |= gpz_dfl_host_bits(tok[i], &h, &k) << nb;
 		nb += k;
 		memcpy(p, &acc, 8);
 		p += nb >> 3;
