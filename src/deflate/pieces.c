@@ -3,6 +3,7 @@
  * (history, one BFINAL, a sync marker after the others) and copy them end to end; the .gpz LZ
  * frames chain them in groups that are independent of each other. */
 #include "deflate/deflate.h"
+#include "common/crc32.h"
 #include "common/parallel.h"
 #include "deflate/block_core.h"
 #include "lz/lz.h"
@@ -39,7 +40,7 @@ static void piece_task(void *vj, size_t i)
 	if (o->r == GPZ_OK)
 		o->r = gpz_deflate_blocks(&bw, base, start, len, tok, ntok, u, final);
 	if (j->check == GPZ_DFL_CHECK_CRC32)
-		o->check = (uint32_t)crc32(0L, j->src + j->start + off, (uInt)len);
+		o->check = gpz_crc32(0, j->src + j->start + off, len);
 	else if (j->check == GPZ_DFL_CHECK_ADLER32)
 		o->check = (uint32_t)adler32(1L, j->src + j->start + off, (uInt)len);
 	o->bytes = (size_t)(bw.p - o->buf);
