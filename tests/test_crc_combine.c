@@ -1,7 +1,10 @@
 /* test_crc_combine.c - gpz_crc32_combine / gpz_adler32_combine (src/common/crc_combine.c) against
  * zlib: random data split at many points (sizes 0 .. a few MiB), pieces of zeros of huge lengths
- * (against zlib's own combine), and the GF(2) helpers against byte-at-a-time CRC updates. */
+ * (against zlib's own combine), and the GF(2) helpers against byte-at-a-time CRC updates. And
+ * gpz_crc32 (src/common/crc32.c) against zlib's crc32 at every length to 700 from every
+ * alignment, and on the whole buffer. */
 #include "testutil.h"
+#include "common/crc32.h"
 #include "common/crc_combine.h"
 
 #include <stdio.h>
@@ -34,6 +37,15 @@ int main(void)
 	CHECK(gpz_crc32_gf_mul(GPZ_CRC32_ONE, 0x12345678u) == 0x12345678u, "1 * a");
 	CHECK(gpz_crc32_gf_mul(0x12345678u, GPZ_CRC32_ONE) == 0x12345678u, "a * 1");
 	CHECK(gpz_crc32_gf_mul(0, 0x12345678u) == 0, "0 * a");
+
+	/* the folded CRC: every tail length and alignment around its 64- and 16-byte steps */
+	for (size_t off = 0; off < 16; off++)
+		for (size_t len = 0; len < 700; len++) {
+			uint32_t c0 = (uint32_t)test_rand(&st);
+			CHECK(gpz_crc32(c0, buf + off, len) == (uint32_t)crc32(c0, buf + off, (uInt)len),
+			      "gpz_crc32 offset %zu length %zu", off, len);
+		}
+	CHECK(gpz_crc32(0, buf, n) == (uint32_t)crc32(0L, buf, (uInt)n), "gpz_crc32 of %zu", n);
 
 	/* splits of random data */
 	const size_t sizes[] = { 0, 1, 2, 3, 15, 16, 17, 4095, 4096, 4097, 65536, 1048576 + 3, n };

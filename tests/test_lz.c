@@ -2,11 +2,13 @@
  * goes) against the GPU's way (gpz_lz_parse_pure: every position's matches first, then the same
  * parse over them), token for token, at every level, and the GPU's parse in segments
  * (gpz_lz_parse_segments: guessed segments fixed up, with various segment sizes and caps); and
- * every token list rebuilds its input.
+ * every token list rebuilds its input. The parse that counts DEFLATE symbols as it goes
+ * (gpz_lz_parse_counted) is held to the same tokens and to the block writer's own counts.
  * The fix-up's clean states are also held to parses begun there (clean_claims).
  * `test_lz edge` runs generated inputs, `test_lz corpora` the first 2 MiB of each corpus file
  * (parsed from 1 MiB on, so the first MiB is history). */
 #include "lz/lz.h"
+#include "deflate/block_core.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -92,6 +94,31 @@ out:
 	free(b);
 }
 
+/* gpz_lz_parse_counted gives the tokens a[0 .. na) and, unit by unit, gpz_dfl_count_units'
+ * counts and bytes of them. */
+static void counted(const uint8_t *src, size_t start, size_t end, int l, const uint32_t *a,
+                    size_t na, const char *what)
+{
+	size_t nu = gpz_dfl_units(end - start) + 1;
+	uint32_t *b = malloc((end - start + 1) * sizeof(*b));
+	struct gpz_dfl_unit *u = malloc(nu * sizeof(*u)), *v = malloc(nu * sizeof(*v));
+	size_t nb = b && u && v ? gpz_lz_parse_counted(src, start, end, l, b, u) : 0;
+
+	cases++;
+	CHECK(nb == na && (na == 0 || !memcmp(a, b, na * sizeof(*a))),
+	      "%s [%zu, %zu) level %d: counted parse %zu tokens, not %zu", what, start, end, l, nb,
+	      na);
+	if (nb == na && v) {
+		gpz_dfl_count_units(a, na, v);
+		for (size_t k = 0; k < gpz_dfl_units(na); k++)
+			CHECK(u[k].bytes == v[k].bytes && !memcmp(&u[k].f, &v[k].f, sizeof(u[k].f)),
+			      "%s [%zu, %zu) level %d: unit %zu's counts", what, start, end, l, k);
+	}
+	free(b);
+	free(u);
+	free(v);
+}
+
 static void same(const uint8_t *src, size_t start, size_t end, const char *what)
 {
 	size_t cap = end - start + 1;
@@ -104,6 +131,8 @@ static void same(const uint8_t *src, size_t start, size_t end, const char *what)
 		      "%s [%zu, %zu) level %d: %zu tokens, pure %zu", what, start, end, l, na, nb);
 		CHECK(rebuilds(src, start, end, a, na), "%s [%zu, %zu) level %d: tokens do not rebuild",
 		      what, start, end, l);
+		if (l == 1 || l == 6)
+			counted(src, start, end, l, a, na, what);
 		if (l >= 4 && l <= 8 && na > 1) /* 9 is 8's rule at 4x the chain walks */
 			clean_claims(src, start, end, l, a, na, what);
 		if (na != nb || (na && memcmp(a, b, na * sizeof(*a)))) {

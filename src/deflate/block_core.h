@@ -296,10 +296,8 @@ struct gpz_dfl_codes {
 
 /* Everything the block writer needs besides its input and output. */
 struct gpz_dfl_scratch {
-	struct gpz_dfl_freqs cur, unit; /* block splitting */
-	size_t carry_n;                 /* tokens of a unit left in `unit` for the next block */
-	uint64_t carry_est;             /* and its estimate */
-	struct gpz_dfl_freqs blk;       /* the counts of the block being written */
+	struct gpz_dfl_freqs joined; /* block splitting: the block so far and the next unit */
+	struct gpz_dfl_freqs blk;    /* the counts of the block being written */
 	uint32_t lfc[GPZ_DFL_NLIT], dfc[GPZ_DFL_NDIST], clfreq[GPZ_DFL_NCL];
 	uint8_t all[GPZ_DFL_NLIT + GPZ_DFL_NDIST];
 	struct gpz_dfl_codes dyn, fix;
@@ -326,6 +324,20 @@ GPZ_HD static inline void gpz_dfl_add_tokens(struct gpz_dfl_freqs *f, const uint
 			f->lf[t]++;
 		}
 	}
+}
+
+/* A unit of GPZ_DFL_UNIT_TOKENS tokens (a piece's last may be shorter), where blocks may start:
+ * its counts and the input bytes it covers (the CPU's level-1 parse counts them as it goes,
+ * gpz_dfl_count_units after the parse otherwise), and its estimate (gpz_dfl_blocks fills it). */
+struct gpz_dfl_unit {
+	struct gpz_dfl_freqs f;
+	uint32_t bytes;
+	uint64_t est;
+};
+
+GPZ_HD static inline size_t gpz_dfl_units(size_t ntok)
+{
+	return (ntok + GPZ_DFL_UNIT_TOKENS - 1) / GPZ_DFL_UNIT_TOKENS;
 }
 
 /* DEFLATE codes for n symbols: lengths limited to `limit`, codes bit-reversed for LSB-first
@@ -499,20 +511,70 @@ GPZ_HD static inline uint64_t gpz_dfl_token_bits(uint32_t t, const uint32_t *lco
 	return v;
 }
 
+#if !defined(__CUDA_ARCH__) && GPZ_LZ_WORD_COMPARE
+/* A block's codes as the host's token writer reads them, so that a token's bits take no branch
+ * and few shifts (without BMI2 each variable shift costs a move to cl as well):
+ * - lit[x] for a literal x and lit[256 + len - 3] for a match's length: its bits (code, then
+ *   the length's extra bits) in the low 24 bits, their count in the top 8;
+ * - dist[i] for a distance d = dist - 1 at i = d (d < 256) or 256 + (d >> 7) (zlib's split: a
+ *   distance code never straddles it): the code in bits 0-15, its length in 16-23, code and
+ *   extra bits' count in 24-31, the extra bits' mask (extra = d & mask: every code's base - 1
+ *   is a multiple of its range) from bit 32. */
+struct gpz_dfl_host_codes {
+	uint32_t lit[512];
+	uint64_t dist[512];
+};
+
+static inline void gpz_dfl_host_codes(struct gpz_dfl_host_codes *h, const struct gpz_dfl_codes *b)
+{
+	for (unsigned x = 0; x < 256; x++)
+		h->lit[x] = b->lcode[x] | (uint32_t)b->llen[x] << 24;
+	for (unsigned len = 3; len <= GPZ_LZ_MAX_MATCH; len++) {
+		unsigned c = gpz_dfl_len_code(len), n0 = b->llen[257 + c];
+		h->lit[256 + len - 3] = (b->lcode[257 + c] | (len - gpz_dfl_len_base(c)) << n0) |
+		                        (n0 + gpz_dfl_len_extra(c)) << 24;
+	}
+	for (unsigned i = 0; i < 512; i++) {
+		unsigned d = i < 256 ? i : (i - 256) << 7, c = gpz_dfl_dist_code(d + 1);
+		unsigned x = gpz_dfl_dist_extra(c);
+		h->dist[i] = b->dcode[c] | (uint64_t)b->dlen[c] << 16 |
+		             (uint64_t)(b->dlen[c] + x) << 24 | (uint64_t)((1u << x) - 1) << 32;
+	}
+}
+
+/* gpz_dfl_token_bits without a branch: a literal's distance part, looked up from its byte, is
+ * masked off, so that the writer does not mispredict the literal/match branch a third time
+ * (after the parse and its counts). */
+static inline uint64_t gpz_dfl_host_bits(uint32_t t, const struct gpz_dfl_host_codes *h,
+                                         unsigned *k)
+{
+	uint32_t m = t >> 31, d = t & 0x7fff;
+	uint32_t lit = h->lit[(t & (m - 1) & 0xff) | ((t >> 16) & 0xff) | m << 8];
+	uint64_t e = h->dist[d < 256 ? d : 256 + (d >> 7)], mask = 0 - (uint64_t)m;
+	uint64_t dist = ((e & 0xffff) | (d & (e >> 32)) << ((e >> 16) & 0xff)) & mask;
+	unsigned n0 = lit >> 24;
+	*k = n0 + (((unsigned)e >> 24) & (unsigned)mask);
+	return (lit & 0xffffff) | dist << n0;
+}
+#endif
+
 /* The tokens' codes and the end-of-block code. On a little-endian host, whole tokens go into
- * the accumulator and 8 bytes are stored at a time while 16 bytes of room are left (the bytes
- * past the whole ones are rewritten by later stores): the same bytes as gpz_dfl_put's. */
+ * the accumulator (gpz_dfl_host_bits) and 8 bytes are stored at a time while 16 bytes of room
+ * are left (the bytes past the whole ones are rewritten by later stores): the same bytes as
+ * gpz_dfl_put's. */
 GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t *tok, size_t n,
                                              const struct gpz_dfl_codes *b)
 {
 	size_t i = 0;
 #if !defined(__CUDA_ARCH__) && GPZ_LZ_WORD_COMPARE
+	struct gpz_dfl_host_codes h;
 	uint64_t acc = bw->acc;
 	unsigned nb = bw->nb; /* < 8: gpz_dfl_put leaves whole bytes written */
-	uint8_t *p = bw->p;
-	for (; i < n && bw->end - p >= 16; i++) {
+	uint8_t *p = bw->p, *end = bw->end; /* locals: stores through p may alias bw */
+	gpz_dfl_host_codes(&h, b);
+	for (; i < n && end - p >= 16; i++) {
 		unsigned k;
-		acc |= gpz_dfl_token_bits(tok[i], b->lcode, b->llen, b->dcode, b->dlen, &k) << nb;
+		acc |= gpz_dfl_host_bits(tok[i], &h, &k) << nb;
 		nb += k;
 		memcpy(p, &acc, 8);
 		p += nb >> 3;
@@ -616,50 +678,41 @@ GPZ_HD static inline int gpz_dfl_put_block(struct gpz_bitw *bw, const uint8_t *s
 	return gpz_dfl_put_counted(bw, src, tok, n, nbytes, last, s);
 }
 
-/* Tokens in the next block starting at tok[0]: whole units while joining them pays. Leaves the
- * block's counts in s->blk (for gpz_dfl_put_counted), and the unit it stopped at, counted, for
- * the next call (which starts there: gpz_dfl_blocks calls it block after block, carry_n 0 first). */
-GPZ_HD static inline size_t gpz_dfl_next_block(const uint32_t *tok, size_t ntok,
+/* The counts and bytes of tok[0 .. ntok)'s units, u[0 .. gpz_dfl_units(ntok)). */
+GPZ_HD static inline void gpz_dfl_count_units(const uint32_t *tok, size_t ntok,
+                                              struct gpz_dfl_unit *u)
+{
+	for (size_t i = 0; i < ntok; i += GPZ_DFL_UNIT_TOKENS, u++) {
+		size_t n = ntok - i < GPZ_DFL_UNIT_TOKENS ? ntok - i : GPZ_DFL_UNIT_TOKENS;
+		gpz_dfl_zero_freqs(&u->f);
+		gpz_dfl_add_tokens(&u->f, tok + i, n);
+		u->bytes = (uint32_t)gpz_dfl_token_bytes(tok + i, n);
+	}
+}
+
+/* Units in the next block starting at u[0] (of nu >= 1, estimated): whole units while joining
+ * them pays. Leaves the block's counts in s->blk (for gpz_dfl_put_counted). */
+GPZ_HD static inline size_t gpz_dfl_next_block(const struct gpz_dfl_unit *u, size_t nu,
                                                struct gpz_dfl_scratch *s, const uint32_t *tab)
 {
-	size_t n = ntok < GPZ_DFL_UNIT_TOKENS ? ntok : GPZ_DFL_UNIT_TOKENS;
-	uint64_t cur_est;
+	size_t k = 1;
+	uint64_t cur_est = u[0].est;
 
-	if (s->carry_n == n) { /* the unit the block before did not take: counted already */
-		s->cur = s->unit;
-		cur_est = s->carry_est;
-	} else {
-		gpz_dfl_zero_freqs(&s->cur);
-		gpz_dfl_add_tokens(&s->cur, tok, n);
-		cur_est = gpz_dfl_est(&s->cur, tab);
-	}
-	s->carry_n = 0;
-	while (n < ntok && n < GPZ_DFL_MAX_BLOCK_TOKENS) {
-		size_t u = ntok - n < GPZ_DFL_UNIT_TOKENS ? ntok - n : GPZ_DFL_UNIT_TOKENS;
-		uint64_t unit_est, joined_est;
-		gpz_dfl_zero_freqs(&s->unit);
-		gpz_dfl_add_tokens(&s->unit, tok + n, u);
-		unit_est = gpz_dfl_est(&s->unit, tab);
-		/* cur becomes the joined counts (the unit taken out again when joining does not pay) */
+	s->blk = u[0].f;
+	while (k < nu && k * GPZ_DFL_UNIT_TOKENS < GPZ_DFL_MAX_BLOCK_TOKENS) {
+		uint64_t joined_est;
 		for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
-			s->cur.lf[i] += s->unit.lf[i];
+			s->joined.lf[i] = s->blk.lf[i] + u[k].f.lf[i];
 		for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
-			s->cur.df[i] += s->unit.df[i];
-		joined_est = gpz_dfl_est(&s->cur, tab);
-		if (joined_est > cur_est + unit_est) {
-			for (unsigned i = 0; i < GPZ_DFL_NLIT; i++)
-				s->cur.lf[i] -= s->unit.lf[i];
-			for (unsigned i = 0; i < GPZ_DFL_NDIST; i++)
-				s->cur.df[i] -= s->unit.df[i];
-			s->carry_n = u;
-			s->carry_est = unit_est;
+			s->joined.df[i] = s->blk.df[i] + u[k].f.df[i];
+		joined_est = gpz_dfl_est(&s->joined, tab);
+		if (joined_est > cur_est + u[k].est)
 			break;
-		}
+		s->blk = s->joined;
 		cur_est = joined_est;
-		n += u;
+		k++;
 	}
-	s->blk = s->cur;
-	return n;
+	return k;
 }
 
 /*
@@ -681,24 +734,29 @@ GPZ_HD static inline void gpz_dfl_put_sync(struct gpz_bitw *bw)
  * piece's DEFLATE blocks, ending on a byte boundary: the last block gets BFINAL and zero bits
  * pad it when `last` is set, else an empty stored block follows (gpz_dfl_put_sync). Every piece
  * thus starts on a byte boundary of the stream, where its stored blocks' padding is right
- * wherever it lies. tab: gpz_dfl_log_fill's table.
+ * wherever it lies. u: the tokens' units, counted (gpz_dfl_count_units); their estimates are
+ * filled here. tab: gpz_dfl_log_fill's table.
  */
 GPZ_HD static inline gpz_result gpz_dfl_blocks(struct gpz_bitw *bw, const uint8_t *src,
                                                size_t start, size_t nbytes,
-                                               const uint32_t *tokens, size_t ntok, int last,
+                                               const uint32_t *tokens, size_t ntok,
+                                               struct gpz_dfl_unit *u, int last,
                                                struct gpz_dfl_scratch *s, const uint32_t *tab)
 {
-	size_t pos = start, i = 0;
+	size_t pos = start, nu = gpz_dfl_units(ntok);
 
-	s->carry_n = 0;
+	for (size_t k = 0; k < nu; k++)
+		u[k].est = gpz_dfl_est(&u[k].f, tab);
 	if (ntok == 0) /* empty input: one empty block */
 		gpz_dfl_put_block(bw, src + pos, tokens, 0, 0, last, s);
-	while (i < ntok) {
-		size_t n = gpz_dfl_next_block(tokens + i, ntok - i, s, tab);
-		size_t b = gpz_dfl_token_bytes(tokens + i, n);
-		gpz_dfl_put_counted(bw, src + pos, tokens + i, n, b, last && i + n == ntok, s);
+	for (size_t k = 0; k < nu;) {
+		size_t m = gpz_dfl_next_block(u + k, nu - k, s, tab), b = 0;
+		size_t i = k * GPZ_DFL_UNIT_TOKENS, n = k + m < nu ? m * GPZ_DFL_UNIT_TOKENS : ntok - i;
+		for (size_t j = k; j < k + m; j++)
+			b += u[j].bytes;
+		gpz_dfl_put_counted(bw, src + pos, tokens + i, n, b, last && k + m == nu, s);
 		pos += b;
-		i += n;
+		k += m;
 	}
 	if (!last)
 		gpz_dfl_put_sync(bw);

@@ -32,7 +32,8 @@ static void fill_log_tab(void)
 }
 
 gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t start,
-                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last)
+                              size_t nbytes, const uint32_t *tokens, size_t ntok,
+                              struct gpz_dfl_unit *units, int last)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct gpz_dfl_scratch *s = malloc(sizeof(*s));
@@ -41,7 +42,7 @@ gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t st
 	if (!s)
 		return GPZ_ERR_NOMEM;
 	pthread_once(&once, fill_log_tab); /* pieces are coded on several threads */
-	r = gpz_dfl_blocks(bw, src, start, nbytes, tokens, ntok, last, s, log_tab);
+	r = gpz_dfl_blocks(bw, src, start, nbytes, tokens, ntok, units, last, s, log_tab);
 	free(s);
 	return r;
 }

@@ -38,10 +38,13 @@ void gpz_bitw_finish(struct gpz_bitw *bw);
  * Code tokens (covering src[start .. start + nbytes)) as one piece's DEFLATE blocks: dynamic
  * Huffman codes (limited to 15 bits, code-length code to 7), or fixed codes or a stored block
  * when smaller. The piece ends on a byte boundary: its last block gets BFINAL and is padded with
- * zero bits when `last` is set, else an empty stored block (a sync marker) ends it.
+ * zero bits when `last` is set, else an empty stored block (a sync marker) ends it. units: the
+ * tokens' units as gpz_lz_parse_counted leaves them (block_core.h: struct gpz_dfl_unit).
  */
+struct gpz_dfl_unit;
 gpz_result gpz_deflate_blocks(struct gpz_bitw *bw, const uint8_t *src, size_t start,
-                              size_t nbytes, const uint32_t *tokens, size_t ntok, int last);
+                              size_t nbytes, const uint32_t *tokens, size_t ntok,
+                              struct gpz_dfl_unit *units, int last);
 
 /* One piece's output: the caller sets buf and cap (gpz_deflate_piece_cap of its length); the
  * driver fills the rest. A piece is whole bytes: buf[0 .. bytes). */

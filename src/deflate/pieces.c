@@ -3,7 +3,9 @@
  * (history, one BFINAL, a sync marker after the others) and copy them end to end; the .gpz LZ
  * frames chain them in groups that are independent of each other. */
 #include "deflate/deflate.h"
+#include "common/crc32.h"
 #include "common/parallel.h"
+#include "deflate/block_core.h"
 #include "lz/lz.h"
 
 #include <stdlib.h>
@@ -29,19 +31,21 @@ static void piece_task(void *vj, size_t i)
 	int final = (j->group && (i + 1) % (size_t)j->group == 0) ||
 	            ((j->last || j->group) && i + 1 == j->npieces);
 	uint32_t *tok = malloc((len ? len : 1) * sizeof(*tok));
-	size_t ntok = tok ? gpz_lz_parse(base, start, start + len, j->level, tok) : 0;
+	struct gpz_dfl_unit *u = malloc((gpz_dfl_units(len) + 1) * sizeof(*u));
+	size_t ntok = tok && u ? gpz_lz_parse_counted(base, start, start + len, j->level, tok, u) : 0;
 	struct gpz_bitw bw;
 
-	o->r = !tok || (len && !ntok) ? GPZ_ERR_NOMEM : GPZ_OK;
+	o->r = !tok || !u || (len && !ntok) ? GPZ_ERR_NOMEM : GPZ_OK;
 	gpz_bitw_init(&bw, o->buf, o->cap);
 	if (o->r == GPZ_OK)
-		o->r = gpz_deflate_blocks(&bw, base, start, len, tok, ntok, final);
+		o->r = gpz_deflate_blocks(&bw, base, start, len, tok, ntok, u, final);
 	if (j->check == GPZ_DFL_CHECK_CRC32)
-		o->check = (uint32_t)crc32(0L, j->src + j->start + off, (uInt)len);
+		o->check = gpz_crc32(0, j->src + j->start + off, len);
 	else if (j->check == GPZ_DFL_CHECK_ADLER32)
 		o->check = (uint32_t)adler32(1L, j->src + j->start + off, (uInt)len);
 	o->bytes = (size_t)(bw.p - o->buf);
 	free(tok);
+	free(u);
 }
 
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,

@@ -44,6 +44,13 @@ static inline unsigned gpz_tok_dist(uint32_t t)
  */
 size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uint32_t *tokens);
 
+/* gpz_lz_parse that also counts the tokens' DEFLATE symbols for the block writer: units
+ * (gpz_dfl_units(end - start) entries, block_core.h) receive each unit's counts and bytes as
+ * gpz_dfl_count_units gives them; level 1 counts as it parses, other levels after the parse. */
+struct gpz_dfl_unit;
+size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
+                            uint32_t *tokens, struct gpz_dfl_unit *units);
+
 /* The same tokens the way the GPU finds them (every position's matches first, then the parse
  * over them): a reference for tests, slower than gpz_lz_parse. */
 size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level,
