@@ -57,13 +57,13 @@ uint32_t gpz_crc32(uint32_t crc, const void *p, size_t n)
 	size_t m = n & ~(size_t)15;
 
 	if (m < 64 || !__builtin_cpu_supports("pclmul") || !__builtin_cpu_supports("sse4.1"))
-		return (uint32_t)crc32(crc, p, (uInt)n);
+		return (uint32_t)crc32_z(crc, p, n);
 	crc = ~crc_fold(~crc, p, m);
-	return (uint32_t)crc32(crc, (const uint8_t *)p + m, (uInt)(n - m));
+	return (uint32_t)crc32_z(crc, (const uint8_t *)p + m, n - m);
 }
 #else
 uint32_t gpz_crc32(uint32_t crc, const void *p, size_t n)
 {
-	return (uint32_t)crc32(crc, p, (uInt)n);
+	return (uint32_t)crc32_z(crc, p, n);
 }
 #endif

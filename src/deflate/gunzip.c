@@ -16,6 +16,7 @@
 #include "deflate/deflate.h"
 #include "common/bits.h"
 #include "common/context.h"
+#include "common/crc32.h"
 #include "common/crc_combine.h"
 #include "common/parallel.h"
 #include "deflate/deflate_gpu.h"
@@ -205,7 +206,7 @@ gpz_result gpz_infl_piece_check(gpz_result r, size_t n, int final, size_t k, siz
 
 static void crc_of(struct gpz_infl_batch *b, size_t j)
 {
-	b->res[j].crc = (uint32_t)crc32(0L, b->dst + j * b->piece, (uInt)b->res[j].n);
+	b->res[j].crc = gpz_crc32(0, b->dst + j * b->piece, b->res[j].n);
 	b->res[j].crc_done = 1;
 }
 
@@ -513,11 +514,7 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 	} else {
 		r = zlib_raw(s + m.data, n - m.data, -15, dst, cap, &in_used, got);
 		if (r == GPZ_OK)
-			crc = (uint32_t)crc32(0L, NULL, 0);
-		for (size_t o = 0; r == GPZ_OK && o < *got; o += (size_t)1 << 30) {
-			size_t k = *got - o < ((size_t)1 << 30) ? *got - o : (size_t)1 << 30;
-			crc = (uint32_t)crc32(crc, dst + o, (uInt)k);
-		}
+			crc = gpz_crc32(0, dst, *got);
 	}
 	if (r != GPZ_OK)
 		return r;
