@@ -88,6 +88,52 @@ __global__ void __launch_bounds__(THREADS) histogram_kernel(const uint8_t *src, 
 			atomicAdd(&global[i], bins[i]);
 }
 
+/* Bytes: text hits a few counters hard (space, e, t), and 32 lanes adding to one shared counter,
+ * or to counters in one bank, wait for each other. Each lane has a column of its own, bin s of
+ * lane l at s * 32 + l (bank l whatever the symbol), summed when the block merges. */
+__global__ void __launch_bounds__(THREADS) histogram_bytes_kernel(const uint8_t *src, size_t n,
+                                                                 uint32_t *global,
+                                                                 uint32_t *stats)
+{
+	__shared__ uint32_t cols[256 * 32];
+	const uint32_t lane = threadIdx.x & 31;
+	uint32_t vmax = 0;
+
+	for (uint32_t i = threadIdx.x; i < 256 * 32; i += blockDim.x)
+		cols[i] = 0;
+	__syncthreads();
+	size_t nvec = n / 16;
+	const uint4 *v = reinterpret_cast<const uint4 *>(src);
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < nvec;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		uint4 x = __ldg(&v[i]);
+#pragma unroll
+		for (int k = 0; k < 16; k++) {
+			uint32_t s = lane_symbol<1>(x, k);
+			atomicAdd(&cols[s * 32 + lane], 1u);
+			vmax = max(vmax, s);
+		}
+	}
+	if (blockIdx.x == 0) {
+		for (size_t i = nvec * 16 + threadIdx.x; i < n; i += blockDim.x) {
+			atomicAdd(&cols[src[i] * 32u + lane], 1u);
+			vmax = max(vmax, (uint32_t)src[i]);
+		}
+	}
+	for (int o = 16; o > 0; o >>= 1)
+		vmax = max(vmax, __shfl_xor_sync(0xffffffffu, vmax, o));
+	if (lane == 0)
+		atomicMax(&stats[0], vmax);
+	__syncthreads();
+	for (uint32_t s = threadIdx.x; s < 256; s += blockDim.x) {
+		uint32_t t = 0;
+		for (uint32_t l = 0; l < 32; l++)
+			t += cols[s * 32 + ((l + s) & 31)]; /* rotated: the block's threads hit 32 banks */
+		if (t)
+			atomicAdd(&global[s], t);
+	}
+}
+
 /* Unaligned input: a plain grid-stride loop with global atomics (the device API's frames are
  * aligned unless the caller passes an odd pointer). */
 template <int W>
@@ -127,12 +173,17 @@ static gpz_result launch(const uint8_t *d_src, size_t n, uint32_t *d_counts, uin
 		blocks = 1;
 	if (blocks > (size_t)max_blocks)
 		blocks = (size_t)max_blocks;
-	/* the largest need, the same from every call (calls on several host threads must not lower
-	 * it under each other's launch) */
-	GPZ_CUDA_TRY(cudaFuncSetAttribute(histogram_kernel<W>,
-	                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                  (int)(SMEM_BINS * sizeof(uint32_t))));
-	histogram_kernel<W><<<(unsigned)blocks, THREADS, smem, s>>>(d_src, n, d_counts, d_stats, limit);
+	if constexpr (W == 1) {
+		histogram_bytes_kernel<<<(unsigned)blocks, THREADS, 0, s>>>(d_src, n, d_counts, d_stats);
+	} else {
+		/* the largest need, the same from every call (calls on several host threads must not
+		 * lower it under each other's launch) */
+		GPZ_CUDA_TRY(cudaFuncSetAttribute(histogram_kernel<W>,
+		                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                                  (int)(SMEM_BINS * sizeof(uint32_t))));
+		histogram_kernel<W><<<(unsigned)blocks, THREADS, smem, s>>>(d_src, n, d_counts, d_stats,
+		                                                            limit);
+	}
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }
