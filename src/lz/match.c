@@ -212,6 +212,138 @@ static size_t parse_level1(const uint8_t *src, size_t start, size_t end, uint32_
 	return n;
 }
 
+/* ---- levels 4-6: lazy, chains of a 4-byte hash walked in full ----
+ *
+ * gzip's shortcuts are off at these levels (good, lazy and nice at 258), so a walk is its chain's
+ * first `chain` candidates in the window, stopping only at a match as long as the input allows.
+ * The parse below is gpz_lz_step's lazy one with the level's constants compiled in. Its ring
+ * holds the same links as gpz_lz_link, but a position with none in the window gets LINK_NONE
+ * (past the window) instead of 0: the walk then tests one bound a step, not three. */
+#define LINK_NONE 0xffffu
+
+/* gpz_lz_hash of 4 bytes to GPZ_LZ_HASH_BITS bits, from one 4-byte load. */
+static inline uint32_t hash4(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return (uint32_t)(((uint64_t)v * 0x9e3779b97f4a7c15ull) >> (64 - GPZ_LZ_HASH_BITS));
+}
+
+/* Position p, with 4 bytes at it, enters the chains. */
+static inline void enter4(struct gpz_lz_matcher *m, size_t p)
+{
+	uint32_t h = hash4(m->src + p), head = m->head[h];
+	m->prev[p & GPZ_LZ_WMASK] = head != GPZ_LZ_NIL && p - head <= GPZ_LZ_WINDOW
+	                                ? (uint16_t)(p - head) : LINK_NONE;
+	m->head[h] = (uint32_t)p;
+}
+
+/* Positions [from, to) enter, those with 4 bytes at them. */
+static inline void enter4_run(struct gpz_lz_matcher *m, size_t from, size_t to)
+{
+	size_t last = m->end >= 4 ? m->end - 3 : 0; /* positions below it have a hash */
+	for (size_t p = from; p < to && p < last; p++)
+		enter4(m, p);
+}
+
+/* gpz_lz_walk at pos (entered, with 4 bytes) for a level of these: the longest match longer than
+ * best (>= 2) among `chain` candidates, at most maxlen (>= best + 1) long. */
+static inline unsigned walk4(const struct gpz_lz_matcher *m, size_t pos, unsigned best,
+                             unsigned maxlen, unsigned chain, unsigned *dist)
+{
+	const uint8_t *s = m->src + pos;
+	ptrdiff_t lo = (ptrdiff_t)pos - GPZ_LZ_WINDOW, q = (ptrdiff_t)pos - m->prev[pos & GPZ_LZ_WMASK];
+	unsigned bd = 0;
+
+	for (unsigned steps = chain; steps && q >= lo; steps--) {
+		const uint8_t *c = m->src + q;
+		if (gpz_lz_may_beat(c, s, best)) {
+			unsigned len = gpz_lz_match_len(c, s, maxlen);
+			if (len > best) {
+				best = len;
+				bd = (unsigned)(pos - (size_t)q);
+				if (len >= maxlen)
+					break;
+			}
+		}
+		q -= m->prev[q & GPZ_LZ_WMASK];
+	}
+	*dist = bd;
+	return bd ? best : 0;
+}
+
+/* The match at pos longer than prev_len (gpz_lz_find at these levels). */
+static inline unsigned find4(const struct gpz_lz_matcher *m, size_t pos, unsigned prev_len,
+                             unsigned chain, unsigned *dist)
+{
+	size_t avail = m->end - pos;
+	unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH;
+	*dist = 0;
+	if (maxlen < 4 || prev_len >= maxlen)
+		return 0; /* no hash, or nothing longer fits */
+	return walk4(m, pos, prev_len > 2 ? prev_len : 2, maxlen, chain, dist);
+}
+
+/* gpz_lz_core_parse at a level of these (chain candidates a walk). */
+static inline size_t parse_lazy4(struct gpz_lz_matcher *m, size_t start, unsigned chain,
+                                 uint32_t *tok)
+{
+	const uint8_t *src = m->src;
+	size_t end = m->end, pos = start, n = 0, last = end >= 4 ? end - 3 : 0;
+
+	enter4_run(m, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start);
+	while (pos < end) { /* a clean state: nothing deferred */
+		unsigned dist, len = 0;
+		if (pos < last) {
+			enter4(m, pos);
+			len = find4(m, pos, 0, chain, &dist);
+			if (len == GPZ_LZ_MIN_MATCH && dist > GPZ_LZ_TOO_FAR)
+				len = 0; /* a 3-byte match this far away costs more bits than 3 literals */
+		}
+		/* the match at pos is deferred while the one at pos + 1 is longer */
+		while (len >= GPZ_LZ_MIN_MATCH && pos + 1 < end) {
+			unsigned d1, len1 = 0;
+			if (pos + 1 < last) {
+				enter4(m, pos + 1);
+				if (len < GPZ_LZ_MAX_MATCH)
+					len1 = find4(m, pos + 1, len, chain, &d1);
+			}
+			if (!len1)
+				break;
+			tok[n++] = gpz_lz_core_literal(src[pos++]);
+			len = len1;
+			dist = d1;
+		}
+		if (len < GPZ_LZ_MIN_MATCH || pos + 1 >= end) {
+			tok[n++] = gpz_lz_core_literal(src[pos++]);
+			continue;
+		}
+		tok[n++] = gpz_lz_core_match(len, dist);
+		enter4_run(m, pos + 2, pos + len);
+		pos += len;
+	}
+	return n;
+}
+
+/* Whether a level is one of these. */
+static int lazy4_level(const struct gpz_lz_level *c)
+{
+	return c->lazy_parse && c->hash_bytes == 4 && c->hash_bits == GPZ_LZ_HASH_BITS &&
+	       c->good == GPZ_LZ_MAX_MATCH && c->lazy == GPZ_LZ_MAX_MATCH &&
+	       c->nice == GPZ_LZ_MAX_MATCH;
+}
+
+/* parse_lazy4 with the level's chain known to the compiler. */
+static size_t parse_lazy(struct gpz_lz_matcher *m, size_t start, unsigned chain, uint32_t *tok)
+{
+	switch (chain) {
+	case 8: return parse_lazy4(m, start, 8, tok);
+	case 16: return parse_lazy4(m, start, 16, tok);
+	case 32: return parse_lazy4(m, start, 32, tok);
+	default: return parse_lazy4(m, start, chain, tok);
+	}
+}
+
 size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
                             uint32_t *tokens, struct gpz_dfl_unit *units)
 {
@@ -247,7 +379,8 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 	m->src = src;
 	m->end = end;
 	memset(m->head, 0xff, sizeof(m->head));
-	n = gpz_lz_core_parse(m, start, level, tokens);
+	n = lazy4_level(&cfg) ? parse_lazy(m, start, cfg.chain, tokens)
+	                      : gpz_lz_core_parse(m, start, level, tokens);
 	free(m);
 	return n;
 }
