@@ -284,13 +284,50 @@ static inline unsigned find4(const struct gpz_lz_matcher *m, size_t pos, unsigne
 	return walk4(m, pos, prev_len > 2 ? prev_len : 2, maxlen, chain, dist);
 }
 
-/* gpz_lz_core_parse at a level of these (chain candidates a walk). */
+/* Tokens as they are emitted, each unit's symbols counted on the way (the block writer's
+ * counting pass over the tokens, gpz_dfl_count_units, is then not needed): the next token goes
+ * to t, the current unit u ends at token `stop` and began at input position `from`. */
+struct emit {
+	uint32_t *t, *stop;
+	struct gpz_dfl_unit *u;
+	size_t from;
+};
+
+/* Makes room in the current unit for a token at position pos: at its stop, a new unit. */
+static inline struct gpz_dfl_freqs *unit_at(struct emit *e, size_t pos)
+{
+	if (e->t == e->stop) {
+		e->u->bytes = (uint32_t)(pos - e->from);
+		e->u++;
+		gpz_dfl_zero_freqs(&e->u->f);
+		e->from = pos;
+		e->stop += GPZ_DFL_UNIT_TOKENS;
+	}
+	return &e->u->f;
+}
+
+static inline void emit_literal(struct emit *e, size_t pos, uint8_t b)
+{
+	unit_at(e, pos)->lf[b]++;
+	*e->t++ = gpz_lz_core_literal(b);
+}
+
+static inline void emit_match(struct emit *e, size_t pos, unsigned len, unsigned dist)
+{
+	count_match(unit_at(e, pos), len, dist);
+	*e->t++ = gpz_lz_core_match(len, dist);
+}
+
+/* gpz_lz_core_parse at a level of these (chain candidates a walk), counting each unit's symbols
+ * into u (gpz_dfl_units(tokens) of them) as it goes. */
 static inline size_t parse_lazy4(struct gpz_lz_matcher *m, size_t start, unsigned chain,
-                                 uint32_t *tok)
+                                 uint32_t *tok, struct gpz_dfl_unit *u)
 {
 	const uint8_t *src = m->src;
-	size_t end = m->end, pos = start, n = 0, last = end >= 4 ? end - 3 : 0;
+	size_t end = m->end, pos = start, last = end >= 4 ? end - 3 : 0;
+	struct emit e = { tok, tok + GPZ_DFL_UNIT_TOKENS, u, start };
 
+	gpz_dfl_zero_freqs(&u->f);
 	enter4_run(m, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start);
 	while (pos < end) { /* a clean state: nothing deferred */
 		unsigned dist, len = 0;
@@ -310,19 +347,22 @@ static inline size_t parse_lazy4(struct gpz_lz_matcher *m, size_t start, unsigne
 			}
 			if (!len1)
 				break;
-			tok[n++] = gpz_lz_core_literal(src[pos++]);
+			emit_literal(&e, pos, src[pos]);
+			pos++;
 			len = len1;
 			dist = d1;
 		}
 		if (len < GPZ_LZ_MIN_MATCH || pos + 1 >= end) {
-			tok[n++] = gpz_lz_core_literal(src[pos++]);
+			emit_literal(&e, pos, src[pos]);
+			pos++;
 			continue;
 		}
-		tok[n++] = gpz_lz_core_match(len, dist);
+		emit_match(&e, pos, len, dist);
 		enter4_run(m, pos + 2, pos + len);
 		pos += len;
 	}
-	return n;
+	e.u->bytes = (uint32_t)(end - e.from);
+	return (size_t)(e.t - tok);
 }
 
 /* Whether a level is one of these. */
@@ -333,15 +373,40 @@ static int lazy4_level(const struct gpz_lz_level *c)
 	       c->nice == GPZ_LZ_MAX_MATCH;
 }
 
-/* parse_lazy4 with the level's chain known to the compiler. */
-static size_t parse_lazy(struct gpz_lz_matcher *m, size_t start, unsigned chain, uint32_t *tok)
+/* parse_lazy4 of src[start .. end) with the level's chain known to the compiler (0 when out of
+ * memory). */
+static size_t parse_lazy(const uint8_t *src, size_t start, size_t end, unsigned chain,
+                         uint32_t *tok, struct gpz_dfl_unit *u)
 {
+	struct gpz_lz_matcher *m = malloc(sizeof(*m));
+	size_t n;
+
+	if (!m)
+		return 0;
+	m->src = src;
+	m->end = end;
+	memset(m->head, 0xff, sizeof(m->head));
 	switch (chain) {
-	case 8: return parse_lazy4(m, start, 8, tok);
-	case 16: return parse_lazy4(m, start, 16, tok);
-	case 32: return parse_lazy4(m, start, 32, tok);
-	default: return parse_lazy4(m, start, chain, tok);
+	case 8: n = parse_lazy4(m, start, 8, tok, u); break;
+	case 16: n = parse_lazy4(m, start, 16, tok, u); break;
+	case 32: n = parse_lazy4(m, start, 32, tok, u); break;
+	default: n = parse_lazy4(m, start, chain, tok, u); break;
 	}
+	free(m);
+	return n;
+}
+
+/* The levels whose parse counts the symbols as it goes (level 1, levels 4-6) and that parse. */
+static int counts_itself(const struct gpz_lz_level *c)
+{
+	return (c->chain == 1 && !c->lazy_parse) || lazy4_level(c);
+}
+
+static size_t parse_counting(const uint8_t *src, size_t start, size_t end,
+                             const struct gpz_lz_level *c, uint32_t *tok, struct gpz_dfl_unit *u)
+{
+	return c->lazy_parse ? parse_lazy(src, start, end, c->chain, tok, u)
+	                     : parse_level1(src, start, end, tok, u);
 }
 
 size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
@@ -352,8 +417,8 @@ size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int le
 
 	if (end <= start)
 		return 0;
-	if (cfg.chain == 1 && !cfg.lazy_parse)
-		return parse_level1(src, start, end, tokens, units);
+	if (counts_itself(&cfg))
+		return parse_counting(src, start, end, &cfg, tokens, units);
 	n = gpz_lz_parse(src, start, end, level, tokens);
 	gpz_dfl_count_units(tokens, n, units);
 	return n;
@@ -367,9 +432,9 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 
 	if (end <= start)
 		return 0;
-	if (cfg.chain == 1 && !cfg.lazy_parse) { /* the counts go to scratch */
+	if (counts_itself(&cfg)) { /* the counts go to scratch */
 		struct gpz_dfl_unit *u = malloc(gpz_dfl_units(end - start) * sizeof(*u));
-		n = u ? parse_level1(src, start, end, tokens, u) : 0;
+		n = u ? parse_counting(src, start, end, &cfg, tokens, u) : 0;
 		free(u);
 		return n;
 	}
@@ -379,8 +444,7 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 	m->src = src;
 	m->end = end;
 	memset(m->head, 0xff, sizeof(m->head));
-	n = lazy4_level(&cfg) ? parse_lazy(m, start, cfg.chain, tokens)
-	                      : gpz_lz_core_parse(m, start, level, tokens);
+	n = gpz_lz_core_parse(m, start, level, tokens);
 	free(m);
 	return n;
 }
