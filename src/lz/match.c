@@ -247,7 +247,9 @@ static inline void enter4_run(struct gpz_lz_matcher *m, size_t from, size_t to)
 }
 
 /* gpz_lz_walk at pos (entered, with 4 bytes) for a level of these: the longest match longer than
- * best (>= 2) among `chain` candidates, at most maxlen (>= best + 1) long. */
+ * best (>= 2) among `chain` candidates, at most maxlen (>= best + 1) long. The one ring slot that
+ * is not its candidate's, at exactly the window's distance, is pos's own: its link (>= 1) leaves
+ * the window, where gpz_lz_walk stops too. */
 static inline unsigned walk4(const struct gpz_lz_matcher *m, size_t pos, unsigned best,
                              unsigned maxlen, unsigned chain, unsigned *dist)
 {
