@@ -46,7 +46,8 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 
 /* gpz_lz_parse that also counts the tokens' DEFLATE symbols for the block writer: units
  * (gpz_dfl_units(end - start) entries, block_core.h) receive each unit's counts and bytes as
- * gpz_dfl_count_units gives them; level 1 counts as it parses, other levels after the parse. */
+ * gpz_dfl_count_units gives them; levels 1 and 4-6 count as they parse, other levels after the
+ * parse. */
 struct gpz_dfl_unit;
 size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
                             uint32_t *tokens, struct gpz_dfl_unit *units);

@@ -212,6 +212,205 @@ static size_t parse_level1(const uint8_t *src, size_t start, size_t end, uint32_
 	return n;
 }
 
+/* ---- levels 4-6: lazy, chains of a 4-byte hash walked in full ----
+ *
+ * gzip's shortcuts are off at these levels (good, lazy and nice at 258), so a walk is its chain's
+ * first `chain` candidates in the window, stopping only at a match as long as the input allows.
+ * The parse below is gpz_lz_step's lazy one with the level's constants compiled in. Its ring
+ * holds the same links as gpz_lz_link, but a position with none in the window gets LINK_NONE
+ * (past the window) instead of 0: the walk then tests one bound a step, not three. */
+#define LINK_NONE 0xffffu
+
+/* gpz_lz_hash of 4 bytes to GPZ_LZ_HASH_BITS bits, from one 4-byte load. */
+static inline uint32_t hash4(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return (uint32_t)(((uint64_t)v * 0x9e3779b97f4a7c15ull) >> (64 - GPZ_LZ_HASH_BITS));
+}
+
+/* Position p, with 4 bytes at it, enters the chains. */
+static inline void enter4(struct gpz_lz_matcher *m, size_t p)
+{
+	uint32_t h = hash4(m->src + p), head = m->head[h];
+	m->prev[p & GPZ_LZ_WMASK] = head != GPZ_LZ_NIL && p - head <= GPZ_LZ_WINDOW
+	                                ? (uint16_t)(p - head) : LINK_NONE;
+	m->head[h] = (uint32_t)p;
+}
+
+/* Positions [from, to) enter, those with 4 bytes at them. */
+static inline void enter4_run(struct gpz_lz_matcher *m, size_t from, size_t to)
+{
+	size_t last = m->end >= 4 ? m->end - 3 : 0; /* positions below it have a hash */
+	for (size_t p = from; p < to && p < last; p++)
+		enter4(m, p);
+}
+
+/* gpz_lz_walk at pos (entered, with 4 bytes) for a level of these: the longest match longer than
+ * best (>= 2) among `chain` candidates, at most maxlen (>= best + 1) long. The one ring slot that
+ * is not its candidate's, at exactly the window's distance, is pos's own: its link (>= 1) leaves
+ * the window, where gpz_lz_walk stops too. */
+static inline unsigned walk4(const struct gpz_lz_matcher *m, size_t pos, unsigned best,
+                             unsigned maxlen, unsigned chain, unsigned *dist)
+{
+	const uint8_t *s = m->src + pos;
+	ptrdiff_t lo = (ptrdiff_t)pos - GPZ_LZ_WINDOW, q = (ptrdiff_t)pos - m->prev[pos & GPZ_LZ_WMASK];
+	unsigned bd = 0;
+
+	for (unsigned steps = chain; steps && q >= lo; steps--) {
+		const uint8_t *c = m->src + q;
+		if (gpz_lz_may_beat(c, s, best)) {
+			unsigned len = gpz_lz_match_len(c, s, maxlen);
+			if (len > best) {
+				best = len;
+				bd = (unsigned)(pos - (size_t)q);
+				if (len >= maxlen)
+					break;
+			}
+		}
+		q -= m->prev[q & GPZ_LZ_WMASK];
+	}
+	*dist = bd;
+	return bd ? best : 0;
+}
+
+/* The match at pos longer than prev_len (gpz_lz_find at these levels). */
+static inline unsigned find4(const struct gpz_lz_matcher *m, size_t pos, unsigned prev_len,
+                             unsigned chain, unsigned *dist)
+{
+	size_t avail = m->end - pos;
+	unsigned maxlen = avail < GPZ_LZ_MAX_MATCH ? (unsigned)avail : GPZ_LZ_MAX_MATCH;
+	*dist = 0;
+	if (maxlen < 4 || prev_len >= maxlen)
+		return 0; /* no hash, or nothing longer fits */
+	return walk4(m, pos, prev_len > 2 ? prev_len : 2, maxlen, chain, dist);
+}
+
+/* Tokens as they are emitted, each unit's symbols counted on the way (the block writer's
+ * counting pass over the tokens, gpz_dfl_count_units, is then not needed): the next token goes
+ * to t, the current unit u ends at token `stop` and began at input position `from`. */
+struct emit {
+	uint32_t *t, *stop;
+	struct gpz_dfl_unit *u;
+	size_t from;
+};
+
+/* Makes room in the current unit for a token at position pos: at its stop, a new unit. */
+static inline struct gpz_dfl_freqs *unit_at(struct emit *e, size_t pos)
+{
+	if (e->t == e->stop) {
+		e->u->bytes = (uint32_t)(pos - e->from);
+		e->u++;
+		gpz_dfl_zero_freqs(&e->u->f);
+		e->from = pos;
+		e->stop += GPZ_DFL_UNIT_TOKENS;
+	}
+	return &e->u->f;
+}
+
+static inline void emit_literal(struct emit *e, size_t pos, uint8_t b)
+{
+	unit_at(e, pos)->lf[b]++;
+	*e->t++ = gpz_lz_core_literal(b);
+}
+
+static inline void emit_match(struct emit *e, size_t pos, unsigned len, unsigned dist)
+{
+	count_match(unit_at(e, pos), len, dist);
+	*e->t++ = gpz_lz_core_match(len, dist);
+}
+
+/* gpz_lz_core_parse at a level of these (chain candidates a walk), counting each unit's symbols
+ * into u (gpz_dfl_units(tokens) of them) as it goes. */
+static inline size_t parse_lazy4(struct gpz_lz_matcher *m, size_t start, unsigned chain,
+                                 uint32_t *tok, struct gpz_dfl_unit *u)
+{
+	const uint8_t *src = m->src;
+	size_t end = m->end, pos = start, last = end >= 4 ? end - 3 : 0;
+	struct emit e = { tok, tok + GPZ_DFL_UNIT_TOKENS, u, start };
+
+	gpz_dfl_zero_freqs(&u->f);
+	enter4_run(m, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start);
+	while (pos < end) { /* a clean state: nothing deferred */
+		unsigned dist, len = 0;
+		if (pos < last) {
+			enter4(m, pos);
+			len = find4(m, pos, 0, chain, &dist);
+			if (len == GPZ_LZ_MIN_MATCH && dist > GPZ_LZ_TOO_FAR)
+				len = 0; /* a 3-byte match this far away costs more bits than 3 literals */
+		}
+		/* the match at pos is deferred while the one at pos + 1 is longer */
+		while (len >= GPZ_LZ_MIN_MATCH && pos + 1 < end) {
+			unsigned d1, len1 = 0;
+			if (pos + 1 < last) {
+				enter4(m, pos + 1);
+				if (len < GPZ_LZ_MAX_MATCH)
+					len1 = find4(m, pos + 1, len, chain, &d1);
+			}
+			if (!len1)
+				break;
+			emit_literal(&e, pos, src[pos]);
+			pos++;
+			len = len1;
+			dist = d1;
+		}
+		if (len < GPZ_LZ_MIN_MATCH || pos + 1 >= end) {
+			emit_literal(&e, pos, src[pos]);
+			pos++;
+			continue;
+		}
+		emit_match(&e, pos, len, dist);
+		enter4_run(m, pos + 2, pos + len);
+		pos += len;
+	}
+	e.u->bytes = (uint32_t)(end - e.from);
+	return (size_t)(e.t - tok);
+}
+
+/* Whether a level is one of these. */
+static int lazy4_level(const struct gpz_lz_level *c)
+{
+	return c->lazy_parse && c->hash_bytes == 4 && c->hash_bits == GPZ_LZ_HASH_BITS &&
+	       c->good == GPZ_LZ_MAX_MATCH && c->lazy == GPZ_LZ_MAX_MATCH &&
+	       c->nice == GPZ_LZ_MAX_MATCH;
+}
+
+/* parse_lazy4 of src[start .. end) with the level's chain known to the compiler (0 when out of
+ * memory). */
+static size_t parse_lazy(const uint8_t *src, size_t start, size_t end, unsigned chain,
+                         uint32_t *tok, struct gpz_dfl_unit *u)
+{
+	struct gpz_lz_matcher *m = malloc(sizeof(*m));
+	size_t n;
+
+	if (!m)
+		return 0;
+	m->src = src;
+	m->end = end;
+	memset(m->head, 0xff, sizeof(m->head));
+	switch (chain) {
+	case 8: n = parse_lazy4(m, start, 8, tok, u); break;
+	case 16: n = parse_lazy4(m, start, 16, tok, u); break;
+	case 32: n = parse_lazy4(m, start, 32, tok, u); break;
+	default: n = parse_lazy4(m, start, chain, tok, u); break;
+	}
+	free(m);
+	return n;
+}
+
+/* The levels whose parse counts the symbols as it goes (level 1, levels 4-6) and that parse. */
+static int counts_itself(const struct gpz_lz_level *c)
+{
+	return (c->chain == 1 && !c->lazy_parse) || lazy4_level(c);
+}
+
+static size_t parse_counting(const uint8_t *src, size_t start, size_t end,
+                             const struct gpz_lz_level *c, uint32_t *tok, struct gpz_dfl_unit *u)
+{
+	return c->lazy_parse ? parse_lazy(src, start, end, c->chain, tok, u)
+	                     : parse_level1(src, start, end, tok, u);
+}
+
 size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
                             uint32_t *tokens, struct gpz_dfl_unit *units)
 {
@@ -220,8 +419,8 @@ size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int le
 
 	if (end <= start)
 		return 0;
-	if (cfg.chain == 1 && !cfg.lazy_parse)
-		return parse_level1(src, start, end, tokens, units);
+	if (counts_itself(&cfg))
+		return parse_counting(src, start, end, &cfg, tokens, units);
 	n = gpz_lz_parse(src, start, end, level, tokens);
 	gpz_dfl_count_units(tokens, n, units);
 	return n;
@@ -235,9 +434,9 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 
 	if (end <= start)
 		return 0;
-	if (cfg.chain == 1 && !cfg.lazy_parse) { /* the counts go to scratch */
+	if (counts_itself(&cfg)) { /* the counts go to scratch */
 		struct gpz_dfl_unit *u = malloc(gpz_dfl_units(end - start) * sizeof(*u));
-		n = u ? parse_level1(src, start, end, tokens, u) : 0;
+		n = u ? parse_counting(src, start, end, &cfg, tokens, u) : 0;
 		free(u);
 		return n;
 	}
