@@ -29,13 +29,11 @@
 #include "deflate/deflate.h"
 #include "huffman/code_lengths.h"
 #include "lz/match_core.h"
+#include "lz/dfl_symbols.h"
 
 
-#define GPZ_DFL_UNIT_TOKENS 2048 /* stream.c's size bounds rely on blocks this large */
 #define GPZ_DFL_MAX_BLOCK_TOKENS (1u << 18)
 #define GPZ_DFL_HEADER_BITS_PER_SYMBOL 3 /* rough cost of a used symbol's length in a header */
-#define GPZ_DFL_NLIT 286
-#define GPZ_DFL_NDIST 30
 #define GPZ_DFL_NCL 19
 #define GPZ_DFL_HMAX 286     /* largest alphabet of gpz_dfl_code_lengths */
 #define GPZ_DFL_MAX_LIMIT 15 /* largest length limit of gpz_dfl_code_lengths */
@@ -43,73 +41,6 @@
 #define GPZ_DFL_LOG_TAB 4096 /* log2 of 0 .. GPZ_DFL_LOG_TAB - 1 come from the caller's table */
 
 /* ---- small helpers ---- */
-
-/* Number of significant bits of x > 0. */
-GPZ_HD static inline unsigned gpz_dfl_bitlen(uint32_t x)
-{
-#ifdef __CUDA_ARCH__
-	return 32u - (unsigned)__clz(x);
-#else
-	return 32u - (unsigned)__builtin_clz(x);
-#endif
-}
-
-GPZ_HD static inline unsigned gpz_dfl_tok_len(uint32_t t)
-{
-	return ((t >> 16) & 0xff) + 3;
-}
-
-GPZ_HD static inline unsigned gpz_dfl_tok_dist(uint32_t t)
-{
-	return (t & 0x7fff) + 1;
-}
-
-/* RFC 1951 3.2.5 as formulas: length codes 257 + c (c = 0..28), distance codes 0..29. */
-GPZ_HD static inline unsigned gpz_dfl_len_extra(unsigned c)
-{
-	return c < 8 || c == 28 ? 0 : (c - 4) >> 2;
-}
-
-GPZ_HD static inline unsigned gpz_dfl_len_base(unsigned c)
-{
-	if (c < 8)
-		return c + 3;
-	if (c == 28)
-		return 258;
-	return ((4 + (c & 3)) << gpz_dfl_len_extra(c)) + 3;
-}
-
-GPZ_HD static inline unsigned gpz_dfl_dist_extra(unsigned c)
-{
-	return c < 4 ? 0 : (c >> 1) - 1;
-}
-
-GPZ_HD static inline unsigned gpz_dfl_dist_base(unsigned c)
-{
-	return c < 4 ? c + 1 : ((2 + (c & 1)) << gpz_dfl_dist_extra(c)) + 1;
-}
-
-/* Code of a match length 3..258. */
-GPZ_HD static inline unsigned gpz_dfl_len_code(unsigned len)
-{
-	unsigned l = len - 3, e;
-	if (l < 8)
-		return l;
-	if (len == 258)
-		return 28;
-	e = gpz_dfl_bitlen(l) - 3;
-	return 4 + 4 * e + ((l >> e) & 3);
-}
-
-/* Code of a distance 1..32768. */
-GPZ_HD static inline unsigned gpz_dfl_dist_code(unsigned dist)
-{
-	unsigned d = dist - 1, k;
-	if (d < 4)
-		return d;
-	k = gpz_dfl_bitlen(d) - 1;
-	return 2 * k + ((d >> (k - 1)) & 1);
-}
 
 /* The order of the code-length code's lengths in a header: 16 17 18 0 8 7 9 6 10 5 11 4 12 3 13
  * 2 14 1 15. */
@@ -254,10 +185,6 @@ GPZ_HD static inline uint64_t gpz_dfl_log2(uint32_t x, const uint32_t *tab)
 	return x < GPZ_DFL_LOG_TAB ? tab[x] : gpz_dfl_log2_calc(x);
 }
 
-struct gpz_dfl_freqs {
-	uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
-};
-
 /* sum f * log2(total / f) over the used symbols, in 2^-GPZ_DFL_LOG_FRAC bits. */
 GPZ_HD static inline uint64_t gpz_dfl_entropy(const uint32_t *f, unsigned n, unsigned *used,
                                               const uint32_t *tab)
@@ -303,42 +230,6 @@ struct gpz_dfl_scratch {
 	struct gpz_dfl_codes dyn, fix;
 	struct gpz_dfl_huff huff;
 };
-
-GPZ_HD static inline void gpz_dfl_zero_freqs(struct gpz_dfl_freqs *f)
-{
-	for (unsigned s = 0; s < GPZ_DFL_NLIT; s++)
-		f->lf[s] = 0;
-	for (unsigned s = 0; s < GPZ_DFL_NDIST; s++)
-		f->df[s] = 0;
-}
-
-GPZ_HD static inline void gpz_dfl_add_tokens(struct gpz_dfl_freqs *f, const uint32_t *tok,
-                                             size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint32_t t = tok[i];
-		if (t & GPZ_TOK_MATCH) {
-			f->lf[257 + gpz_dfl_len_code(gpz_dfl_tok_len(t))]++;
-			f->df[gpz_dfl_dist_code(gpz_dfl_tok_dist(t))]++;
-		} else {
-			f->lf[t]++;
-		}
-	}
-}
-
-/* A unit of GPZ_DFL_UNIT_TOKENS tokens (a piece's last may be shorter), where blocks may start:
- * its counts and the input bytes it covers (the CPU's level-1 parse counts them as it goes,
- * gpz_dfl_count_units after the parse otherwise), and its estimate (gpz_dfl_blocks fills it). */
-struct gpz_dfl_unit {
-	struct gpz_dfl_freqs f;
-	uint32_t bytes;
-	uint64_t est;
-};
-
-GPZ_HD static inline size_t gpz_dfl_units(size_t ntok)
-{
-	return (ntok + GPZ_DFL_UNIT_TOKENS - 1) / GPZ_DFL_UNIT_TOKENS;
-}
 
 /* DEFLATE codes for n symbols: lengths limited to `limit`, codes bit-reversed for LSB-first
  * output. Alphabets with fewer than two used symbols get a second one so a code exists. Not
@@ -630,14 +521,6 @@ GPZ_HD static inline void gpz_dfl_put_stored(struct gpz_bitw *bw, const uint8_t 
 	} while (off < n);
 }
 
-GPZ_HD static inline size_t gpz_dfl_token_bytes(const uint32_t *tok, size_t n)
-{
-	size_t b = 0;
-	for (size_t i = 0; i < n; i++)
-		b += tok[i] & GPZ_TOK_MATCH ? gpz_dfl_tok_len(tok[i]) : 1;
-	return b;
-}
-
 /* One block of n tokens covering src[0 .. nbytes), in the smallest of the three forms; returns 1
  * when it was written stored. */
 /* gpz_dfl_put_block with s->blk already holding the tokens' counts. */
@@ -676,18 +559,6 @@ GPZ_HD static inline int gpz_dfl_put_block(struct gpz_bitw *bw, const uint8_t *s
 	gpz_dfl_zero_freqs(&s->blk);
 	gpz_dfl_add_tokens(&s->blk, tok, n);
 	return gpz_dfl_put_counted(bw, src, tok, n, nbytes, last, s);
-}
-
-/* The counts and bytes of tok[0 .. ntok)'s units, u[0 .. gpz_dfl_units(ntok)). */
-GPZ_HD static inline void gpz_dfl_count_units(const uint32_t *tok, size_t ntok,
-                                              struct gpz_dfl_unit *u)
-{
-	for (size_t i = 0; i < ntok; i += GPZ_DFL_UNIT_TOKENS, u++) {
-		size_t n = ntok - i < GPZ_DFL_UNIT_TOKENS ? ntok - i : GPZ_DFL_UNIT_TOKENS;
-		gpz_dfl_zero_freqs(&u->f);
-		gpz_dfl_add_tokens(&u->f, tok + i, n);
-		u->bytes = (uint32_t)gpz_dfl_token_bytes(tok + i, n);
-	}
 }
 
 /* Units in the next block starting at u[0] (of nu >= 1, estimated): whole units while joining

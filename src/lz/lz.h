@@ -45,7 +45,7 @@ static inline unsigned gpz_tok_dist(uint32_t t)
 size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uint32_t *tokens);
 
 /* gpz_lz_parse that also counts the tokens' DEFLATE symbols for the block writer: units
- * (gpz_dfl_units(end - start) entries, block_core.h) receive each unit's counts and bytes as
+ * (gpz_dfl_units(end - start) entries, dfl_symbols.h) receive each unit's counts and bytes as
  * gpz_dfl_count_units gives them; levels 1 and 4-6 count as they parse, other levels after the
  * parse. */
 struct gpz_dfl_unit;

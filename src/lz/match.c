@@ -5,7 +5,7 @@
  * matcher and runs it, and runs the GPU's way of getting the same tokens on the CPU
  * (gpz_lz_parse_pure) so that tests can hold the two ways against each other without a GPU. */
 #include "lz/lz.h"
-#include "deflate/block_core.h"
+#include "lz/dfl_symbols.h"
 #include "lz/match_core.h"
 
 #include <stdlib.h>
