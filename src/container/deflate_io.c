@@ -74,11 +74,12 @@ static gpz_result dio_put(void *u, const uint8_t *buf, size_t len, const void *m
 }
 
 /* Pieces per batch: a GPU lane's, or GPZ_DFL_PER_THREAD a thread on the CPU (a batch waits for its slowest
- * piece; two CPU lanes keep the threads busy meanwhile). */
+ * piece; two CPU lanes keep the threads busy meanwhile). One thread codes its batch's pieces in
+ * order, each parse carrying on in the table of the one before (pieces.c). */
 static size_t batch_pieces(const struct dio *d)
 {
 	int t = d->st->ctx->nthreads;
-	size_t b = d->gpu ? GPZ_DFL_GPU_BATCH : (size_t)(t > 1 ? GPZ_DFL_PER_THREAD * t : 1);
+	size_t b = d->gpu ? GPZ_DFL_GPU_BATCH : GPZ_DFL_PER_THREAD * (size_t)(t > 1 ? t : 1);
 	size_t cap = d->gpu ? GPZ_DFL_BATCH_MAX : GPZ_DFL_CPU_BATCH;
 	return b < cap ? b : cap;
 }

@@ -195,14 +195,15 @@ static size_t parse_tail(const uint8_t *src, size_t pos, size_t end, uint32_t *h
  * neither hash nor match, and every position of a match enters the table. Each unit's symbols
  * are counted as its tokens are emitted, where the literal/match branch is taken anyway: the
  * block writer's own pass over the tokens mispredicts it again (gzip -1 on debtext100m: 0.91x
- * the time).
+ * the time). Positions [enter, start) enter the table first (the window, or what a carried
+ * table lacks of it).
  */
-static size_t parse_one(const uint8_t *src, size_t start, size_t end, struct l1_state *l1,
-                        uint32_t *tok, struct gpz_dfl_unit *u)
+static size_t parse_one(const uint8_t *src, size_t enter, size_t start, size_t end,
+                        struct l1_state *l1, uint32_t *tok, struct gpz_dfl_unit *u)
 {
 	size_t n = 0, pos = start;
 
-	enter_run(l1->head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end);
+	enter_run(l1->head, src, enter, start, end); /* those before start not in the table yet */
 	for (; pos < end; u++) {
 		size_t from = pos, nstop = n + GPZ_DFL_UNIT_TOKENS;
 		gpz_dfl_zero_freqs(&l1->f);
@@ -216,19 +217,53 @@ static size_t parse_one(const uint8_t *src, size_t start, size_t end, struct l1_
 	return n;
 }
 
-/* The parse of the one level with one candidate, greedy (level 1, whose hash GPZ_LZ_L1_HASH_*
- * is). */
-static size_t parse_level1(const uint8_t *src, size_t start, size_t end, uint32_t *tok,
-                           struct gpz_dfl_unit *u)
-{
-	struct l1_state *l1 = malloc(sizeof(*l1));
-	size_t n = 0;
+struct gpz_lz_carry {
+	const uint8_t *src; /* the last parse's input (NULL: none yet) */
+	size_t end;         /* and where it ended */
+	struct l1_state l1;
+};
 
-	if (l1) {
+struct gpz_lz_carry *gpz_lz_carry_new(void)
+{
+	struct gpz_lz_carry *c = malloc(sizeof(*c));
+	if (c)
+		c->src = NULL;
+	return c;
+}
+
+void gpz_lz_carry_free(struct gpz_lz_carry *c)
+{
+	free(c);
+}
+
+/* The parse of the one level with one candidate, greedy (level 1, whose hash GPZ_LZ_L1_HASH_*
+ * is), in c's table when c is given. Where the parse before ended at start in the same src, the
+ * table holds every position before it that had a hash there (the latest of each hash); those
+ * further back than the window are no candidates, as none would be. So only the last few
+ * positions, which had too few bytes left to hash, enter: the same tokens as a table filled
+ * from the window before start. */
+static size_t parse_level1(const uint8_t *src, size_t start, size_t end, uint32_t *tok,
+                           struct gpz_dfl_unit *u, struct gpz_lz_carry *c)
+{
+	struct l1_state *l1 = c ? &c->l1 : malloc(sizeof(*l1));
+	size_t n, from = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0;
+
+	if (!l1)
+		return 0;
+	if (c && c->src == src && c->end == start) {
+		size_t nohash = start >= GPZ_LZ_L1_HASH_BYTES - 1 ? start - (GPZ_LZ_L1_HASH_BYTES - 1)
+		                                                  : 0;
+		from = nohash > from ? nohash : from;
+	} else {
 		memset(l1->head, 0xff, sizeof(l1->head));
-		n = parse_one(src, start, end, l1, tok, u);
 	}
-	free(l1);
+	n = parse_one(src, from, start, end, l1, tok, u);
+	if (c) {
+		c->src = src;
+		c->end = end;
+	} else {
+		free(l1);
+	}
 	return n;
 }
 
@@ -425,14 +460,16 @@ static int counts_itself(const struct gpz_lz_level *c)
 }
 
 static size_t parse_counting(const uint8_t *src, size_t start, size_t end,
-                             const struct gpz_lz_level *c, uint32_t *tok, struct gpz_dfl_unit *u)
+                             const struct gpz_lz_level *c, uint32_t *tok, struct gpz_dfl_unit *u,
+                             struct gpz_lz_carry *carry)
 {
 	return c->lazy_parse ? parse_lazy(src, start, end, c->chain, tok, u)
-	                     : parse_level1(src, start, end, tok, u);
+	                     : parse_level1(src, start, end, tok, u, carry);
 }
 
 size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
-                            uint32_t *tokens, struct gpz_dfl_unit *units)
+                            uint32_t *tokens, struct gpz_dfl_unit *units,
+                            struct gpz_lz_carry *carry)
 {
 	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
 	size_t n;
@@ -440,7 +477,7 @@ size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int le
 	if (end <= start)
 		return 0;
 	if (counts_itself(&cfg))
-		return parse_counting(src, start, end, &cfg, tokens, units);
+		return parse_counting(src, start, end, &cfg, tokens, units, carry);
 	n = gpz_lz_parse(src, start, end, level, tokens);
 	gpz_dfl_count_units(tokens, n, units);
 	return n;
@@ -456,7 +493,7 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 		return 0;
 	if (counts_itself(&cfg)) { /* the counts go to scratch */
 		struct gpz_dfl_unit *u = malloc(gpz_dfl_units(end - start) * sizeof(*u));
-		n = u ? parse_counting(src, start, end, &cfg, tokens, u) : 0;
+		n = u ? parse_counting(src, start, end, &cfg, tokens, u, NULL) : 0;
 		free(u);
 		return n;
 	}
