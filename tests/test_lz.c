@@ -102,7 +102,7 @@ static void counted(const uint8_t *src, size_t start, size_t end, int l, const u
 	size_t nu = gpz_dfl_units(end - start) + 1;
 	uint32_t *b = malloc((end - start + 1) * sizeof(*b));
 	struct gpz_dfl_unit *u = malloc(nu * sizeof(*u)), *v = malloc(nu * sizeof(*v));
-	size_t nb = b && u && v ? gpz_lz_parse_counted(src, start, end, l, b, u) : 0;
+	size_t nb = b && u && v ? gpz_lz_parse_counted(src, start, end, l, b, u, NULL) : 0;
 
 	cases++;
 	CHECK(nb == na && (na == 0 || !memcmp(a, b, na * sizeof(*a))),
@@ -114,6 +114,34 @@ static void counted(const uint8_t *src, size_t start, size_t end, int l, const u
 			CHECK(u[k].bytes == v[k].bytes && !memcmp(&u[k].f, &v[k].f, sizeof(u[k].f)),
 			      "%s [%zu, %zu) level %d: unit %zu's counts", what, start, end, l, k);
 	}
+	free(b);
+	free(u);
+	free(v);
+}
+
+/* Level 1's parse of [start, end) in three consecutive parts with one carried table gives each
+ * part the tokens and counts of its parse with a table of its own. */
+static void carried(const uint8_t *src, size_t start, size_t end, const char *what)
+{
+	size_t cut[4] = {start, start + (end - start) / 3, start + 2 * (end - start) / 3, end};
+	size_t nu = gpz_dfl_units(end - start) + 1;
+	uint32_t *a = malloc((end - start + 1) * sizeof(*a)), *b = malloc((end - start + 1) * sizeof(*b));
+	struct gpz_dfl_unit *u = malloc(nu * sizeof(*u)), *v = malloc(nu * sizeof(*v));
+	struct gpz_lz_carry *c = gpz_lz_carry_new();
+
+	for (int k = 0; k < 3 && a && b && u && v && c; k++) {
+		size_t s = cut[k], e = cut[k + 1];
+		size_t na = gpz_lz_parse_counted(src, s, e, 1, a, u, NULL);
+		size_t nb = gpz_lz_parse_counted(src, s, e, 1, b, v, c);
+		int ok = na == nb && (na == 0 || !memcmp(a, b, na * sizeof(*a)));
+		for (size_t i = 0; ok && i < gpz_dfl_units(na); i++)
+			ok = u[i].bytes == v[i].bytes && !memcmp(&u[i].f, &v[i].f, sizeof(u[i].f));
+		cases++;
+		CHECK(ok, "%s [%zu, %zu) level 1: carried table, %zu tokens, not %zu", what, s, e, nb,
+		      na);
+	}
+	gpz_lz_carry_free(c);
+	free(a);
 	free(b);
 	free(u);
 	free(v);
@@ -133,6 +161,8 @@ static void same(const uint8_t *src, size_t start, size_t end, const char *what)
 		      what, start, end, l);
 		if (l == 1 || l == 6)
 			counted(src, start, end, l, a, na, what);
+		if (l == 1)
+			carried(src, start, end, what);
 		if (l >= 4 && l <= 8 && na > 1) /* 9 is 8's rule at 4x the chain walks */
 			clean_claims(src, start, end, l, a, na, what);
 		if (na != nb || (na && memcmp(a, b, na * sizeof(*a)))) {

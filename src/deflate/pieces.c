@@ -18,9 +18,9 @@ struct pieces_job {
 	struct gpz_dfl_piece *out;
 };
 
-static void piece_task(void *vj, size_t i)
+/* Piece i, parsed in carry's table (or NULL: a table of its own). */
+static void piece_run(const struct pieces_job *j, size_t i, struct gpz_lz_carry *carry)
 {
-	const struct pieces_job *j = vj;
 	struct gpz_dfl_piece *o = &j->out[i];
 	size_t off = i * GPZ_DEFLATE_PIECE;
 	size_t len = j->n - off < GPZ_DEFLATE_PIECE ? j->n - off : GPZ_DEFLATE_PIECE;
@@ -32,7 +32,9 @@ static void piece_task(void *vj, size_t i)
 	            ((j->last || j->group) && i + 1 == j->npieces);
 	uint32_t *tok = malloc((len ? len : 1) * sizeof(*tok));
 	struct gpz_dfl_unit *u = malloc((gpz_dfl_units(len) + 1) * sizeof(*u));
-	size_t ntok = tok && u ? gpz_lz_parse_counted(base, start, start + len, j->level, tok, u) : 0;
+	size_t ntok = tok && u ? gpz_lz_parse_counted(base, start, start + len, j->level, tok, u,
+	                                              carry)
+	                       : 0;
 	struct gpz_bitw bw;
 
 	o->r = !tok || !u || (len && !ntok) ? GPZ_ERR_NOMEM : GPZ_OK;
@@ -48,6 +50,11 @@ static void piece_task(void *vj, size_t i)
 	free(u);
 }
 
+static void piece_task(void *vj, size_t i)
+{
+	piece_run(vj, i, NULL);
+}
+
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
                         int group, int last, int check, struct gpz_dfl_piece *out)
 {
@@ -56,5 +63,12 @@ void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n
 
 	if (j.npieces == 0 && last && !group)
 		j.npieces = 1; /* an empty stream: one empty final block */
-	gpz_parallel_for(nthreads, j.npieces, piece_task, &j);
+	if (nthreads > 1 && j.npieces > 1) {
+		gpz_parallel_for(nthreads, j.npieces, piece_task, &j);
+	} else { /* one after another: each piece's parse carries on in the table before it */
+		struct gpz_lz_carry *c = gpz_lz_carry_new();
+		for (size_t i = 0; i < j.npieces; i++)
+			piece_run(&j, i, c);
+		gpz_lz_carry_free(c);
+	}
 }

@@ -47,6 +47,13 @@ static inline void count_match(struct gpz_dfl_freqs *f, unsigned len, unsigned d
 	f->df[gpz_dfl_dist_code(dist)]++;
 }
 
+/* Level 1's table, and the counts of the unit being parsed beside it: the wide parse then
+ * reaches both from one base register (its loop has none to spare for a pointer to the unit). */
+struct l1_state {
+	uint32_t head[(size_t)1 << GPZ_LZ_L1_HASH_BITS];
+	struct gpz_dfl_freqs f;
+};
+
 #if GPZ_LZ_WORD_COMPARE
 /* A position's first 8 bytes, hash and the head entry it replaced when it entered. */
 struct look {
@@ -77,6 +84,14 @@ static inline void enter_short(uint32_t *head, const uint8_t *src, size_t pos, u
 	}
 }
 
+/* Where parse_wide's tokens from t at pos (< stop) must stop: at tend, or after stop - pos of
+ * them, the most that literals alone can take before pos reaches stop. A literal then tests one
+ * bound instead of two (a match moves pos further, and the bound is taken again). */
+static inline uint32_t *bound(uint32_t *t, uint32_t *tend, size_t pos, size_t stop)
+{
+	return (size_t)(tend - t) < stop - pos ? tend : t + (stop - pos);
+}
+
 /*
  * parse_one's tokens from pos while 16 bytes can be read past it, up to the nstop-th token
  * (counted into f). Returns the position reached. The literal/match branch is what costs: after
@@ -89,17 +104,20 @@ static inline void enter_short(uint32_t *head, const uint8_t *src, size_t pos, u
  *   literal resumes with its loads done; a short match's positions enter without a loop, and
  *   tokens go through a pointer (fewer registers spilled): together 0.91x the parse's time.
  */
-static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, uint32_t *head,
-                         uint32_t *tok, size_t *np, size_t nstop, struct gpz_dfl_freqs *f)
+static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, struct l1_state *l1,
+                         uint32_t *tok, size_t *np, size_t nstop)
 {
+	uint32_t *head = l1->head;
+	struct gpz_dfl_freqs *f = &l1->f;
 	size_t stop = end >= 16 ? end - 16 : 0;
-	uint32_t *t = tok + *np, *tend = tok + nstop;
+	uint32_t *t = tok + *np, *tend = tok + nstop, *lim;
 	struct look at;
 
 	if (pos >= stop)
 		return pos;
 	at = look_enter(head, src, pos);
-	while (pos < stop && t < tend) {
+	lim = bound(t, tend, pos, stop);
+	while (t < lim) {
 		size_t dist = pos - at.cand, far = dist > GPZ_LZ_WINDOW;
 		const uint8_t *c = src + (far ? pos : at.cand);
 		uint64_t x = (gpz_lz_load64(c) ^ at.s8) | far; /* x's zero low bytes: the equal ones */
@@ -127,6 +145,7 @@ static size_t parse_wide(const uint8_t *src, size_t pos, size_t end, uint32_t *h
 		if (pos >= stop)
 			goto out;
 		at = look_enter(head, src, pos);
+		lim = bound(t, tend, pos, stop);
 	}
 	head[at.h] = (uint32_t)at.cand; /* pos entered but is not parsed here: undone */
 out:
@@ -176,39 +195,75 @@ static size_t parse_tail(const uint8_t *src, size_t pos, size_t end, uint32_t *h
  * neither hash nor match, and every position of a match enters the table. Each unit's symbols
  * are counted as its tokens are emitted, where the literal/match branch is taken anyway: the
  * block writer's own pass over the tokens mispredicts it again (gzip -1 on debtext100m: 0.91x
- * the time).
+ * the time). Positions [enter, start) enter the table first (the window, or what a carried
+ * table lacks of it).
  */
-static size_t parse_one(const uint8_t *src, size_t start, size_t end, uint32_t *head,
-                        uint32_t *tok, struct gpz_dfl_unit *u)
+static size_t parse_one(const uint8_t *src, size_t enter, size_t start, size_t end,
+                        struct l1_state *l1, uint32_t *tok, struct gpz_dfl_unit *u)
 {
 	size_t n = 0, pos = start;
 
-	enter_run(head, src, start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0, start, end);
+	enter_run(l1->head, src, enter, start, end); /* those before start not in the table yet */
 	for (; pos < end; u++) {
 		size_t from = pos, nstop = n + GPZ_DFL_UNIT_TOKENS;
-		gpz_dfl_zero_freqs(&u->f);
+		gpz_dfl_zero_freqs(&l1->f);
 #if GPZ_LZ_WORD_COMPARE
-		pos = parse_wide(src, pos, end, head, tok, &n, nstop, &u->f);
+		pos = parse_wide(src, pos, end, l1, tok, &n, nstop);
 #endif
-		pos = parse_tail(src, pos, end, head, tok, &n, nstop, &u->f);
+		pos = parse_tail(src, pos, end, l1->head, tok, &n, nstop, &l1->f);
+		u->f = l1->f;
 		u->bytes = (uint32_t)(pos - from);
 	}
 	return n;
 }
 
-/* The parse of the one level with one candidate, greedy (level 1, whose hash GPZ_LZ_L1_HASH_*
- * is). */
-static size_t parse_level1(const uint8_t *src, size_t start, size_t end, uint32_t *tok,
-                           struct gpz_dfl_unit *u)
-{
-	uint32_t *head = malloc(((size_t)1 << GPZ_LZ_L1_HASH_BITS) * sizeof(*head));
-	size_t n = 0;
+struct gpz_lz_carry {
+	const uint8_t *src; /* the last parse's input (NULL: none yet) */
+	size_t end;         /* and where it ended */
+	struct l1_state l1;
+};
 
-	if (head) {
-		memset(head, 0xff, ((size_t)1 << GPZ_LZ_L1_HASH_BITS) * sizeof(*head));
-		n = parse_one(src, start, end, head, tok, u);
+struct gpz_lz_carry *gpz_lz_carry_new(void)
+{
+	struct gpz_lz_carry *c = malloc(sizeof(*c));
+	if (c)
+		c->src = NULL;
+	return c;
+}
+
+void gpz_lz_carry_free(struct gpz_lz_carry *c)
+{
+	free(c);
+}
+
+/* The parse of the one level with one candidate, greedy (level 1, whose hash GPZ_LZ_L1_HASH_*
+ * is), in c's table when c is given. Where the parse before ended at start in the same src, the
+ * table holds every position before it that had a hash there (the latest of each hash); those
+ * further back than the window are no candidates, as none would be. So only the last few
+ * positions, which had too few bytes left to hash, enter: the same tokens as a table filled
+ * from the window before start. */
+static size_t parse_level1(const uint8_t *src, size_t start, size_t end, uint32_t *tok,
+                           struct gpz_dfl_unit *u, struct gpz_lz_carry *c)
+{
+	struct l1_state *l1 = c ? &c->l1 : malloc(sizeof(*l1));
+	size_t n, from = start > GPZ_LZ_WINDOW ? start - GPZ_LZ_WINDOW : 0;
+
+	if (!l1)
+		return 0;
+	if (c && c->src == src && c->end == start) {
+		size_t nohash = start >= GPZ_LZ_L1_HASH_BYTES - 1 ? start - (GPZ_LZ_L1_HASH_BYTES - 1)
+		                                                  : 0;
+		from = nohash > from ? nohash : from;
+	} else {
+		memset(l1->head, 0xff, sizeof(l1->head));
 	}
-	free(head);
+	n = parse_one(src, from, start, end, l1, tok, u);
+	if (c) {
+		c->src = src;
+		c->end = end;
+	} else {
+		free(l1);
+	}
 	return n;
 }
 
@@ -405,14 +460,16 @@ static int counts_itself(const struct gpz_lz_level *c)
 }
 
 static size_t parse_counting(const uint8_t *src, size_t start, size_t end,
-                             const struct gpz_lz_level *c, uint32_t *tok, struct gpz_dfl_unit *u)
+                             const struct gpz_lz_level *c, uint32_t *tok, struct gpz_dfl_unit *u,
+                             struct gpz_lz_carry *carry)
 {
 	return c->lazy_parse ? parse_lazy(src, start, end, c->chain, tok, u)
-	                     : parse_level1(src, start, end, tok, u);
+	                     : parse_level1(src, start, end, tok, u, carry);
 }
 
 size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int level,
-                            uint32_t *tokens, struct gpz_dfl_unit *units)
+                            uint32_t *tokens, struct gpz_dfl_unit *units,
+                            struct gpz_lz_carry *carry)
 {
 	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
 	size_t n;
@@ -420,7 +477,7 @@ size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int le
 	if (end <= start)
 		return 0;
 	if (counts_itself(&cfg))
-		return parse_counting(src, start, end, &cfg, tokens, units);
+		return parse_counting(src, start, end, &cfg, tokens, units, carry);
 	n = gpz_lz_parse(src, start, end, level, tokens);
 	gpz_dfl_count_units(tokens, n, units);
 	return n;
@@ -436,7 +493,7 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 		return 0;
 	if (counts_itself(&cfg)) { /* the counts go to scratch */
 		struct gpz_dfl_unit *u = malloc(gpz_dfl_units(end - start) * sizeof(*u));
-		n = u ? parse_counting(src, start, end, &cfg, tokens, u) : 0;
+		n = u ? parse_counting(src, start, end, &cfg, tokens, u, NULL) : 0;
 		free(u);
 		return n;
 	}
