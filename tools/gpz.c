@@ -44,7 +44,7 @@ struct opts {
 	int level_set;     /* -1..-9 given (after any --huff): .gpz output uses LZ mode */
 	const char *output;
 	int threads;
-	int gpus;          /* GPUs for .gpz frames, 0 = all */
+	int gpus;          /* GPUs for .gpz frames, 0 = all, -1 = not given (run_gpus) */
 	int no_index;      /* gzip without gpz's piece index */
 	int huff_set;      /* an option of Huffman-only .gpz frames was given (--huff, -b, ...) */
 	int lzs_set;       /* --huff-only, --lz-symbols or --lz-auto chose the frames' kind */
@@ -235,9 +235,9 @@ static void usage(void)
 "  -T, --threads=N         CPU worker threads (0 = one per core, the default)\n"
 "      --cpu               use the CPU backend\n"
 "      --gpu               use the GPU backend (error if no usable GPU)\n"
-"      --gpus=N            spread .gpz frames over N GPUs (0 = every visible one, the\n"
-"                          default); the output is the same for any N\n"
 "                          (default: the GPU when one is usable, else the CPU)\n"
+"      --gpus=N            spread the work over N GPUs (0 = every visible one; default:\n"
+"                          every one at levels 7-9, else one); the same output for any N\n"
 "  -v, --verbose           report ratio and throughput per file (-vv: also the backend)\n"
 "  -q, --quiet             suppress warnings\n"
 "  -h, --help              display this help and exit\n"
@@ -613,6 +613,20 @@ static const char *backend_name(gpz_backend b)
 	return b == GPZ_BACKEND_GPU ? "GPU" : b == GPZ_BACKEND_CPU ? "CPU" : "automatic";
 }
 
+/* The GPUs a run uses when --gpus is not given: a GPU past the first costs a one-file process
+ * its start (a CUDA context and its lanes' buffers, 0.2-0.4 s) and pays only where the GPU's
+ * work per byte is large. Two H100s, 4 GB of text: gzip -9 9.8 -> 5.9 s with both, but -6, -4,
+ * -1 and Huffman-only frames 0.05-0.4 s slower (bench/results/2026-11-26-h100x2-multi-gpu-
+ * copies.md). */
+static int run_gpus(const struct opts *o)
+{
+	int level = o->format != GPZ_FORMAT_GPZ ? o->level : o->params.lz_level;
+
+	if (o->gpus >= 0)
+		return o->gpus;
+	return o->op == OP_COMPRESS && level >= 7 ? 0 : 1;
+}
+
 static gpz_ctx *get_ctx(const struct opts *o)
 {
 	gpz_result r;
@@ -621,7 +635,7 @@ static gpz_ctx *get_ctx(const struct opts *o)
 		return g_ctx;
 	r = gpz_ctx_create(&g_ctx, o->backend, o->threads);
 	if (r == GPZ_OK)
-		r = gpz_ctx_set_gpus(g_ctx, o->gpus);
+		r = gpz_ctx_set_gpus(g_ctx, run_gpus(o));
 	if (r != GPZ_OK) {
 		report_error(NULL, "can't start the %s backend: %s", backend_name(o->backend),
 		             gpz_result_string(r));
@@ -2070,6 +2084,7 @@ static void init_opts(struct opts *o)
 	o->op = OP_COMPRESS;
 	o->format = GPZ_FORMAT_GPZ;
 	o->level = 6;
+	o->gpus = -1;
 	o->backend = GPZ_BACKEND_AUTO;
 	gpz_params_default(&o->params);
 }
