@@ -44,7 +44,7 @@ struct opts {
 	int level_set;     /* -1..-9 given (after any --huff): .gpz output uses LZ mode */
 	const char *output;
 	int threads;
-	int gpus;          /* GPUs for .gpz frames, 0 = all, -1 = not given (run_gpus) */
+	int gpus;          /* GPUs the work spreads over, 0 = all, -1 = not given (run_gpus) */
 	int no_index;      /* gzip without gpz's piece index */
 	int huff_set;      /* an option of Huffman-only .gpz frames was given (--huff, -b, ...) */
 	int lzs_set;       /* --huff-only, --lz-symbols or --lz-auto chose the frames' kind */
