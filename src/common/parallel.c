@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,6 +46,23 @@ void gpz_parallel_for(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx)
 	worker(&j);
 	for (int i = 1; i <= started; i++)
 		pthread_join(tid[i], NULL);
+}
+
+gpz_result gpz_parallel_checked(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx,
+                                int **flags)
+{
+	gpz_result r = GPZ_OK;
+
+	*flags = calloc(ntasks ? ntasks : 1, sizeof(**flags));
+	if (!*flags)
+		return GPZ_ERR_NOMEM;
+	gpz_parallel_for(nthreads, ntasks, fn, ctx);
+	for (size_t t = 0; t < ntasks; t++)
+		if ((*flags)[t])
+			r = GPZ_ERR_CORRUPT;
+	free(*flags);
+	*flags = NULL;
+	return r;
 }
 
 #define COPY_STEP ((size_t)4 << 20)

@@ -15,6 +15,12 @@ typedef void (*gpz_task_fn)(void *ctx, size_t task);
 
 void gpz_parallel_for(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx);
 
+/* gpz_parallel_for over tasks that may find their input invalid: *flags is set, for the call,
+ * to ntasks zeroed ints (a task raises its own), and the call returns GPZ_ERR_CORRUPT when any
+ * task raised it (GPZ_ERR_NOMEM when the flags cannot be had). */
+gpz_result gpz_parallel_checked(int nthreads, size_t ntasks, gpz_task_fn fn, void *ctx,
+                                int **flags);
+
 /* memcpy(dst, src, n) in steps of a few MiB on up to nthreads threads (one thread's copy of a
  * frame runs at a fraction of the host's memory bandwidth). */
 void gpz_parallel_copy(int nthreads, void *dst, const void *src, size_t n);

@@ -304,19 +304,10 @@ gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t 
 	struct dec_job j = { d, payload, payload_size, chunk_start, n, (n + cs - 1) / cs, 0,
 	                     w, chunk_log, dst, NULL };
 	size_t ntasks;
-	gpz_result r = GPZ_OK;
 
 	if (chunk_start[j.nchunks] > (uint64_t)payload_size * 8)
 		return GPZ_ERR_CORRUPT;
 	j.chunks_per_task = gpz_task_chunks(chunk_log, (size_t)1 << 20, nthreads, j.nchunks);
 	ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
-	j.bad = calloc(ntasks ? ntasks : 1, sizeof(*j.bad));
-	if (!j.bad)
-		return GPZ_ERR_NOMEM;
-	gpz_parallel_for(nthreads, ntasks, dec_task, &j);
-	for (size_t t = 0; t < ntasks; t++)
-		if (j.bad[t])
-			r = GPZ_ERR_CORRUPT;
-	free(j.bad);
-	return r;
+	return gpz_parallel_checked(nthreads, ntasks, dec_task, &j, &j.bad);
 }

@@ -290,7 +290,6 @@ gpz_result gpz_huff_decode_lanes(const gpz_decoder *d, const uint8_t *payload,
 	struct dec_job j = { d, payload, chunk_start, n, nchunks,
 	                     gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, nchunks), w, chunk_log, dst, NULL };
 	size_t ntasks = (nchunks + j.per_task - 1) / j.per_task;
-	gpz_result r = GPZ_OK;
 
 	/* every chunk's words inside the payload before any is read */
 	if (chunk_start[nchunks] > payload_size / 4)
@@ -298,13 +297,5 @@ gpz_result gpz_huff_decode_lanes(const gpz_decoder *d, const uint8_t *payload,
 	for (size_t c = 0; c < nchunks; c++)
 		if (chunk_start[c] > chunk_start[c + 1])
 			return GPZ_ERR_CORRUPT;
-	j.bad = calloc(ntasks ? ntasks : 1, sizeof(*j.bad));
-	if (!j.bad)
-		return GPZ_ERR_NOMEM;
-	gpz_parallel_for(nthreads, ntasks, decode_task, &j);
-	for (size_t t = 0; t < ntasks; t++)
-		if (j.bad[t])
-			r = GPZ_ERR_CORRUPT;
-	free(j.bad);
-	return r;
+	return gpz_parallel_checked(nthreads, ntasks, decode_task, &j, &j.bad);
 }
