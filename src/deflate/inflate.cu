@@ -44,19 +44,34 @@ __constant__ uint8_t c_cl_order[19] = { 16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
 
 enum { CODE_CL, CODE_LIT, CODE_DIST };
 
-/* A code: root entries are symbol << 4 | length (0: no code, LINK: longer than ROOT). */
+/* A code of up to NS symbols: root entries are symbol << 4 | length (0: no code, LINK: longer
+ * than ROOT). */
+template <unsigned NS>
 struct code_tab {
 	uint16_t root[1u << ROOT];
 	uint16_t first[MAXB + 1]; /* the first canonical code of each length */
 	uint16_t count[MAXB + 1];
 	uint16_t offs[MAXB + 1];  /* where each length's symbols start in sorted */
-	uint16_t sorted[288];     /* symbols by code length, then value */
+	uint16_t sorted[NS];      /* symbols by code length, then value */
 };
 
+/* A warp's tables. Shared memory is what bounds the warps an SM (1 GiB is 4096 pieces, 31 an
+ * SM of an H100 or H200), so the distance code's table holds 32 symbols, not 288 (the code-length
+ * code's 19 fit too), and the code lengths share their room with the speculative decoder's
+ * token starts (codes_spec): a header is never read during a round. */
+constexpr unsigned SPEC_R = 384;         /* bits of the stream each lane starts in (codes_spec) */
+constexpr unsigned SPEC_W = SPEC_R / 32; /* words of token starts a lane */
+
 struct warp_mem {
-	code_tab lit, dist; /* dist holds the code-length code while a header is read */
-	uint8_t lens[320];
+	code_tab<288> lit;
+	code_tab<32> dist; /* holds the code-length code while a header is read */
 	uint32_t cnt[MAXB + 1];
+	union {
+		uint8_t lens[320];
+		/* a round's token starts, lane-interleaved (word [k][lane]) for conflict-free banks:
+		 * bit j of word k: a token of lane i starts at s_i + 32k + j */
+		uint32_t starts[SPEC_W][32];
+	};
 };
 
 /* The bit reader, the same in every lane: p is the next byte to load (relative to the piece,
@@ -124,7 +139,8 @@ __device__ bool at_end(reader &b)
 /* Build t from n code lengths, with the whole warp. 0, or -1 for a code zlib would reject
  * (over-subscribed; incomplete but for a single 1-bit code of literals/lengths or distances,
  * and no distance code at all). */
-__device__ int build(code_tab &t, const uint8_t *lens, unsigned n, int kind, uint32_t *cnt)
+template <unsigned NS>
+__device__ int build(code_tab<NS> &t, const uint8_t *lens, unsigned n, int kind, uint32_t *cnt)
 {
 	const unsigned lane = threadIdx.x & 31;
 	int ok = 1;
@@ -191,7 +207,8 @@ __device__ int build(code_tab &t, const uint8_t *lens, unsigned n, int kind, uin
 }
 
 /* The entry of the code at the bottom of bits (at least 15 valid), 0 for none. */
-__device__ __forceinline__ unsigned lookup(const code_tab &t, uint64_t bits)
+template <unsigned NS>
+__device__ __forceinline__ unsigned lookup(const code_tab<NS> &t, uint64_t bits)
 {
 	unsigned e = t.root[bits & ((1u << ROOT) - 1)];
 	if (e != LINK)
@@ -447,18 +464,13 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
  * Measured on an H100 (bench/results/2026-11-26-h100-gpu-inflate-spec.md): the pieces kernel
  * 1.6-2.1x the lockstep one on text (debtext100m, xml), 1.3-1.6x on x-ray, 0.8x on samba, where
  * lanes seldom resynchronise. */
-constexpr unsigned SPEC_R = 384;           /* bits of the stream each lane starts in */
-constexpr unsigned SPEC_W = SPEC_R / 32;   /* words of token starts a lane */
-constexpr unsigned SPEC_CAP = 96;          /* tokens a lane keeps in a round */
+constexpr unsigned SPEC_CAP = 96; /* tokens a lane keeps in a round */
 enum { SPEC_TOKEN, SPEC_EOB, SPEC_BAD };
 
-/* A round's token starts, lane-interleaved (word [k][lane]) for conflict-free banks. The tokens
- * themselves (a literal below 256, or len << 16 | dist; token t of lane i at tok[32 t + i]) go to
- * the end of the piece's own output, not yet written: shared memory for them would leave room
- * for half the warps (a warp waits on its lanes' dependent loads, so warps are what hide it). */
-struct spec_mem {
-	uint32_t starts[SPEC_W][32]; /* bit j of word k: a token of lane i starts at s_i + 32k + j */
-};
+/* The tokens of a round (a literal below 256, or len << 16 | dist; token t of lane i at
+ * tok[32 t + i]) go to the end of the piece's own output, not yet written: shared memory for them
+ * would leave room for half the warps (a warp waits on its lanes' dependent loads, so warps are
+ * what hide it). */
 constexpr unsigned SPEC_TOK_BYTES = SPEC_CAP * 32 * 4;
 
 /* Length and distance codes' base (low 16 bits) and extra bits (high), in shared memory so that
@@ -630,7 +642,7 @@ __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 }
 
 template <typename T>
-__device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const spec_tabs &tb,
+__device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &tb,
                                  T *out)
 {
 	const unsigned lane = threadIdx.x & 31;
@@ -650,11 +662,11 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 		rd.init(f.b.in, f.b.len);
 		rd.start(s0);
 		for (unsigned k = 0; k < SPEC_W; k++)
-			m.starts[k][lane] = 0;
+			w.starts[k][lane] = 0;
 		while (b < s0 + SPEC_R && cnt < SPEC_CAP) { /* phase 1 */
 			const unsigned o = b - s0;
 			if (o >> 5 != wi) {
-				m.starts[wi][lane] = word;
+				w.starts[wi][lane] = word;
 				word = 0;
 				wi = o >> 5;
 			}
@@ -670,7 +682,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 			if (kind == SPEC_BAD)
 				rd.start(b);
 		}
-		m.starts[wi][lane] = word;
+		w.starts[wi][lane] = word;
 		const bool full = b < s0 + SPEC_R;
 		/* phase 2: on into the stretches after this lane's, until a start that the lane of
 		 * that stretch also decoded (sync, into stretch tgt), past the round's last stretch
@@ -686,7 +698,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 					ended = true;
 					break;
 				}
-				if (m.starts[o >> 5][j] >> (o & 31) & 1) {
+				if (w.starts[o >> 5][j] >> (o & 31) & 1) {
 					synced = true;
 					tgt = j;
 					break;
@@ -709,8 +721,8 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 		if (synced) {
 			const unsigned o = b - P - tgt * SPEC_R;
 			for (unsigned k = 0; k < (o >> 5); k++)
-				at += __popc(m.starts[k][tgt]);
-			at += __popc(m.starts[o >> 5][tgt] & ((1u << (o & 31)) - 1));
+				at += __popc(w.starts[k][tgt]);
+			at += __popc(w.starts[o >> 5][tgt] & ((1u << (o & 31)) - 1));
 		}
 		/* The true path: lane 0, then the lane it synced into, and so on. Where every lane
 		 * syncs into the next one it is every lane (taken at once); past the first that does
@@ -769,7 +781,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, spec_mem &m, const
 			seek(f.b, P);
 			return codes(f, w, out);
 		}
-		__syncwarp(); /* the next round reuses m */
+		__syncwarp(); /* the next round reuses w.starts */
 		if (lkind == SPEC_EOB) {
 			seek(f.b, next);
 			return GPZ_OK;
@@ -811,7 +823,7 @@ __device__ gpz_result stored(piece_state &f, T *out)
 /* The blocks of a piece: Huffman blocks through codes_spec when the piece has room for its
  * tokens (f.tok), else through codes. */
 template <typename T>
-__device__ gpz_result piece(piece_state &f, warp_mem &w, spec_mem &m, const spec_tabs &tb, T *out,
+__device__ gpz_result piece(piece_state &f, warp_mem &w, const spec_tabs &tb, T *out,
                            int *final)
 {
 	gpz_result r = GPZ_OK;
@@ -824,11 +836,11 @@ __device__ gpz_result piece(piece_state &f, warp_mem &w, spec_mem &m, const spec
 			r = stored(f, out);
 		else if (type == 1) {
 			fixed_codes(f, w);
-			r = f.tok ? codes_spec(f, w, m, tb, out) : codes(f, w, out);
+			r = f.tok ? codes_spec(f, w, tb, out) : codes(f, w, out);
 		} else if (type == 2) {
 			r = dynamic_codes(f, w);
 			if (r == GPZ_OK)
-				r = f.tok ? codes_spec(f, w, m, tb, out) : codes(f, w, out);
+				r = f.tok ? codes_spec(f, w, tb, out) : codes(f, w, out);
 		} else
 			r = GPZ_ERR_CORRUPT;
 		if (r == GPZ_OK && overran(f.b))
@@ -851,7 +863,6 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
                gpz_gpu_infl_res *res)
 {
 	__shared__ warp_mem mem[WARPS];
-	__shared__ spec_mem smem[WARPS];
 	__shared__ spec_tabs tabs;
 	const unsigned wid = threadIdx.x / 32;
 	const size_t k = (size_t)blockIdx.x * WARPS + wid;
@@ -889,7 +900,7 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	const bool spec = (size_t)f.cap * sizeof(T) >= SPEC_TOK_BYTES + 64 && f.b.len < (1u << 28);
 	f.tok = spec ? (uint32_t *)tb : NULL;
 	f.tok_from = spec ? (uint32_t)((tb - ob) / sizeof(T)) : f.cap;
-	gpz_result r = ok ? piece(f, mem[wid], smem[wid], tabs, po, &final) : GPZ_ERR_CORRUPT;
+	gpz_result r = ok ? piece(f, mem[wid], tabs, po, &final) : GPZ_ERR_CORRUPT;
 	if ((threadIdx.x & 31) == 0)
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
 }
