@@ -634,6 +634,15 @@ __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 		const bool bad = end > f.tok_from || (live && t.dist > t.pos && !f.markers);
 		if (__any_sync(FULL, bad))
 			return false;
+		/* The copies' sources into L2 while flush writes the batch's first steps: recent
+		 * output of 4096 pieces at once outgrows L2, and a source load's wait was most of
+		 * flush's time (ncu). The first and the last line of each. */
+		if (live && t.dist != 0 && t.dist <= t.pos) {
+			const T *sp = out + (t.pos - t.dist);
+			asm volatile("prefetch.global.L2 [%0];" ::"l"(sp));
+			if (t.len * sizeof(T) > 64)
+				asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + t.len - 1));
+		}
 		flush(out, t, total - g < 32 ? total - g : 32, end);
 		base = end;
 	}
