@@ -921,15 +921,19 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
  * a batch that dominated the decode. Instead every tail is made final first: each of its
  * symbols a byte or a window symbol of the *batch* (byte w of the 32 KiB before the first
  * piece), so that bytes_kernel needs one hop at most. A tail depends on the one before, a
- * chain through all pieces; it is cut into segments of SEG pieces:
+ * chain through all pieces; it is cut into segments of SEG pieces, and the segments' last tails
+ * into groups of SEG segments:
  *  1. chain_kernel, a block a segment: its tails in order, each against the one before, so
- *     that they refer to the tail before the segment only;
- *  2. chain_kernel, one block: the segments' last tails in order, each against the last one
- *     of the segment before (final by then);
- *  3. fix_kernel: the other tails of every segment but the first, one hop into the last tail
- *     of the segment before.
- * About 2 x SEG + np / SEG dependent steps of a microsecond or so, instead of np. */
-constexpr size_t SEG = 64;
+ *     that they refer to the last tail of the segment before only;
+ *  2. chain_kernel, a block a group: the group's segment-last tails in order, so that they
+ *     refer to the last tail of the group before only;
+ *  3. chain_kernel, one block: the groups' last tails in order: final;
+ *  4. fix_kernel over the segment-last tails of every group but the first (one hop into the
+ *     last tail of the group before), then over the other tails of every segment but the first
+ *     (one hop into the last tail of the segment before).
+ * About 2 x SEG + np / SEG^2 dependent steps of a few microseconds (3 x 16 for 4096 pieces;
+ * two levels, segments of 64, were 128 steps and ~0.75 ms on an H100), instead of np. */
+constexpr size_t SEG = 16;
 
 /* First position of piece k's tail (its last WIN symbols; all of a shorter last piece). */
 __device__ __forceinline__ size_t tail_start(size_t k, size_t piece, size_t n)
@@ -1006,21 +1010,24 @@ chain_kernel(uint16_t *sym, size_t n, size_t piece, size_t first, size_t block_s
 	}
 }
 
-/* Step 3: the tails of segments 1 .. that step 2 left (all but each segment's last), one hop
- * into the last tail of the segment before. Thread t: symbol t % WIN of piece t / WIN's tail. */
-__global__ void fix_kernel(uint16_t *sym, size_t n, size_t piece)
+/* Step 4: the tails of units u (unit u: piece u x unit + unit - 1, clamped to np - 1; every
+ * piece for unit 1, every segment's last for unit SEG) that are not the last of their group of
+ * SEG units, in groups 1 ..: one hop into the last tail of the group before (final by then).
+ * Thread t: symbol t % WIN of unit t / WIN's tail. */
+__global__ void fix_kernel(uint16_t *sym, size_t n, size_t piece, size_t unit)
 {
-	const size_t np = (n + piece - 1) / piece;
-	const size_t total = np * WIN, stride = (size_t)gridDim.x * blockDim.x;
+	const size_t np = (n + piece - 1) / piece, nu = (np + unit - 1) / unit;
+	const size_t total = nu * WIN, stride = (size_t)gridDim.x * blockDim.x;
 	for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
-		const size_t k = t / WIN, s = k / SEG;
-		const size_t last = (s + 1) * SEG < np ? (s + 1) * SEG - 1 : np - 1;
-		if (s == 0 || k == last)
+		const size_t u = t / WIN, g = u / SEG;
+		const size_t last = (g + 1) * SEG < nu ? (g + 1) * SEG - 1 : nu - 1;
+		if (g == 0 || u == last)
 			continue;
-		const size_t x = (k + 1) * piece - WIN + t % WIN; /* pieces before the last are full */
+		const size_t k = u * unit + unit - 1; /* below np - 1 (u is not the last unit): full */
+		const size_t x = (k + 1) * piece - WIN + t % WIN;
 		const unsigned v = sym[x];
 		if (v >= 256)
-			sym[x] = sym[s * SEG * piece - WIN + (v - 256)];
+			sym[x] = sym[(g * SEG * unit) * piece - WIN + (v - 256)];
 	}
 }
 
@@ -1141,6 +1148,7 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 		return GPZ_ERR_PARAM;
 	if (n > piece) {
 		const size_t np = (n + piece - 1) / piece, nseg = (np + SEG - 1) / SEG;
+		const size_t ngroup = (nseg + SEG - 1) / SEG;
 		/* one value for every call, so that concurrent lanes never lower it under each other */
 		GPZ_CUDA_TRY(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		                                  (int)TAIL_SMEM));
@@ -1148,10 +1156,19 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 		                                                              SEG);
 		GPZ_LAUNCH_TRY();
 		if (nseg > 1) {
-			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, SEG - 1, 0, SEG,
-			                                                 nseg);
+			chain_kernel<<<(unsigned)ngroup, TAIL_THREADS, TAIL_SMEM, st>>>(
+				d_sym, n, piece, SEG - 1, SEG * SEG, SEG, SEG);
 			GPZ_LAUNCH_TRY();
-			fix_kernel<<<grid_for(np * WIN), 256, 0, st>>>(d_sym, n, piece);
+		}
+		if (ngroup > 1) {
+			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, SEG * SEG - 1, 0,
+			                                                 SEG * SEG, ngroup);
+			GPZ_LAUNCH_TRY();
+			fix_kernel<<<grid_for(nseg * WIN), 256, 0, st>>>(d_sym, n, piece, SEG);
+			GPZ_LAUNCH_TRY();
+		}
+		if (nseg > 1) {
+			fix_kernel<<<grid_for(np * WIN), 256, 0, st>>>(d_sym, n, piece, 1);
 			GPZ_LAUNCH_TRY();
 		}
 	}

@@ -366,6 +366,10 @@ static void stream_tests(void)
 	for (size_t i = 0; i < per.size(); i++)
 		per[i] = i < 1000 ? (uint8_t)test_rand(&st) : per[i - 1000];
 	same_as_cpu(gz(per, 9, GPZ_FORMAT_GZIP), per.size(), GPZ_FORMAT_GZIP, "period 1000");
+	/* more pieces than one group of segments (16 x 16) in one batch, the last segment and
+	 * group partial: every level of the tails' chain (inflate.cu) */
+	std::vector<uint8_t> many = text(601 * PIECE + 4321, 5);
+	same_as_cpu(gz(many, 1, GPZ_FORMAT_GZIP), many.size(), GPZ_FORMAT_GZIP, "602 pieces");
 	/* corrupted and cut streams, lying indexes */
 	std::vector<uint8_t> s(src.begin(), src.begin() + 3 * PIECE + 5);
 	std::vector<uint8_t> c = gz(s, 6, GPZ_FORMAT_GZIP);
