@@ -922,18 +922,21 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
  * symbols a byte or a window symbol of the *batch* (byte w of the 32 KiB before the first
  * piece), so that bytes_kernel needs one hop at most. A tail depends on the one before, a
  * chain through all pieces; it is cut into segments of SEG pieces, and the segments' last tails
- * into groups of SEG segments:
+ * into groups of GROUP segments:
  *  1. chain_kernel, a block a segment: its tails in order, each against the one before, so
  *     that they refer to the last tail of the segment before only;
  *  2. chain_kernel, a block a group: the group's segment-last tails in order, so that they
  *     refer to the last tail of the group before only;
  *  3. chain_kernel, one block: the groups' last tails in order: final;
- *  4. fix_kernel over the segment-last tails of every group but the first (one hop into the
- *     last tail of the group before), then over the other tails of every segment but the first
- *     (one hop into the last tail of the segment before).
- * About 2 x SEG + np / SEG^2 dependent steps of a few microseconds (3 x 16 for 4096 pieces;
- * two levels, segments of 64, were 128 steps and ~0.75 ms on an H100), instead of np. */
-constexpr size_t SEG = 16;
+ *  4. fix_kernel over the segment-last tails of every group but the first: one hop into the
+ *     last tail of the group before.
+ * The other tails of every segment but the first still refer to the last tail of the segment
+ * before: bytes_kernel takes that hop as it reads them (a pass of its own cost 0.42 ms a GiB).
+ * About SEG + 2 x GROUP + np / (SEG x GROUP) dependent steps of a few microseconds (32 + 16 + 8
+ * for 4096 pieces; two levels, segments of 64, were 128 steps and ~0.75 ms on an H100), instead
+ * of np. 32 pieces a segment: 128 segments of 4096 pieces run in one wave of one block an SM. */
+constexpr size_t SEG = 32;
+constexpr size_t GROUP = 16;
 
 /* First position of piece k's tail (its last WIN symbols; all of a shorter last piece). */
 __device__ __forceinline__ size_t tail_start(size_t k, size_t piece, size_t n)
@@ -1010,25 +1013,33 @@ chain_kernel(uint16_t *sym, size_t n, size_t piece, size_t first, size_t block_s
 	}
 }
 
-/* Step 4: the tails of units u (unit u: piece u x unit + unit - 1, clamped to np - 1; every
- * piece for unit 1, every segment's last for unit SEG) that are not the last of their group of
- * SEG units, in groups 1 ..: one hop into the last tail of the group before (final by then).
- * Thread t: symbol t % WIN of unit t / WIN's tail. */
-__global__ void fix_kernel(uint16_t *sym, size_t n, size_t piece, size_t unit)
+/* Step 4: the last tails of the segments (segment u: pieces u x SEG .. , its last clamped to
+ * np - 1) that are not the last of their group, in groups 1 ..: one hop into the last tail of
+ * the group before (final by then). Thread t: symbol t % WIN of segment t / WIN's last tail. */
+__global__ void fix_kernel(uint16_t *sym, size_t n, size_t piece)
 {
-	const size_t np = (n + piece - 1) / piece, nu = (np + unit - 1) / unit;
-	const size_t total = nu * WIN, stride = (size_t)gridDim.x * blockDim.x;
+	const size_t np = (n + piece - 1) / piece, nseg = (np + SEG - 1) / SEG;
+	const size_t total = nseg * WIN, stride = (size_t)gridDim.x * blockDim.x;
 	for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
-		const size_t u = t / WIN, g = u / SEG;
-		const size_t last = (g + 1) * SEG < nu ? (g + 1) * SEG - 1 : nu - 1;
+		const size_t u = t / WIN, g = u / GROUP;
+		const size_t last = (g + 1) * GROUP < nseg ? (g + 1) * GROUP - 1 : nseg - 1;
 		if (g == 0 || u == last)
 			continue;
-		const size_t k = u * unit + unit - 1; /* below np - 1 (u is not the last unit): full */
+		const size_t k = u * SEG + SEG - 1; /* below np - 1 (u is not the last segment): full */
 		const size_t x = (k + 1) * piece - WIN + t % WIN;
 		const unsigned v = sym[x];
 		if (v >= 256)
-			sym[x] = sym[(g * SEG * unit) * piece - WIN + (v - 256)];
+			sym[x] = sym[g * GROUP * SEG * piece - WIN + (v - 256)];
 	}
+}
+
+/* Whether piece k's tail still refers to the last tail of the segment before (step 4 leaves
+ * those for bytes_kernel), and where that tail is. */
+__device__ __forceinline__ const uint16_t *unfixed(const uint16_t *sym, size_t k, size_t piece,
+                                                   size_t np)
+{
+	const size_t s = k / SEG, last = (s + 1) * SEG < np ? (s + 1) * SEG - 1 : np - 1;
+	return s > 0 && k != last ? sym + s * SEG * piece - WIN : NULL;
 }
 
 /* Symbols to bytes, a block a part of a piece: the final tail of the piece before (bytes, or
@@ -1063,6 +1074,8 @@ bytes_kernel(const uint16_t *sym, size_t n, size_t piece, size_t parts, const ui
 	const size_t pe = (k + 1) * piece < n ? (k + 1) * piece : n;
 	const size_t e = b + BYTES_PART < pe ? b + BYTES_PART : pe, ts = tail_start(k, piece, n);
 	const bool hop = k > 0 && b < ts; /* window symbols here stand for the tail before */
+	const size_t np = (n + piece - 1) / piece;
+	const uint16_t *own = unfixed(sym, k, piece, np); /* for this piece's own tail */
 	if (b >= e)
 		return;
 	if (hop) {
@@ -1070,6 +1083,13 @@ bytes_kernel(const uint16_t *sym, size_t n, size_t piece, size_t parts, const ui
 		for (unsigned i = threadIdx.x; i < WIN / 8; i += BYTES_THREADS)
 			reinterpret_cast<uint4 *>(tail)[i] = t[i];
 		__syncthreads();
+		const uint16_t *before = unfixed(sym, k - 1, piece, np);
+		if (before) { /* the same for every thread */
+			for (unsigned i = threadIdx.x; i < WIN; i += BYTES_THREADS)
+				if (tail[i] >= 256)
+					tail[i] = before[tail[i] - 256];
+			__syncthreads();
+		}
 	}
 	for (size_t i0 = b + threadIdx.x * 16; i0 < e; i0 += BYTES_THREADS * 16) {
 		uint16_t v[16];
@@ -1086,8 +1106,10 @@ bytes_kernel(const uint16_t *sym, size_t n, size_t piece, size_t parts, const ui
 #pragma unroll
 		for (unsigned j = 0; j < 16; j++) {
 			unsigned c = v[j];
-			if (c >= 256 && hop && i0 + j < ts)
+			if (c >= 256 && i0 + j < ts && hop)
 				c = tail[c - 256];
+			else if (c >= 256 && i0 + j >= ts && own)
+				c = own[c - 256];
 			o[j] = batch_byte(c, i0 + j, win, list, list_cap, count);
 		}
 		if (i0 + 16 <= e && ((uintptr_t)(out + i0) & 15) == 0) {
@@ -1148,7 +1170,7 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 		return GPZ_ERR_PARAM;
 	if (n > piece) {
 		const size_t np = (n + piece - 1) / piece, nseg = (np + SEG - 1) / SEG;
-		const size_t ngroup = (nseg + SEG - 1) / SEG;
+		const size_t ngroup = (nseg + GROUP - 1) / GROUP;
 		/* one value for every call, so that concurrent lanes never lower it under each other */
 		GPZ_CUDA_TRY(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		                                  (int)TAIL_SMEM));
@@ -1157,18 +1179,14 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 		GPZ_LAUNCH_TRY();
 		if (nseg > 1) {
 			chain_kernel<<<(unsigned)ngroup, TAIL_THREADS, TAIL_SMEM, st>>>(
-				d_sym, n, piece, SEG - 1, SEG * SEG, SEG, SEG);
+				d_sym, n, piece, SEG - 1, GROUP * SEG, SEG, GROUP);
 			GPZ_LAUNCH_TRY();
 		}
 		if (ngroup > 1) {
-			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, SEG * SEG - 1, 0,
-			                                                 SEG * SEG, ngroup);
+			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, GROUP * SEG - 1, 0,
+			                                                 GROUP * SEG, ngroup);
 			GPZ_LAUNCH_TRY();
-			fix_kernel<<<grid_for(nseg * WIN), 256, 0, st>>>(d_sym, n, piece, SEG);
-			GPZ_LAUNCH_TRY();
-		}
-		if (nseg > 1) {
-			fix_kernel<<<grid_for(np * WIN), 256, 0, st>>>(d_sym, n, piece, 1);
+			fix_kernel<<<grid_for(nseg * WIN), 256, 0, st>>>(d_sym, n, piece);
 			GPZ_LAUNCH_TRY();
 		}
 	}
