@@ -311,13 +311,6 @@ struct token {
 	uint32_t pos, len, dist, lit;
 };
 
-/* The symbol at sp of the piece's output: before its start, a window symbol. */
-template <typename T>
-__device__ __forceinline__ T at(const T *out, int sp)
-{
-	return sp >= 0 ? out[sp] : (T)(256 + (int)WIN + sp);
-}
-
 /* Write a batch of tokens, one a lane (token i in lane i, nt of them, output [pos of token 0,
  * end)), 32 output symbols a step, a symbol a lane: lane j of the step at q writes q + j. Its
  * token is found from the starts that fall in the step (one bit each, OR-reduced over the warp);
@@ -336,17 +329,19 @@ __device__ void flush(T *out, const token &t, unsigned nt, uint32_t end)
 	__syncwarp();
 	for (uint32_t q = start; q < end; q += 32) {
 		const uint32_t p = q + lane;
-		bool mine = lane < nt && t.pos >= q && t.pos - q < 32;
+		const bool mine = lane < nt && t.pos - q < 32; /* unsigned: t.pos >= q too */
 		unsigned starts = gpz_warp_or(mine ? 1u << (t.pos - q) : 0u);
 		unsigned k = before + __popc(starts & ((2u << lane) - 1u)) - 1u; /* p's token */
 		before += __popc(starts);
 		k = k < 31 ? k : 31;
 		uint32_t tdist = __shfl_sync(FULL, t.dist, k), tlit = __shfl_sync(FULL, t.lit, k);
 		const int src = (int)p - (int)tdist;
-		unsigned v = tlit;
 		bool wait = tdist != 0 && src >= (int)q; /* the source is a lower lane of this step */
-		if (tdist != 0 && !wait && p < end)
-			v = at(out, src);
+		/* without branches (a predicated load, 32-bit offsets): a step is ~65 instructions
+		 * and the decoder is half issue-bound */
+		unsigned v = tdist == 0 ? tlit : (unsigned)(256 + (int)WIN + src);
+		if (tdist != 0 && !wait && p < end && src >= 0)
+			v = out[(uint32_t)src];
 		unsigned from = wait ? (unsigned)(src - (int)q) : lane;
 		for (unsigned pending = __ballot_sync(FULL, wait && p < end); pending;
 		     pending = __ballot_sync(FULL, wait && p < end)) {
