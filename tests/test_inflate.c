@@ -136,26 +136,33 @@ static size_t zlib_make(const uint8_t *src, size_t n, int level, int strategy, i
 	return len;
 }
 
-/* gpz_inflate_piece_bytes (the window before its output) must agree with gpz_inflate_piece (the
- * window as hist) on anything: result, length, final flag, and the bytes when it succeeds. */
+/* gpz_inflate_piece_bytes (the window before its output) and gpz_inflate_piece_after (the
+ * window as symbols before its output) must agree with gpz_inflate_piece (the window as hist)
+ * on anything: result, length, final flag, and the bytes when it succeeds. */
 static void agree(const uint8_t *in, size_t len, const uint8_t *win, size_t wn, size_t cap,
                   const char *what, int t)
 {
 	uint16_t *sym = malloc((cap + 1) * sizeof(*sym));
+	uint16_t *after = malloc((wn + cap + 1) * sizeof(*after));
 	uint8_t *buf = malloc(wn + cap + 1);
-	size_t n16 = 0, n8 = 0;
-	int f16 = 0, f8 = 0;
+	size_t n16 = 0, n8 = 0, na = 0;
+	int f16 = 0, f8 = 0, fa = 0;
 
 	if (wn)
 		memcpy(buf, win, wn);
+	for (size_t i = 0; i < wn; i++)
+		after[i] = win[i];
 	gpz_result r16 = gpz_inflate_piece(in, len, wn ? win : NULL, wn, 0, sym, cap, &n16, &f16);
 	gpz_result r8 = gpz_inflate_piece_bytes(in, len, buf + wn, wn, cap, &n8, &f8);
-	int same = r16 == r8 && n16 == n8 && f16 == f8;
+	gpz_result ra = gpz_inflate_piece_after(in, len, after + wn, wn, cap, &na, &fa);
+	int same = r16 == r8 && n16 == n8 && f16 == f8 && ra == r8 && na == n8 && fa == f8;
 	for (size_t i = 0; same && r16 == GPZ_OK && i < n16; i++)
-		same = sym[i] == buf[wn + i];
-	CHECK(same, "%s %d: symbols %s %zu final %d, bytes %s %zu final %d", what, t,
-	      gpz_result_string(r16), n16, f16, gpz_result_string(r8), n8, f8);
+		same = sym[i] == buf[wn + i] && after[wn + i] == sym[i];
+	CHECK(same, "%s %d: symbols %s %zu final %d, bytes %s %zu final %d, after %s %zu final %d",
+	      what, t, gpz_result_string(r16), n16, f16, gpz_result_string(r8), n8, f8,
+	      gpz_result_string(ra), na, fa);
 	free(buf);
+	free(after);
 	free(sym);
 }
 

@@ -8,7 +8,7 @@
  * piece before in the batch), the CRC-32 is taken piece by piece in parallel, and the bytes are
  * written (in order; or, with positional output, by the lane at the batch's offset once that is
  * done, beside the other lanes). Memory: each lane holds a batch's input, output and 16-bit
- * symbols (GPZ_DFL_PER_THREAD pieces a thread, at most GPZ_DFL_CPU_BATCH: 3.125 bytes an output
+ * symbols (GPZ_DFL_PER_THREAD pieces a thread, at most GPZ_DFL_CPU_BATCH: 3 bytes an output
  * byte).
  * On a context with a GPU (AUTO ones from 64 MiB of output on) a lane decodes a batch of GPU_BATCH
  * pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the batch's window
@@ -61,9 +61,8 @@ struct iio {
 
 /* A lane's batch, for the hand-over. On the CPU, the lane's output buffer holds the batch's
  * bytes, then its 16-bit symbols (2 bytes an output byte: the bytes copied from the window are
- * known only in order), then a bit a symbol marking those. On the GPU: the bytes, then the list
- * of those copied from the window; a batch the CPU redoes gets its symbols and marks in
- * `scratch`. */
+ * known only in order). On the GPU: the bytes, then the list of those copied from the window;
+ * a batch the CPU redoes gets its symbols in `scratch`. */
 struct imeta {
 	uint64_t off[BATCH_MAX + 1]; /* the pieces' offsets in the lane's input */
 	struct gpz_infl_res res[BATCH_MAX];
@@ -79,7 +78,7 @@ static size_t iio_bound(void *u, size_t n)
 	(void)n;
 	if (io->gpu)
 		return io->batch * io->piece + gpz_gpu_infl_batch_list(io->batch) * sizeof(uint64_t);
-	return 3 * io->batch * io->piece + io->batch * (io->piece / 8);
+	return 3 * io->batch * io->piece;
 }
 
 static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
@@ -101,7 +100,6 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		                        nk,
 		                        io->np,
 		                        (uint16_t *)(out + io->batch * io->piece),
-		                        (uint64_t *)(out + 3 * io->batch * io->piece),
 		                        out,
 		                        io->batch * io->piece,
 		                        m->res,
@@ -119,13 +117,12 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		}
 		if (r != GPZ_OK && !gpz_ctx_falls_back(io->ctx, r))
 			return r; /* bad input (the CPU would say the same), or no fallback asked for */
-		/* the CPU redoes it, with symbols and marks of its own */
+		/* the CPU redoes it, with symbols of its own */
 		m->nlist = 0;
-		m->scratch = malloc(nk * io->piece * sizeof(uint16_t) + nk * (io->piece / 8));
+		m->scratch = malloc(nk * io->piece * sizeof(uint16_t));
 		if (!m->scratch)
 			return GPZ_ERR_NOMEM;
 		m->b.sym = m->scratch;
-		m->b.mask = (uint64_t *)((uint8_t *)m->scratch + nk * io->piece * sizeof(uint16_t));
 	}
 	uint8_t *win = NULL;
 	if (index > 0) { /* the window, when the batch before is already final bytes */
@@ -136,7 +133,7 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 	}
 	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, win, len);
 	free(win);
-	if (r == GPZ_OK && *len >= WINDOW && m->res[nk - 1].nmark == 0) { /* ends in final bytes */
+	if (r == GPZ_OK && *len >= WINDOW && !m->res[nk - 1].marked) { /* ends in final bytes */
 		pthread_mutex_lock(&io->mu);
 		memcpy(io->window, out + *len - WINDOW, WINDOW);
 		io->window_for = index + 1;

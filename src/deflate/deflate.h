@@ -122,6 +122,11 @@ gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, 
  */
 gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist, size_t hist_n,
                              int markers, uint16_t *out, size_t cap, size_t *out_n, int *final);
+/* The same piece decoded to symbols after those of the piece before it: out[-before .. -1]
+ * (up to 32 KiB of them) are its window, markers included, which then stand for the same window
+ * bytes as there; references beyond them are corrupt input. */
+gpz_result gpz_inflate_piece_after(const uint8_t *in, size_t in_n, uint16_t *out, size_t before,
+                                   size_t cap, size_t *out_n, int *final);
 /* The same piece decoded to bytes at out, the `before` bytes before out being its window (the
  * output before the piece, up to 32 KiB of it): the same checks and results, byte for symbol. */
 gpz_result gpz_inflate_piece_bytes(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
@@ -165,10 +170,10 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
 
 /*
  * A batch of an indexed member's pieces (gunzip.c): pieces k0 .. k0 + nk - 1 of np, their
- * compressed bytes at in + off[j] .. in + off[j + 1]; sym: nk * GPZ_DEFLATE_PIECE symbols and
- * mask: nk * GPZ_DEFLATE_PIECE / 64 words of scratch (touched only for pieces decoded without
- * their window); dst: their output (room bytes). gpz_infl_batch_decode inflates them on
- * nthreads threads, each a stretch of pieces in order: a piece whose window is another thread's
+ * compressed bytes at in + off[j] .. in + off[j + 1]; sym: nk * GPZ_DEFLATE_PIECE symbols of
+ * scratch (touched only for pieces decoded without their window); dst: their output (room
+ * bytes). gpz_infl_batch_decode inflates them on nthreads threads, each a stretch of pieces in
+ * order: a piece whose window is another thread's
  * (or unknown: the batch's first, unless `window` gives the final 32 KiB before the batch, at
  * dst - 32 KiB or anywhere else) goes to symbols, the bytes copied from the window left for
  * later; the pieces after it straight to bytes once one ends clear of such bytes. *out_n
@@ -178,7 +183,8 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
 struct gpz_infl_res {
 	gpz_result r;
 	size_t n;      /* output bytes */
-	size_t nmark;  /* bytes still to come from the window */
+	int marked;    /* symbols of it stand for window bytes: its bytes wait for that window, */
+	size_t base;   /* the one before piece `base` of the batch (its first symbols' piece) */
 	uint32_t crc;
 	int crc_done;  /* crc is taken (pieces without marks, as they are decoded) */
 };
@@ -187,7 +193,6 @@ struct gpz_infl_batch {
 	const uint64_t *off;
 	size_t k0, nk, np;
 	uint16_t *sym;
-	uint64_t *mask; /* a bit for each symbol that stands for a window byte */
 	uint8_t *dst;
 	size_t room;
 	struct gpz_infl_res *res;

@@ -121,10 +121,9 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 	nb = nb < np ? nb : np;
 	uint8_t *out = malloc(WINDOW + nb * piece);
 	uint16_t *sym = malloc(nb * piece * sizeof(*sym));
-	uint64_t *mask = malloc(nb * (piece / 8));
 	uint64_t off[GPZ_DFL_CPU_BATCH + 1];
 	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
-	gpz_result e = out && sym && mask ? GPZ_OK : GPZ_ERR_NOMEM;
+	gpz_result e = out && sym ? GPZ_OK : GPZ_ERR_NOMEM;
 
 	*crc = 0;
 	*size = 0;
@@ -140,7 +139,7 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 			break;
 		}
 		struct gpz_infl_batch b = { r->buf + r->pos, off, k0,  nk,          np,
-			                    sym,               mask, out + WINDOW, nk * piece, res,
+			                    sym,               out + WINDOW, nk * piece, res,
 			                    piece };
 		e = gpz_infl_batch_decode(ctx->nthreads, &b, k0 ? out : NULL, &got);
 		if (e != GPZ_OK)
@@ -156,7 +155,6 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 		if (got >= WINDOW) /* only the last batch may be shorter */
 			memcpy(out, out + WINDOW + got - WINDOW, WINDOW);
 	}
-	free(mask);
 	free(sym);
 	free(out);
 	return e;

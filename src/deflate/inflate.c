@@ -4,10 +4,13 @@
  * still decoding. So the output is 16-bit: 0..255 are bytes, 256 + w stands for byte w of the
  * unknown 32 KiB window before the piece (w = 32767: the byte just before it), and copies carry
  * such markers along; the caller puts the real bytes in once the window is known. With the window
- * given, references into it give bytes, and without either they are corrupt input. Where the
- * window is known and lies just before the output (one thread, or the pieces after the first of
- * a thread's stretch), the piece is decoded straight to bytes instead: the same checks, the
- * same results, half the bytes written and no pass to turn symbols into bytes.
+ * given, references into it give bytes, and without either they are corrupt input. A piece's
+ * symbols may also follow those of the piece before it, markers and all: its markers then stand
+ * for the window of the first piece of such a run, and die out along the run as literals and
+ * copies of them take over. Where the window is known and lies just before the output (one
+ * thread, or the pieces after the first of a thread's stretch), the piece is decoded straight to
+ * bytes instead: the same checks, the same results, half the bytes written and no pass to turn
+ * symbols into bytes.
  *
  * Everything read is checked: code lengths (no over-subscribed code, no incomplete one but a
  * single 1-bit code, an end-of-block code), symbols 286/287 and distances 30/31, distances
@@ -188,7 +191,7 @@ struct infl {
 	struct br b;
 	struct table lit, dist, cl;
 	uint16_t *out;  /* symbols, or: */
-	uint8_t *out8;  /* bytes, after `before` bytes of window */
+	uint8_t *out8;  /* bytes; either after `before` bytes or symbols of window */
 	size_t before;
 	size_t pos, cap;
 	const uint8_t *hist; /* the window's bytes when known */
@@ -317,7 +320,7 @@ static inline gpz_result codes_to(struct infl *f, const int wide)
 	struct br b = f->b;
 	uint8_t *o = wide ? (uint8_t *)f->out : f->out8;
 	const size_t sz = wide ? 2 : 1;
-	size_t pos = f->pos, cap = f->cap, before = wide ? 0 : f->before;
+	size_t pos = f->pos, cap = f->cap, before = f->before;
 	gpz_result r = GPZ_OK;
 
 	for (;;) {
@@ -358,20 +361,19 @@ static inline gpz_result codes_to(struct infl *f, const int wide)
 			r = GPZ_ERR_CORRUPT;
 			goto out;
 		}
-		if (dist > pos) {
-			if (!wide) {
-				if (dist > pos + before) {
-					r = GPZ_ERR_CORRUPT;
-					goto out;
-				}
-			} else {
-				f->pos = pos;
-				r = copy_window(f, len, dist);
-				if (r != GPZ_OK)
-					goto out;
-				pos += len;
-				continue;
+		if (dist > pos + before) {
+			/* before the output and what precedes it: bytes of a window known apart, or
+			 * markers, for symbols with nothing before them; else bad input */
+			if (!wide || before) {
+				r = GPZ_ERR_CORRUPT;
+				goto out;
 			}
+			f->pos = pos;
+			r = copy_window(f, len, dist);
+			if (r != GPZ_OK)
+				goto out;
+			pos += len;
+			continue;
 		}
 		copy_fast(o + pos * sz, len, dist, o + cap * sz, sz);
 		pos += len;
@@ -499,6 +501,12 @@ gpz_result gpz_inflate_piece(const uint8_t *in, size_t in_n, const uint8_t *hist
                              int markers, uint16_t *out, size_t cap, size_t *out_n, int *final)
 {
 	return piece(in, in_n, out, NULL, 0, hist, hist_n, markers, 0, cap, out_n, final);
+}
+
+gpz_result gpz_inflate_piece_after(const uint8_t *in, size_t in_n, uint16_t *out, size_t before,
+                                   size_t cap, size_t *out_n, int *final)
+{
+	return piece(in, in_n, out, NULL, before, NULL, 0, 0, 0, cap, out_n, final);
 }
 
 gpz_result gpz_inflate_piece_bytes(const uint8_t *in, size_t in_n, uint8_t *out, size_t before,
