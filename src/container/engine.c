@@ -538,6 +538,11 @@ gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn 
 	return GPZ_OK;
 }
 
+int gpz_engine_lanes(const struct gpz_engine *e)
+{
+	return e->n;
+}
+
 gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,
                                struct gpz_engine **ep)
 {

@@ -89,6 +89,9 @@ struct gpz_engine_job {
 gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,
                                struct gpz_engine **e);
 
+/* The lanes an open engine runs frames on at once. */
+int gpz_engine_lanes(const struct gpz_engine *e);
+
 /* Submit the next frame of a job: n bytes at src with the pre bytes before it (left unchanged
  * until gpz_engine_close); or, with src NULL, the pre + n bytes in the buffer gpz_engine_next
  * gave, or, for positional input, read by the lane at in_off (with min(job pre, in_off) bytes of

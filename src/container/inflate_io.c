@@ -8,8 +8,12 @@
  * piece before in the batch), the CRC-32 is taken piece by piece in parallel, and the bytes are
  * written (in order; or, with positional output, by the lane at the batch's offset once that is
  * done, beside the other lanes). Memory: each lane holds a batch's input, output and 16-bit
- * symbols (GPZ_DFL_PER_THREAD pieces a thread, at most GPZ_DFL_CPU_BATCH: 3 bytes an output
- * byte).
+ * symbols (3 bytes an output byte) of GPZ_DFL_PER_THREAD pieces for each of its share of the
+ * threads (the context's threads over the engine's lanes), so about 12 MiB a thread in all.
+ * Every lane's batch on all the threads was 3 x 64 MiB a lane at 16 threads (8 lanes): 1.7 GB
+ * touched for the first time while a 1 GB member decoded, its page faults 1.15 s of system time
+ * and the run slower than on 8 threads (16-core H100 host,
+ * bench/results/2026-11-26-h100-cpu-inflate-threads.md).
  * On a context with a GPU (AUTO ones from 64 MiB of output on) a lane decodes a batch of GPU_BATCH
  * pieces on its GPU instead (deflate/gunzip_gpu.cu), the bytes copied from the batch's window
  * listed after its bytes, and filled in at its turn. */
@@ -45,6 +49,7 @@ struct iio {
 	uint32_t np;
 	size_t piece;           /* output bytes an index entry stands for */
 	size_t batch;           /* entries a frame */
+	int lane_threads;       /* threads a lane decodes its batch on */
 	gpz_write_fn write;
 	gpz_write_at_fn write_at; /* or positional output: the engine writes after iio_put */
 	void *user;
@@ -131,7 +136,7 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 			memcpy(win, io->window, WINDOW);
 		pthread_mutex_unlock(&io->mu);
 	}
-	gpz_result r = gpz_infl_batch_decode(io->ctx->nthreads, &m->b, win, len);
+	gpz_result r = gpz_infl_batch_decode(io->lane_threads, &m->b, win, len);
 	free(win);
 	if (r == GPZ_OK && *len >= WINDOW && !m->res[nk - 1].marked) { /* ends in final bytes */
 		pthread_mutex_lock(&io->mu);
@@ -241,7 +246,6 @@ static gpz_result member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_s
 	if (r == GPZ_OK)
 		r = member_index(io, read_at, user, src_size, offset, &data);
 	if (r == GPZ_OK) {
-		int th = ctx->nthreads;
 		io->ctx = ctx;
 		/* measured on an H200 host with 16 cores, 4 GB of text, 256 KiB pieces: GPU lanes
 		 * 2.3-2.7 GB/s, 16 CPU threads 1.6-1.8 (bench/results/2026-11-23-h200-gpu-inflate-2.md);
@@ -249,13 +253,16 @@ static gpz_result member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_s
 		io->gpu = io->piece == GPZ_DEFLATE_PIECE && /* the GPU's reader: pieces alone */
 		          (ctx->gpu_asked || (uint64_t)io->np * io->piece >= GPU_AUTO_MIN) &&
 		          gpz_ctx_gpu(ctx);
-		io->batch = gpz_infl_batch_entries(th, io->piece);
-		if (io->gpu)
-			io->batch = GPU_BATCH;
 		io->write = write;
 		io->write_at = write_at;
 		io->user = user;
 		r = gpz_engine_open_job(ctx, &job, &e);
+	}
+	if (r == GPZ_OK) { /* the lanes decode at once: each on its share of the threads */
+		int lanes = gpz_engine_lanes(e);
+		int th = ctx->nthreads / (lanes > 0 ? lanes : 1);
+		io->lane_threads = io->gpu ? ctx->nthreads : th > 1 ? th : 1;
+		io->batch = io->gpu ? GPU_BATCH : gpz_infl_batch_entries(io->lane_threads, io->piece);
 	}
 	if (r == GPZ_OK) {
 		gpz_engine_positional(e, read_at, user);
