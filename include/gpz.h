@@ -362,7 +362,7 @@ GPZ_API gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const voi
  * writing of consecutive frames overlap; output keeps the input's order. Memory: about
  * depth * (2 * frame_bytes) of host memory (pinned on the GPU backend) and depth * (3 *
  * frame_bytes) of device memory. 0 = the default: 6 per GPU on the GPU backend; on the CPU half
- * the threads, from 2 to 8 (1 with one thread). An AUTO context's first call, made while its
+ * the threads, from 2 to 4 (1 with one thread). An AUTO context's first call, made while its
  * GPU is still starting, runs 6 lanes that begin on the CPU.
  * Output never depends on the depth. */
 #define GPZ_MAX_DEPTH 16

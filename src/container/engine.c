@@ -17,10 +17,15 @@
 /* On the CPU, a frame's stages are parallel but not perfectly so (the codebook, joining the
  * threads' bits, thread start-up): frames side by side fill the gaps. With 16 threads on an H200
  * host, Huffman-only compression of 1 GiB ran 2.5 (text) and 4.9 (Nyx codes) GB/s with 2 lanes,
- * 3.3 and 7.3 with 8 (bench/results/2026-11-23-h200-file-engine.md). Lanes: half the threads,
- * from 2 to 8, at two frames of memory each. */
+ * 3.3 and 7.3 with 8 (bench/results/2026-11-23-h200-file-engine.md). Since each lane's frame
+ * runs on all the threads, 4 lanes did better than 8 at 16 threads on an H100 host, the tool
+ * file to /dev/null (Huffman-only 1 GiB of Nyx codes 0.22-0.25 s against 0.26-0.28, of text
+ * 0.30-0.31 against 0.35-0.42, gzip -6 of 1 GB of text 1.57 against 1.85; 8 lanes touched
+ * 0.6-1 GB for the first time, 1.1 s of page faults;
+ * bench/results/2026-11-26-h100-cpu-inflate-threads.md). Lanes: half the threads, from 2 to 4,
+ * at two frames of memory each. */
 #define DEPTH_CPU_MIN 2
-#define DEPTH_CPU_MAX 8
+#define DEPTH_CPU_MAX 4
 
 /* A host buffer of a lane: pinned when the lane works on a GPU. */
 struct hbuf {
