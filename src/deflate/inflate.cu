@@ -927,7 +927,7 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
  *     last tail of the group before.
  * The other tails of every segment but the first still refer to the last tail of the segment
  * before: bytes_kernel takes that hop as it reads them (a pass of its own cost 0.42 ms a GiB).
- * About SEG + 2 x GROUP + np / (SEG x GROUP) dependent steps of a few microseconds (32 + 16 + 8
+ * About SEG + GROUP + np / (SEG x GROUP) dependent steps of a few microseconds (32 + 16 + 8
  * for 4096 pieces; two levels, segments of 64, were 128 steps and ~0.75 ms on an H100), instead
  * of np. 32 pieces a segment: 128 segments of 4096 pieces run in one wave of one block an SM. */
 constexpr size_t SEG = 32;
