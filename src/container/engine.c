@@ -1,4 +1,5 @@
 /* engine.c - the pipelined frame engine (engine.h). */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "container/engine.h"
 #include "common/context.h"
 #include "common/parallel.h"
@@ -8,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 /* On the GPU, a lane's frame time is mostly its host copies (to and from pinned memory), so
@@ -107,6 +109,26 @@ static void buf_free(struct hbuf *b)
 	b->cap = 0;
 }
 
+/* A CPU lane's buffer, in 2 MiB pages where the kernel allows it (transparent huge pages): a
+ * lane's buffers are first touched during a run, and at 4 KiB a page their faults took ~1 s of
+ * system time at 16 threads on an H100 host (bench/results/2026-11-26-h100-cpu-inflate-threads.md).
+ * free() releases it. */
+static void *big_alloc(size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	const size_t huge = (size_t)2 << 20;
+	if (n >= 2 * huge) {
+		void *p = NULL;
+		size_t r = (n + huge - 1) & ~(huge - 1);
+		if (posix_memalign(&p, huge, r) != 0)
+			return NULL;
+		(void)madvise(p, r, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
+		return p;
+	}
+#endif
+	return malloc(n);
+}
+
 /* Make b hold at least need bytes (its first `keep` kept), pinned when the lane has a GPU. */
 static gpz_result buf_reserve(struct lane *ln, struct hbuf *b, size_t need, size_t keep)
 {
@@ -117,7 +139,7 @@ static gpz_result buf_reserve(struct lane *ln, struct hbuf *b, size_t need, size
 	if (nb.pinned) {
 		if (gpz_gpu_host_alloc((void **)&nb.p, need) != GPZ_OK)
 			return GPZ_ERR_NOMEM;
-	} else if (!(nb.p = malloc(need))) {
+	} else if (!(nb.p = big_alloc(need))) {
 		return GPZ_ERR_NOMEM;
 	}
 	if (keep)
