@@ -55,24 +55,26 @@ int main(int argc, char **argv)
 	CK(cudaEventCreate(&a));
 	CK(cudaEventCreate(&b));
 	std::vector<float> tc, td;
+	/* one call between two events: its ms, or -1 when it or CUDA failed */
+	auto timed = [&](auto call) -> float {
+		float ms = -1;
+		if (cudaEventRecord(a, 0) != cudaSuccess || call() != GPZ_OK ||
+		    cudaEventRecord(b, 0) != cudaSuccess || cudaEventSynchronize(b) != cudaSuccess ||
+		    cudaEventElapsedTime(&ms, a, b) != cudaSuccess)
+			return -1;
+		return ms;
+	};
 	for (int r = 0; r <= runs; r++) {
-		float ms;
-		CK(cudaEventRecord(a, 0));
-		if (gpz_compress_device(ctx, &p, d_in, n, d_c, cap, &got, 0) != GPZ_OK)
+		float c = timed([&] { return gpz_compress_device(ctx, &p, d_in, n, d_c, cap, &got, 0); });
+		float d = c < 0 ? -1 : timed([&] {
+			return gpz_decompress_device(ctx, d_c, got, d_out, n + 64, &back, 0);
+		});
+		if (c < 0 || d < 0)
 			return 1;
-		CK(cudaEventRecord(b, 0));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&ms, a, b));
-		if (r)
-			tc.push_back(ms);
-		CK(cudaEventRecord(a, 0));
-		if (gpz_decompress_device(ctx, d_c, got, d_out, n + 64, &back, 0) != GPZ_OK)
-			return 1;
-		CK(cudaEventRecord(b, 0));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&ms, a, b));
-		if (r)
-			td.push_back(ms);
+		if (r) {
+			tc.push_back(c);
+			td.push_back(d);
+		}
 	}
 	std::vector<uint8_t> chk(n);
 	CK(cudaMemcpy(chk.data(), d_out, n, cudaMemcpyDeviceToHost));
