@@ -192,6 +192,117 @@ static void fill_symbols(uint8_t *b, size_t n, int w, int skewed, uint64_t seed)
 	}
 }
 
+/* Symbols in runs of one value broken at every kind of offset (the histogram and the encoder
+ * take whole blocks of a run at once): runs of random length, some exactly a block long, some ending one
+ * symbol into or before a block's end. */
+static void fill_runs(uint8_t *b, size_t n, int w, uint64_t seed)
+{
+	uint32_t top = w == 1 ? 256 : w == 2 ? 65536 : GPZ_MAX_ALPHABET, v = 0;
+	size_t left = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (left == 0) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			static const size_t lens[] = { 1, 15, 16, 17, 31, 32, 33, 64, 500, 4096 };
+			left = lens[(seed >> 40) % 10];
+			/* value 0 in 3 runs of 4 (a 1-bit code: the encoder's run path), else small
+			 * values or any value */
+			v = (seed >> 20) % 4 ? 0 : (seed >> 22) % 2 ? (uint32_t)(seed >> 8) % top
+			                                          : (uint32_t)(seed >> 60);
+		}
+		left--;
+		for (int k = 0; k < w; k++)
+			b[i * (size_t)w + (size_t)k] = (uint8_t)(v >> (8 * k));
+	}
+}
+
+/* The histogram at several thread counts against a plain count, on runs, on skewed and even
+ * symbols, one value throughout, and sizes that are no multiple of its blocks or tasks. */
+static void test_histogram(void)
+{
+	static const size_t sizes[] = { 0, 1, 15, 16, 33, 1000, ((size_t)3 << 20) + 7 };
+	for (int w = 1; w <= 4; w *= 2) {
+		uint32_t limit = gpz_alphabet_limit(w);
+		uint32_t *want = malloc(limit * 4), *got = malloc(limit * 4);
+		for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+			size_t n = sizes[si];
+			uint8_t *src = malloc(n * (size_t)w + 1);
+			for (int kind = 0; kind < 4; kind++) {
+				if (kind == 0)
+					fill_runs(src, n, w, 99 + si);
+				else if (kind == 3)
+					memset(src, w == 4 ? 0 : 0xA7, n * (size_t)w);
+				else
+					fill_symbols(src, n, w, kind == 1, 7 + si);
+				uint32_t top = 0;
+				memset(want, 0, limit * 4);
+				for (size_t i = 0; i < n; i++) {
+					uint32_t v = 0;
+					for (int k = 0; k < w; k++)
+						v |= (uint32_t)src[i * (size_t)w + (size_t)k] << (8 * k);
+					want[v]++;
+					top = v + 1 > top ? v + 1 : top;
+				}
+				for (int threads = 1; threads <= 16; threads += 15) {
+					uint32_t alphabet = 12345;
+					memset(got, 0xEE, limit * 4);
+					CHECK(gpz_histogram(src, n, w, threads, got, &alphabet) == GPZ_OK &&
+					          alphabet == top && memcmp(want, got, limit * 4) == 0,
+					      "histogram w %d n %zu kind %d threads %d", w, n, kind, threads);
+				}
+			}
+			free(src);
+		}
+		free(want);
+		free(got);
+	}
+}
+
+/* The encoder against a bit-at-a-time reference (codes MSB first, one stream, chunk lengths
+ * summed per chunk) on runs of every length around its block size, short and long codes alike,
+ * at every width and several chunk sizes. */
+static void test_encode_runs(void)
+{
+	for (int w = 1; w <= 4; w *= 2) {
+		for (int cl = 6; cl <= 14; cl += 4) {
+			size_t n = ((size_t)1 << 18) + 13, nch = (n + ((size_t)1 << cl) - 1) >> cl;
+			uint32_t limit = gpz_alphabet_limit(w), alphabet = 0;
+			uint8_t *src = malloc(n * (size_t)w), *len = calloc(limit, 1);
+			uint32_t *counts = malloc(limit * 4), *code = calloc(limit, 4);
+			uint32_t *table = calloc(limit, 4), *cb = malloc(nch * 4), *want_cb = calloc(nch, 4);
+			fill_runs(src, n, w, 555 + (uint64_t)cl);
+			CHECK(gpz_histogram(src, n, w, 1, counts, &alphabet) == GPZ_OK, "histogram");
+			CHECK(gpz_code_lengths(counts, alphabet, GPZ_MAX_CODE_LEN, len) > 0, "lengths");
+			gpz_canonical_codes(len, alphabet, code);
+			gpz_encoder_table(len, code, alphabet, table);
+			uint64_t bits = gpz_coded_bits(counts, len, alphabet), got_bits = 0, at = 0;
+			size_t cap = (size_t)(bits + 7) / 8 + GPZ_ENCODE_SLACK;
+			uint8_t *want = calloc(cap, 1), *got = malloc(cap);
+			for (size_t i = 0; i < n; i++) {
+				uint32_t v = 0;
+				for (int k = 0; k < w; k++)
+					v |= (uint32_t)src[i * (size_t)w + (size_t)k] << (8 * k);
+				for (int b = len[v] - 1; b >= 0; b--, at++)
+					want[at / 8] |= (uint8_t)(((code[v] >> b) & 1) << (7 - at % 8));
+				want_cb[i >> cl] += len[v];
+			}
+			CHECK(at == bits, "reference bits");
+			for (int threads = 1; threads <= 3; threads += 2) {
+				memset(got, 0x5A, cap);
+				CHECK(gpz_huff_encode(src, n, w, table, cl, threads, got, cap, cb, &got_bits) ==
+				              GPZ_OK && got_bits == bits &&
+				          memcmp(got, want, (size_t)(bits / 8)) == 0 &&
+				          (bits % 8 == 0 || (got[bits / 8] & (0xFF00 >> (bits % 8))) ==
+				                                want[bits / 8]) &&
+				          memcmp(cb, want_cb, nch * 4) == 0,
+				      "runs: w %d chunk_log %d threads %d: not the reference bits", w, cl,
+				      threads);
+			}
+			free(src); free(len); free(counts); free(code); free(table); free(cb);
+			free(want_cb); free(want); free(got);
+		}
+	}
+}
+
 /* Several encoder threads give one thread's bytes, chunk lengths and total, whatever the bit
  * offsets where the tasks (4 Mi symbols) meet, tiny last tasks included. */
 static void test_encode_threads(void)
@@ -288,6 +399,8 @@ int main(void)
 	test_large_alphabet();
 	test_canonical();
 	test_serialise();
+	test_histogram();
+	test_encode_runs();
 	test_encode_threads();
 	test_encode_expanding();
 	if (test_failures)

@@ -1,7 +1,7 @@
 /* engine.c - the pipelined frame engine (engine.h). */
-#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "container/engine.h"
 #include "common/context.h"
+#include "common/memory.h"
 #include "common/parallel.h"
 #include "container/frame.h"
 #include "gpu/gpu.h"
@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 /* On the GPU, a lane's frame time is mostly its host copies (to and from pinned memory), so
@@ -109,26 +108,6 @@ static void buf_free(struct hbuf *b)
 	b->cap = 0;
 }
 
-/* A CPU lane's buffer, in 2 MiB pages where the kernel allows it (transparent huge pages): a
- * lane's buffers are first touched during a run, and at 4 KiB a page their faults took ~1 s of
- * system time at 16 threads on an H100 host (bench/results/2026-11-26-h100-cpu-inflate-threads.md).
- * free() releases it. */
-static void *big_alloc(size_t n)
-{
-#ifdef MADV_HUGEPAGE
-	const size_t huge = (size_t)2 << 20;
-	if (n >= 2 * huge) {
-		void *p = NULL;
-		size_t r = (n + huge - 1) & ~(huge - 1);
-		if (posix_memalign(&p, huge, r) != 0)
-			return NULL;
-		(void)madvise(p, r, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
-		return p;
-	}
-#endif
-	return malloc(n);
-}
-
 /* Make b hold at least need bytes (its first `keep` kept), pinned when the lane has a GPU. */
 static gpz_result buf_reserve(struct lane *ln, struct hbuf *b, size_t need, size_t keep)
 {
@@ -139,7 +118,7 @@ static gpz_result buf_reserve(struct lane *ln, struct hbuf *b, size_t need, size
 	if (nb.pinned) {
 		if (gpz_gpu_host_alloc((void **)&nb.p, need) != GPZ_OK)
 			return GPZ_ERR_NOMEM;
-	} else if (!(nb.p = big_alloc(need))) {
+	} else if (!(nb.p = gpz_big_alloc(need))) {
 		return GPZ_ERR_NOMEM;
 	}
 	if (keep)
@@ -184,11 +163,11 @@ static int default_lanes(const gpz_ctx *ctx)
 	return n < GPZ_MAX_DEPTH ? n : GPZ_MAX_DEPTH;
 }
 
-/* Lanes made warm (the context still starting its GPU), each with a share of the threads. */
-static void make_warm(gpz_ctx *ctx, struct lanes *L)
+/* Give each lane a context of its own on the CPU with a share of the threads: lanes that all ran
+ * frames with every thread oversubscribed the cores (4 lanes x 16 threads on 16 cores) and made
+ * every frame's per-thread buffers for all of them. */
+static void share_threads(const gpz_ctx *ctx, struct lanes *L)
 {
-	L->warm = 1;
-	L->n = ctx->depth ? ctx->depth : DEPTH_GPU;
 	for (int i = 0; i < L->n; i++) {
 		gpz_ctx *c = &L->lane[i].cpu;
 		*c = *ctx;
@@ -201,6 +180,14 @@ static void make_warm(gpz_ctx *ctx, struct lanes *L)
 		c->settled = 1;
 		c->nthreads = (ctx->nthreads + L->n - 1) / L->n;
 	}
+}
+
+/* Lanes made warm (the context still starting its GPU), each with a share of the threads. */
+static void make_warm(gpz_ctx *ctx, struct lanes *L)
+{
+	L->warm = 1;
+	L->n = ctx->depth ? ctx->depth : DEPTH_GPU;
+	share_threads(ctx, L);
 }
 
 /* The lanes of one GPU: lane i belongs to GPU i % ngpu. */
@@ -266,9 +253,11 @@ static gpz_result lanes_get(gpz_ctx *ctx, struct lanes **out)
 		L = calloc(1, sizeof(*L));
 		if (!L)
 			return GPZ_ERR_NOMEM;
-		if (settled)
+		if (settled) {
 			L->n = default_lanes(ctx); /* lane i on GPU i % ngpu */
-		else
+			if (!gpu)
+				share_threads(ctx, L);
+		} else
 			make_warm(ctx, L);
 		ctx->lanes = L;
 		ctx->lanes_free = lanes_free;
@@ -390,10 +379,12 @@ static void lane_gpu(struct slot *s)
 		ln->g = NULL;
 }
 
-/* The context a frame's CPU work runs with: a warm lane on the CPU has its share of threads. */
+/* The context a frame's CPU work runs with: a lane on the CPU backend or a warm one has its
+ * share of the threads; a GPU lane's CPU fallback takes them all. */
 static gpz_ctx *lane_ctx(const struct slot *s)
 {
-	return s->ln->g || !s->e->L->warm ? s->e->ctx : &s->ln->cpu;
+	return s->ln->g || (!s->e->L->warm && s->e->ctx->backend != GPZ_BACKEND_CPU)
+	       ? s->e->ctx : &s->ln->cpu;
 }
 
 static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
