@@ -2,6 +2,7 @@
  * checked against brute force and against the rules they must satisfy; the encoder's threads
  * (each writing its own bit range) against one thread. */
 #include "testutil.h"
+#include "common/checksum.h"
 #include "huffman/huffman.h"
 
 #include <stdio.h>
@@ -219,7 +220,7 @@ static void fill_runs(uint8_t *b, size_t n, int w, uint64_t seed)
  * symbols, one value throughout, and sizes that are no multiple of its blocks or tasks. */
 static void test_histogram(void)
 {
-	static const size_t sizes[] = { 0, 1, 15, 16, 33, 1000, ((size_t)3 << 20) + 7 };
+	static const size_t sizes[] = { 0, 1, 15, 16, 33, 1000, 32768, 98305, ((size_t)3 << 20) + 7 };
 	for (int w = 1; w <= 4; w *= 2) {
 		uint32_t limit = gpz_alphabet_limit(w);
 		uint32_t *want = malloc(limit * 4), *got = malloc(limit * 4);
@@ -248,6 +249,14 @@ static void test_histogram(void)
 					CHECK(gpz_histogram(src, n, w, threads, got, &alphabet) == GPZ_OK &&
 					          alphabet == top && memcmp(want, got, limit * 4) == 0,
 					      "histogram w %d n %zu kind %d threads %d", w, n, kind, threads);
+					/* and with the content checksum taken in the same pass */
+					uint64_t sum = 0;
+					memset(got, 0xEE, limit * 4);
+					CHECK(gpz_histogram_sum(src, n, w, threads, got, &alphabet, &sum) ==
+					              GPZ_OK && alphabet == top &&
+					          memcmp(want, got, limit * 4) == 0 &&
+					          sum == gpz_checksum_threads(src, n * (size_t)w, 1),
+					      "histogram+sum w %d n %zu kind %d threads %d", w, n, kind, threads);
 				}
 			}
 			free(src);
@@ -259,7 +268,7 @@ static void test_histogram(void)
 
 /* The encoder against a bit-at-a-time reference (codes MSB first, one stream, chunk lengths
  * summed per chunk) on runs of every length around its block size, short and long codes alike,
- * at every width and several chunk sizes. */
+ * at every width and several chunk sizes; the decoder gives the symbols back. */
 static void test_encode_runs(void)
 {
 	for (int w = 1; w <= 4; w *= 2) {
@@ -297,6 +306,24 @@ static void test_encode_runs(void)
 				      "runs: w %d chunk_log %d threads %d: not the reference bits", w, cl,
 				      threads);
 			}
+			/* and back: the decoder's zero-run path (value 0 has the 1-bit code here) */
+			gpz_decoder d;
+			uint64_t *starts = malloc((nch + 1) * 8);
+			uint8_t *back = malloc(n * (size_t)w);
+			CHECK(len[0] == 1, "runs: value 0 has a 1-bit code");
+			starts[0] = 0;
+			for (size_t c = 0; c < nch; c++)
+				starts[c + 1] = starts[c] + want_cb[c];
+			CHECK(gpz_decoder_init(&d, len, alphabet, w) == GPZ_OK, "decoder");
+			for (int threads = 1; threads <= 3; threads += 2) {
+				memset(back, 0x77, n * (size_t)w);
+				CHECK(gpz_huff_decode(&d, want, cap, starts, n, w, cl, threads, back) ==
+				              GPZ_OK && memcmp(back, src, n * (size_t)w) == 0,
+				      "runs: w %d chunk_log %d threads %d: decoded other symbols", w, cl,
+				      threads);
+			}
+			gpz_decoder_free(&d);
+			free(starts); free(back);
 			free(src); free(len); free(counts); free(code); free(table); free(cb);
 			free(want_cb); free(want); free(got);
 		}

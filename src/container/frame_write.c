@@ -96,8 +96,9 @@ static gpz_result encode_lanes(gpz_ctx *ctx, const uint8_t *src, struct gpz_fram
 	return r;
 }
 
+/* The frame of plan pl; sum: the content checksum of src, taken with its histogram. */
 static gpz_result write_frame(gpz_ctx *ctx, const uint8_t *src, struct gpz_frame_plan *pl,
-                              uint8_t *dst, size_t cap)
+                              uint64_t sum, uint8_t *dst, size_t cap)
 {
 	size_t size = pl->n * (size_t)pl->w;
 
@@ -118,7 +119,7 @@ static gpz_result write_frame(gpz_ctx *ctx, const uint8_t *src, struct gpz_frame
 	}
 	memcpy(dst, pl->head, pl->head_bytes); /* after the payload: its size is in the header */
 	gpz_store_le32(dst + pl->check_at, gpz_header_check(dst, pl->check_at));
-	gpz_store_le64(dst + pl->sum_at, gpz_checksum_threads(src, size, ctx->nthreads));
+	gpz_store_le64(dst + pl->sum_at, sum);
 	return GPZ_OK;
 }
 
@@ -127,11 +128,12 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 {
 	uint32_t *counts = malloc(gpz_alphabet_limit(p->symbol_bytes) * sizeof(uint32_t));
 	uint32_t alphabet = 0;
+	uint64_t sum = 0;
 	struct gpz_frame_plan pl = { 0 };
 	gpz_result r = counts ? GPZ_OK : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_OK)
-		r = gpz_histogram(src, n, p->symbol_bytes, ctx->nthreads, counts, &alphabet);
+		r = gpz_histogram_sum(src, n, p->symbol_bytes, ctx->nthreads, counts, &alphabet, &sum);
 	if (r == GPZ_OK)
 		r = gpz_frame_plan_make(&pl, p, counts, alphabet, n, NULL);
 	/* LZ-symbol frames where asked for (not for one symbol value, nor when the main alphabet
@@ -151,7 +153,7 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	if (r == GPZ_OK && pl.total > cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
-		r = write_frame(ctx, src, &pl, dst, cap);
+		r = write_frame(ctx, src, &pl, sum, dst, cap);
 	if (r == GPZ_OK)
 		*written = pl.total;
 	gpz_frame_plan_free(&pl);

@@ -12,7 +12,9 @@
  * source of most page faults of Huffman-only compression at 16 threads. */
 #include "huffman/huffman.h"
 #include "common/bits.h"
+#include "common/checksum.h"
 #include "common/memory.h"
+#include "common/xxh64.h"
 #include "common/parallel.h"
 
 #include <stdlib.h>
@@ -42,6 +44,8 @@ struct hist_job {
 	size_t stride;       /* copies * limit: a task's tables */
 	uint32_t *tables;    /* every task's, one after the other */
 	int *bad;            /* per task: saw a symbol beyond the alphabet */
+	uint64_t *sum;       /* per task: its checksum blocks' part of the content checksum, or
+	                      * NULL when not asked for */
 };
 
 /* The value v repeated in every lane of a 64-bit word of w-byte symbols. */
@@ -123,21 +127,43 @@ static int count_u32(const uint8_t *s, size_t n, uint32_t *t)
 	return 0;
 }
 
+/* Count n symbols at s into the task's tables t; nonzero when one is out of range. */
+static int count(const uint8_t *s, size_t n, int w, uint32_t *t)
+{
+	if (w == 1)
+		count_bytes(s, n, t);
+	else if (w == 2)
+		count_u16(s, n, t);
+	else
+		return count_u32(s, n, t);
+	return 0;
+}
+
+/* A task counts its slice; asked for the content checksum too, it hashes each checksum block
+ * of its slice (slices are whole blocks) just before counting it, while the block is in cache,
+ * so that the input is read from memory once for both. */
 static void hist_task(void *ctx, size_t task)
 {
 	struct hist_job *j = ctx;
-	size_t first = task * j->per_task;
+	size_t first = task * j->per_task, w = (size_t)j->w;
 	size_t n = j->n - first < j->per_task ? j->n - first : j->per_task;
-	const uint8_t *s = j->src + first * (size_t)j->w;
+	const uint8_t *s = j->src + first * w;
 	uint32_t *t = j->tables + task * j->stride;
+	size_t step = j->sum ? GPZ_CHECKSUM_BLOCK / w : n;
+	uint64_t sum = 0, block = first * w / GPZ_CHECKSUM_BLOCK;
 
 	memset(t, 0, j->stride * sizeof(*t));
-	if (j->w == 1)
-		count_bytes(s, n, t);
-	else if (j->w == 2)
-		count_u16(s, n, t);
-	else
-		j->bad[task] = count_u32(s, n, t);
+	for (size_t at = 0; at < n; at += step, block++) {
+		size_t m = n - at < step ? n - at : step;
+		if (j->sum)
+			sum += gpz_xxh64(s + at * w, m * w, block);
+		if (count(s + at * w, m, j->w, t)) {
+			j->bad[task] = 1;
+			break;
+		}
+	}
+	if (j->sum)
+		j->sum[task] = sum;
 }
 
 /* Symbols a merge task sums over every table for: the merge of 16 tasks' 4 copies of 65,536
@@ -158,25 +184,32 @@ static void merge_task(void *ctx, size_t slice)
 	}
 }
 
-gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint32_t *counts,
-                         uint32_t *alphabet)
+gpz_result gpz_histogram_sum(const uint8_t *src, size_t n, int w, int nthreads,
+                             uint32_t *counts, uint32_t *alphabet, uint64_t *sum)
 {
 	uint32_t limit = gpz_alphabet_limit(w);
 	struct hist_job j = { .src = src, .n = n, .w = w, .counts = counts, .limit = limit,
-	                      .copies = (size_t)table_copies(w), .ntasks = nthreads > 1 ? (size_t)nthreads : 1 };
+	                      .copies = (size_t)table_copies(w),
+	                      .ntasks = nthreads > 1 ? (size_t)nthreads : 1 };
+	size_t block = GPZ_CHECKSUM_BLOCK / (size_t)w;
 	gpz_result r = GPZ_OK;
 
 	if (j.ntasks > 1 && n / j.ntasks < MIN_TASK_SYMBOLS)
 		j.ntasks = n / MIN_TASK_SYMBOLS > 1 ? n / MIN_TASK_SYMBOLS : 1;
 	j.per_task = (n + j.ntasks - 1) / j.ntasks;
+	if (sum) /* whole checksum blocks a task */
+		j.per_task = (j.per_task + block - 1) / block * block;
 	if (j.per_task == 0)
 		j.per_task = 1;
+	j.ntasks = n ? (n + j.per_task - 1) / j.per_task : 1;
 	j.stride = j.copies * limit;
 	j.tables = gpz_big_alloc(j.ntasks * j.stride * sizeof(uint32_t));
 	j.bad = calloc(j.ntasks, sizeof(*j.bad));
-	if (!j.tables || !j.bad) {
+	j.sum = sum ? calloc(j.ntasks, sizeof(*j.sum)) : NULL;
+	if (!j.tables || !j.bad || (sum && !j.sum)) {
 		free(j.tables);
 		free(j.bad);
+		free(j.sum);
 		return GPZ_ERR_NOMEM;
 	}
 	if (n) {
@@ -188,8 +221,16 @@ gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint
 	for (size_t t = 0; n && t < j.ntasks; t++)
 		if (j.bad[t])
 			r = GPZ_ERR_ALPHABET;
+	if (sum) {
+		*sum = 0;
+		for (size_t t = 0; n && t < j.ntasks; t++)
+			*sum += j.sum[t];
+		if (!n)
+			*sum = gpz_checksum_threads(src, 0, 1);
+	}
 	free(j.tables);
 	free(j.bad);
+	free(j.sum);
 
 	*alphabet = 0;
 	for (uint32_t s = limit; s > 0; s--) {
@@ -199,4 +240,10 @@ gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint
 		}
 	}
 	return r;
+}
+
+gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint32_t *counts,
+                         uint32_t *alphabet)
+{
+	return gpz_histogram_sum(src, n, w, nthreads, counts, alphabet, NULL);
 }

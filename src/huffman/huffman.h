@@ -28,6 +28,11 @@ uint32_t gpz_alphabet_limit(int w);
 gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint32_t *counts,
                          uint32_t *alphabet);
 
+/* The same, and *sum = the content checksum of the n * w bytes (common/checksum.h), read from
+ * memory once for both. */
+gpz_result gpz_histogram_sum(const uint8_t *src, size_t n, int w, int nthreads,
+                             uint32_t *counts, uint32_t *alphabet, uint64_t *sum);
+
 /* ---- codebook.c ---- */
 
 /*
@@ -115,6 +120,10 @@ typedef struct gpz_decoder {
 	uint32_t limit[GPZ_MAX_CODE_LEN + 2]; /* one past the last code of each length, left-aligned */
 	int32_t base[GPZ_MAX_CODE_LEN + 1];   /* sorted index minus first code, per length */
 	uint32_t *sorted;                     /* symbols ordered by (length, symbol) */
+	/* a 1-bit code "0" (a symbol with p >= 1/2, as quantization codes have): 32 zero bits are 32
+	 * copies of it, decoded at once; zero_run says whether there is one, zero_sym which */
+	int zero_run;
+	uint32_t zero_sym;
 } gpz_decoder;
 
 /* Codes that stand for runs in a multi-symbol table: symbol first + k is k + 1 copies of z
