@@ -819,6 +819,14 @@ PY
 	run 0 "positional output: indexed and plain gzip members" \
 		env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o mixed.out mixed.gz
 	same mixed.out mixed.want "positional output of indexed, plain, indexed gzip members"
+	# a plain member first: zlib writes everything in order, into a file the tool had sized for
+	# the last member (its ISIZE): the commit must keep what zlib wrote
+	cat plain.gz big.gz >plainfirst.gz
+	cat "$CORPORA/canterbury/alice29.txt" big.keep >plainfirst.want
+	run 0 "positional output: a plain member, then an indexed one" \
+		env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o plainfirst.out plainfirst.gz
+	same plainfirst.out plainfirst.want "positional output of a plain, then an indexed member"
+	rm -f plainfirst.gz plainfirst.want plainfirst.out
 	cat big.gz big.gz >big2.gz
 	run 0 "positional output: two indexed members" \
 		env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k -f -o big2.out big2.gz

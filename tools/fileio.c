@@ -6,6 +6,7 @@
 #define _FILE_OFFSET_BITS 64
 
 #include "fileio.h"
+#include "outmap.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -328,6 +329,8 @@ void fio_out_stdout(fio_out *o)
 	o->path = NULL;
 	o->force = 1;
 	o->positional = 0; /* a pipe, or a file opened by someone else: written in order */
+	o->map = NULL;
+	o->end = 0;
 }
 
 int fio_out_open(fio_out *o, const char *path, int force)
@@ -337,6 +340,8 @@ int fio_out_open(fio_out *o, const char *path, int force)
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
 	o->force = force;
+	o->map = NULL;
+	o->end = 0;
 	if (!force && lstat(path, &st) == 0) {
 		errno = EEXIST;
 		return -1;
@@ -363,9 +368,27 @@ int fio_out_open(fio_out *o, const char *path, int force)
 	return 0;
 }
 
+/* Note that the output reaches `end` (the commit cuts a mapped file there). */
+static void reach(fio_out *o, uint64_t end)
+{
+	uint64_t seen = __atomic_load_n(&o->end, __ATOMIC_RELAXED);
+
+	while (seen < end &&
+	       !__atomic_compare_exchange_n(&o->end, &seen, end, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 int fio_out_write(fio_out *o, const void *buf, size_t n)
 {
-	return fio_write_full(o->fd, buf, n);
+	off_t at;
+
+	if (fio_write_full(o->fd, buf, n) != 0)
+		return -1;
+	/* a mapped file is cut to the furthest byte written, by this way too (a gzip member that
+	 * zlib decodes between ones the lanes write) */
+	if (o->map != NULL && (at = lseek(o->fd, 0, SEEK_CUR)) > 0)
+		reach(o, (uint64_t)at);
+	return 0;
 }
 
 int fio_pread_full(int fd, void *buf, size_t n, uint64_t off, size_t *got)
@@ -400,52 +423,6 @@ static int pwrite_full(int fd, const char *buf, size_t n, uint64_t off)
 	return 0;
 }
 
-/* One part of a copy into the output's mapping. */
-struct copy_part {
-	char *dst;
-	const char *src;
-	size_t n;
-};
-
-static void *copy_part(void *v)
-{
-	struct copy_part *p = v;
-
-	memcpy(p->dst, p->src, p->n);
-	return NULL;
-}
-
-/* Copy a frame into the mapping on a few threads: one thread's copy into fresh page-cache pages
- * (about 1.4 GB/s with its page faults) would leave the lanes waiting on it. */
-static void copy_parallel(char *dst, const char *src, size_t n)
-{
-	enum { PARTS = 4 };
-	const size_t min_part = (size_t)4 << 20;
-	struct copy_part part[PARTS];
-	pthread_t tid[PARTS];
-	int started[PARTS] = { 0 };
-	size_t k = n / min_part < PARTS ? n / min_part : PARTS, step;
-
-	if (k <= 1) {
-		memcpy(dst, src, n);
-		return;
-	}
-	step = (n + k - 1) / k;
-	for (size_t i = 0; i < k; i++) {
-		size_t at = i * step;
-		part[i] = (struct copy_part){ dst + at, src + at, n - at < step ? n - at : step };
-		if (i > 0)
-			started[i] = pthread_create(&tid[i], NULL, copy_part, &part[i]) == 0;
-	}
-	copy_part(&part[0]);
-	for (size_t i = 1; i < k; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
-		else
-			copy_part(&part[i]); /* no thread to spare: copied here */
-	}
-}
-
 static int reserve(int fd, uint64_t off, size_t n)
 {
 	int rc;
@@ -453,6 +430,12 @@ static int reserve(int fd, uint64_t off, size_t n)
 	while ((rc = fallocate(fd, 0, (off_t)off, (off_t)n)) != 0 && errno == EINTR)
 		;
 	return rc;
+}
+
+void fio_out_expect(fio_out *o, uint64_t size)
+{
+	if (o->positional && o->tmp != NULL && o->map == NULL)
+		o->map = out_map_open(o->fd, size);
 }
 
 int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)
@@ -464,6 +447,9 @@ int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)
 
 	if (n == 0)
 		return 0;
+	reach(o, off + n);
+	if (out_map_covers(o->map, off, n))
+		return out_map_write(o->map, buf, n, off);
 	/* the space first: a write into a mapping of space that is not there would be a SIGBUS */
 	if (reserve(o->fd, off, n) != 0) /* a file system without fallocate still takes pwrite */
 		return errno == EOPNOTSUPP ? pwrite_full(o->fd, buf, n, off) : -1;
@@ -474,7 +460,7 @@ int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, (off_t)start);
 	if (m == MAP_FAILED)
 		return pwrite_full(o->fd, buf, n, off);
-	copy_parallel(m + (off - start), buf, n);
+	out_copy_parallel(m + (off - start), buf, n);
 	return munmap(m, len);
 }
 
@@ -552,9 +538,23 @@ static void sync_dir(const char *path)
 	free(dir);
 }
 
+/* The mapping's reservation stopped and the file cut to the end of what was written. */
+static int close_map(fio_out *o)
+{
+	int rc = 0;
+
+	if (o->map != NULL)
+		rc = out_map_close(o->map, o->end);
+	o->map = NULL;
+	return rc;
+}
+
 static int finish_file(fio_out *o, const struct stat *meta, int *meta_failed, int *meta_errno)
 {
 	int fd = o->fd;
+
+	if (close_map(o) != 0)
+		return -1;
 
 	if (copy_meta(fd, meta) != 0) {
 		*meta_failed = 1;
@@ -594,6 +594,7 @@ void fio_out_abort(fio_out *o)
 	int e = errno;
 
 	if (o->tmp != NULL) {
+		close_map(o);
 		if (o->fd >= 0)
 			close(o->fd);
 		unlink(o->tmp);

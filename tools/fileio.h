@@ -50,6 +50,8 @@ typedef struct fio_out {
 	char *path; /* the final name */
 	int force;  /* replace an existing file of that name */
 	int positional; /* parallel fio_out_write_at is the faster way to fill it */
+	struct out_map *map; /* positional output's one mapping (fio_out_expect), or NULL */
+	uint64_t end;        /* the furthest end fio_out_write_at wrote (atomic) */
 } fio_out;
 
 /* Use standard output; commit and abort then do nothing to it. */
@@ -76,6 +78,13 @@ int fio_out_write(fio_out *o, const void *buf, size_t n);
  * bench/probe/write_probe.c, H200 host). GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.
  */
 int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off);
+/*
+ * Positional output of about `size` bytes is coming (a hint read from the input, such as a .gpz
+ * trailer's total): on a file system where o->positional is set, fio_out_write_at then fills
+ * one mapping of that size whose space a thread reserves ahead of the writers (tools/outmap.h);
+ * writes past it go the usual way, and the commit cuts the file to the end of what was written.
+ */
+void fio_out_expect(fio_out *o, uint64_t size);
 /*
  * Give the file the permission bits, owner (where allowed) and access/modification times of
  * *meta (or mode 0666 less the umask when meta is NULL), fsync and close it, and move it to its

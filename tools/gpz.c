@@ -1278,6 +1278,20 @@ static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
 /* A regular .gz file: members gpz wrote with the piece index are inflated in parallel by the
  * library (positional reads, bounded memory); from the first member without one, zlib goes on
  * from there. */
+/* The same for a regular gzip file: its last member's ISIZE (the size mod 2^32; a lower
+ * bound when the members are several or the size wraps). */
+static void expect_gzip_output(const struct job *j, fio_out *out, uint64_t at)
+{
+	unsigned char t[4];
+	size_t got = 0;
+
+	if (j->st.st_size >= 18 &&
+	    fio_pread_full(j->fd, t, sizeof t, (uint64_t)j->st.st_size - sizeof t, &got) == 0 &&
+	    got == sizeof t)
+		fio_out_expect(out, at + ((uint64_t)t[0] | (uint64_t)t[1] << 8 |
+		                          (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24));
+}
+
 static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {
@@ -1294,6 +1308,8 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 		return -1;
 	if (ctx == NULL && (ctx = cpu_ctx(o)) == NULL)
 		return -1;
+	if (out && out->positional)
+		expect_gzip_output(j, out, c->out);
 	while (r == GPZ_OK && at < size) {
 		uint64_t used = 0, made = 0;
 		io.base = c->out;
@@ -1383,6 +1399,23 @@ static int pass_through(const struct job *j, fio_in *in, fio_out *out, struct co
 	return 0;
 }
 
+/* Tell positional output how much a regular .gpz file will decode to (from its last trailer:
+ * the whole file for one stream, a lower bound for several), so that it can reserve and map the
+ * output once instead of frame by frame. A hint only: nothing is trusted beyond the space. */
+static void expect_output(const struct job *j, fio_out *out, uint64_t at)
+{
+	unsigned char t[GPZ_TRAILER_SIZE];
+	gpz_block_info info;
+	size_t got = 0;
+
+	if (!S_ISREG(j->st.st_mode) || j->st.st_size < GPZ_TRAILER_SIZE ||
+	    fio_pread_full(j->fd, t, sizeof t, (uint64_t)j->st.st_size - sizeof t, &got) != 0 ||
+	    got != sizeof t)
+		return;
+	if (gpz_parse_block(t, sizeof t, &info) == GPZ_OK && info.kind == GPZ_BLOCK_TRAILER)
+		fio_out_expect(out, at + info.total_bytes);
+}
+
 /* Decode every block of the input; out == NULL only tests. */
 static int decode_stream(const struct opts *o, const struct job *j, fio_out *out,
                          struct counts *c)
@@ -1415,6 +1448,8 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 		return -1;
 	io.in = &in;
 	io.out = out;
+	if (out && out->positional)
+		expect_output(j, out, c->out);
 	more = read_stream_header(j, &in, 1, 1);
 	while (more > 0) { /* each stream (concatenated ones too) through the frame engine */
 		uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);

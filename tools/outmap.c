@@ -1,0 +1,181 @@
+/* outmap.c - a new file filled through one shared mapping (outmap.h). */
+#define _GNU_SOURCE /* fallocate */
+#define _FILE_OFFSET_BITS 64
+
+#include "outmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* Space reserved in one fallocate call, and how far the reservation may run past the furthest
+ * write asked for: enough for the frames in flight (6-16 lanes of 64 MiB) to find theirs ready. */
+#define OUT_MAP_STEP ((uint64_t)64 << 20)
+#define OUT_MAP_AHEAD ((uint64_t)1 << 30)
+
+struct out_map {
+	int fd;
+	char *base;
+	uint64_t size;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t reserved; /* [0, reserved) has its space */
+	uint64_t want;     /* the furthest end a writer has asked for */
+	int err;           /* errno of a failed reservation; it stops there */
+	int quit;
+};
+
+static void *reserve_ahead(void *v)
+{
+	struct out_map *m = v;
+
+	pthread_mutex_lock(&m->mu);
+	while (!m->quit && !m->err && m->reserved < m->size) {
+		uint64_t target = m->want + OUT_MAP_AHEAD, at = m->reserved, step;
+		int rc;
+		if (target > m->size)
+			target = m->size;
+		if (at >= target) {
+			pthread_cond_wait(&m->cv, &m->mu);
+			continue;
+		}
+		step = target - at < OUT_MAP_STEP ? target - at : OUT_MAP_STEP;
+		pthread_mutex_unlock(&m->mu);
+		while ((rc = fallocate(m->fd, 0, (off_t)at, (off_t)step)) != 0 && errno == EINTR)
+			;
+		pthread_mutex_lock(&m->mu);
+		if (rc != 0)
+			m->err = errno ? errno : EIO;
+		else
+			m->reserved = at + step;
+		pthread_cond_broadcast(&m->cv);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+struct out_map *out_map_open(int fd, uint64_t size)
+{
+	struct out_map *m;
+	int rc;
+
+	if (size == 0 || size > (uint64_t)SIZE_MAX / 2 || ftruncate(fd, (off_t)size) != 0)
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		goto fail;
+	m->fd = fd;
+	m->size = size;
+	m->base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m->base == MAP_FAILED)
+		goto fail;
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+	if (pthread_create(&m->tid, NULL, reserve_ahead, m) != 0) {
+		munmap(m->base, (size_t)size);
+		pthread_mutex_destroy(&m->mu);
+		pthread_cond_destroy(&m->cv);
+		goto fail;
+	}
+	return m;
+fail:
+	free(m);
+	rc = ftruncate(fd, 0); /* the new file was empty; so it stays, or the caller's writes fail */
+	(void)rc;
+	return NULL;
+}
+
+int out_map_covers(const struct out_map *m, uint64_t off, size_t n)
+{
+	return m && off <= m->size && n <= m->size - off;
+}
+
+int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off)
+{
+	uint64_t end = off + n;
+	int err = 0;
+
+	pthread_mutex_lock(&m->mu);
+	if (end > m->want) {
+		m->want = end;
+		pthread_cond_broadcast(&m->cv);
+	}
+	while (m->reserved < end && !m->err)
+		pthread_cond_wait(&m->cv, &m->mu);
+	if (m->reserved < end)
+		err = m->err;
+	pthread_mutex_unlock(&m->mu);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	out_copy_parallel(m->base + off, buf, n);
+	return 0;
+}
+
+int out_map_close(struct out_map *m, uint64_t end)
+{
+	int rc;
+
+	pthread_mutex_lock(&m->mu);
+	m->quit = 1;
+	pthread_cond_broadcast(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	pthread_join(m->tid, NULL);
+	munmap(m->base, (size_t)m->size);
+	pthread_mutex_destroy(&m->mu);
+	pthread_cond_destroy(&m->cv);
+	rc = ftruncate(m->fd, (off_t)end);
+	free(m);
+	return rc;
+}
+
+/* One part of a parallel copy. */
+struct copy_part {
+	char *dst;
+	const char *src;
+	size_t n;
+};
+
+static void *copy_part(void *v)
+{
+	struct copy_part *p = v;
+
+	memcpy(p->dst, p->src, p->n);
+	return NULL;
+}
+
+void out_copy_parallel(void *dst, const void *src, size_t n)
+{
+	enum { PARTS = 4 };
+	const size_t min_part = (size_t)4 << 20;
+	struct copy_part part[PARTS];
+	pthread_t tid[PARTS];
+	int started[PARTS] = { 0 };
+	size_t k = n / min_part < PARTS ? n / min_part : PARTS, step;
+
+	if (k <= 1) {
+		memcpy(dst, src, n);
+		return;
+	}
+	step = (n + k - 1) / k;
+	for (size_t i = 0; i < k; i++) {
+		size_t at = i * step;
+		part[i] = (struct copy_part){ (char *)dst + at, (const char *)src + at,
+		                              n - at < step ? n - at : step };
+		if (i > 0)
+			started[i] = pthread_create(&tid[i], NULL, copy_part, &part[i]) == 0;
+	}
+	copy_part(&part[0]);
+	for (size_t i = 1; i < k; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			copy_part(&part[i]); /* no thread to spare: copied here */
+	}
+}

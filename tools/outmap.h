@@ -1,0 +1,39 @@
+/* outmap.h - a new file filled through one shared mapping of its expected size, its space
+ * reserved (fallocate) by a thread of its own a little ahead of the writers.
+ *
+ * Why: on tmpfs, reserving, mapping, filling and unmapping each 64 MiB frame on its own reached
+ * 3.5 GB/s for a 4 GiB file, one reservation and one mapping for the whole file 6.3 GB/s
+ * (bench/probe/write_probe.c, H200 host): every map and unmap stops the other writers' page
+ * faults, and a reservation holds the file's lock. Here the reservation runs beside the writers
+ * (and before the first frame is decoded), and there is one mapping. Writers only touch
+ * reserved space, so a full file system is an error (ENOSPC), never a SIGBUS. */
+#ifndef GPZ_TOOLS_OUTMAP_H
+#define GPZ_TOOLS_OUTMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct out_map;
+
+/* Map fd (a new, empty file) at `size` bytes and start reserving its space. NULL when it cannot
+ * (the caller writes some other way). size is a hint read from the input: the reservation runs
+ * at most OUT_MAP_AHEAD bytes past the furthest write asked for, so a wrong hint costs at most
+ * that much space until out_map_close. */
+struct out_map *out_map_open(int fd, uint64_t size);
+
+/* Does [off, off + n) lie in the mapping? */
+int out_map_covers(const struct out_map *m, uint64_t off, size_t n);
+
+/* Copy n bytes to offset off once their space is reserved (several threads at once, disjoint
+ * ranges the mapping covers). -1 with errno set when the space could not be reserved. */
+int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off);
+
+/* Stop the reservation, unmap, and cut the file to `end` bytes (the end of what was written).
+ * Returns -1 (errno set) when the cut failed. */
+int out_map_close(struct out_map *m, uint64_t end);
+
+/* Copy a frame into mapped page-cache pages on a few threads: one thread's copy into fresh
+ * pages (about 1.4 GB/s with its page faults) would leave the lanes waiting on it. */
+void out_copy_parallel(void *dst, const void *src, size_t n);
+
+#endif
