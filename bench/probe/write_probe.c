@@ -8,6 +8,10 @@
  *   frames : what the gpz tool's positional output does: T threads, each 64 MiB piece
  *            fallocated, mapped, copied into and unmapped on its own
  *   framesP: the same, mapped with MAP_POPULATE (page tables filled in one go)
+ *   popW   : ftruncate, one mapping, T threads each madvise(MADV_POPULATE_WRITE) a 16 MiB piece
+ *            (allocation with an error, not a SIGBUS, when space runs out), then copy into it
+ *   popH   : the same with the mapping madvise(MADV_HUGEPAGE)d first (2 MiB pages where tmpfs
+ *            allows them: /sys/kernel/mm/transparent_hugepage/shmem_enabled)
  * Usage: write_probe DIR GiB THREADS */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -72,6 +76,25 @@ static void *mm_worker(void *a)
 
 static int populate;
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static void *pop_worker(void *a)
+{
+	long i;
+	(void)a;
+	while ((i = take(PIECE)) >= 0) {
+		size_t off = (size_t)i * PIECE, n = total - off < PIECE ? total - off : PIECE;
+		if (madvise(map + off, n, MADV_POPULATE_WRITE) != 0) {
+			perror("madvise(MADV_POPULATE_WRITE)");
+			exit(1);
+		}
+		memcpy(map + off, src, n);
+	}
+	return NULL;
+}
+
 static void *fr_worker(void *a)
 {
 	long i;
@@ -109,7 +132,8 @@ static void run_threads(void *(*fn)(void *))
 int main(int argc, char **argv)
 {
 	char path[4096];
-	const char *modes[] = { "write", "pwrite", "mmap", "falloc", "frames", "framesP" };
+	const char *modes[] = { "write", "pwrite", "mmap", "falloc", "frames", "framesP", "popW",
+		                "popH" };
 
 	if (argc != 4)
 		return 2;
@@ -119,7 +143,7 @@ int main(int argc, char **argv)
 	src = malloc(PIECE);
 	for (size_t i = 0; i < PIECE; i++)
 		src[i] = (unsigned char)(i * 2654435761u >> 13);
-	for (int m = 0; m < 6; m++) {
+	for (int m = 0; m < 8; m++) {
 		double t0, t1, tf = 0;
 		unlink(path);
 		t0 = now();
@@ -134,6 +158,20 @@ int main(int argc, char **argv)
 			}
 		} else if (m == 1) {
 			run_threads(pw_worker);
+		} else if (m >= 6) {
+			if (ftruncate(fd, (off_t)total) != 0) {
+				perror("ftruncate");
+				return 1;
+			}
+			map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (map == MAP_FAILED) {
+				perror("mmap");
+				return 1;
+			}
+			if (m == 7 && madvise(map, total, MADV_HUGEPAGE) != 0)
+				perror("madvise(MADV_HUGEPAGE)");
+			run_threads(pop_worker);
+			munmap(map, total);
 		} else if (m >= 4) {
 			populate = m == 5;
 			run_threads(fr_worker);
