@@ -275,6 +275,11 @@ mv out lanes.gpz
 [ "$(od -An -tu1 -j10 -N1 lanes.gpz | tr -d ' ')" = 16 ] || fail "--lanes: chunks of 2^16"
 run 0 "decompress the --lanes file" "$GPZ" -dc lanes.gpz
 same out t.orig "--lanes round trip"
+"$GPZ" -lv lanes.gpz | grep -q "frame 1 .*lanes layout" || fail "-lv names the lanes layout"
+"$GPZ" -c --huff-only t.orig >onebits.gpz || fail "one-bitstream Huffman frames"
+"$GPZ" -lv onebits.gpz | grep -q "frame 1 .*huffman" || fail "-lv lists the frame"
+"$GPZ" -lv onebits.gpz | grep -q "lanes layout" && fail "-lv: no lanes layout for one bitstream"
+rm -f onebits.gpz
 run 0 "--lanes -b 2 --chunk-log=10" "$GPZ" -c --lanes --huff-only -b 2 --chunk-log=10 w16.orig
 mv out lanes16.gpz
 [ "$(od -An -tu1 -j10 -N1 lanes16.gpz | tr -d ' ')" = 10 ] || fail "--lanes: --chunk-log wins"

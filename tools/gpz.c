@@ -1473,6 +1473,7 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 
 struct frame_note {
 	gpz_frame_type type;
+	int lanes; /* a Huffman frame in the lanes layout (docs/FORMAT.md, header byte 20) */
 	uint64_t content, block, checksum;
 };
 
@@ -1516,7 +1517,7 @@ static void merge_param(int *slot, int v)
 		*slot = -2;
 }
 
-static int note_frame(struct listing *L, const gpz_block_info *info, uint64_t sum)
+static int note_frame(struct listing *L, const gpz_block_info *info, int lanes, uint64_t sum)
 {
 	struct frame_note *fn;
 
@@ -1541,6 +1542,7 @@ static int note_frame(struct listing *L, const gpz_block_info *info, uint64_t su
 	}
 	fn = &L->notes[L->frames - 1];
 	fn->type = info->frame_type;
+	fn->lanes = lanes;
 	fn->content = info->content_bytes;
 	fn->block = info->block_bytes;
 	fn->checksum = sum;
@@ -1551,10 +1553,11 @@ static int list_frame(const struct job *j, fio_in *in, const gpz_block_info *inf
                       struct listing *L, struct stream_counts *sc)
 {
 	unsigned char tail[8];
+	int lanes = info->frame_type == GPZ_FRAME_HUFFMAN && got > 20 && g_in[20] == 1;
 
 	if (skip_frame(j, in, info->block_bytes, got, tail) != 0)
 		return -1;
-	if (note_frame(L, info, load_le64(tail)) != 0) {
+	if (note_frame(L, info, lanes, load_le64(tail)) != 0) {
 		errno = ENOMEM;
 		return io_error(j->name);
 	}
@@ -1666,7 +1669,8 @@ static void list_frames(const struct listing *L)
 		const struct frame_note *fn = &L->notes[i];
 
 		printf("    frame %-6" PRIu64 " %-9s %13" PRIu64 " -> %12" PRIu64 "  checksum %016" PRIx64
-		       "\n", i + 1, frame_type_name(fn->type), fn->content, fn->block, fn->checksum);
+		       "%s\n", i + 1, frame_type_name(fn->type), fn->content, fn->block, fn->checksum,
+		       fn->lanes ? "  lanes layout" : "");
 	}
 }
 
