@@ -113,13 +113,13 @@ gpz_result gpz_frame_fits(const gpz_block_info *in, size_t src_size, size_t dst_
 /* The payload's padding bits (after `bits`) in its last byte must be zero. */
 int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits);
 
-/* LZ-symbol frames (frame_lzsym.c): n symbols of src with their histogram hist[0 .. alphabet),
- * written only when smaller than `beat` bytes (*written 0 and GPZ_OK otherwise: its size is
- * known exactly before anything is coded). And decoding one (the header check verified, the
- * header parsed into in). */
+/* LZ-symbol frames (frame_lzsym.c): n symbols of src with their histogram hist[0 .. alphabet)
+ * and content checksum `sum`, written only when smaller than `beat` bytes (*written 0 and GPZ_OK
+ * otherwise: its size is known exactly before anything is coded). And decoding one (the header
+ * check verified, the header parsed into in). */
 gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t *src, size_t n,
-                               const uint32_t *hist, uint32_t alphabet, size_t beat, uint8_t *dst,
-                               size_t cap, size_t *written);
+                               const uint32_t *hist, uint32_t alphabet, uint64_t sum, size_t beat,
+                               uint8_t *dst, size_t cap, size_t *written);
 gpz_result gpz_lzs_frame_decode(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
                                 uint8_t *dst);
 

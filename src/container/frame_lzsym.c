@@ -7,7 +7,6 @@
 #include "common/context.h"
 #include "container/frame.h"
 #include "common/bits.h"
-#include "common/checksum.h"
 #include "common/parallel.h"
 #include "lzsym/lzsym.h"
 
@@ -304,8 +303,8 @@ void gpz_lzs_plan_head(const struct gpz_lzs_plan *pl, const uint32_t *chunk_bits
 }
 
 gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t *src, size_t n,
-                               const uint32_t *hist, uint32_t alphabet, size_t beat, uint8_t *dst,
-                               size_t cap, size_t *written)
+                               const uint32_t *hist, uint32_t alphabet, uint64_t sum, size_t beat,
+                               uint8_t *dst, size_t cap, size_t *written)
 {
 	const uint32_t per = alphabet + GPZ_LZS_EXTRA + NB;
 	struct lzs_job j = { src, p->symbol_bytes, p->chunk_log, n, gpz_frame_chunks(n, p->chunk_log),
@@ -364,8 +363,7 @@ gpz_result gpz_lzs_frame_write(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 		r = GPZ_ERR_PARAM;
 	if (r == GPZ_OK) {
 		gpz_lzs_plan_head(&pl, j.chunk_bits, dst);
-		gpz_store_le64(dst + pl.pay_at + pl.payload,
-		               gpz_checksum_threads(src, n * (size_t)p->symbol_bytes, ctx->nthreads));
+		gpz_store_le64(dst + pl.pay_at + pl.payload, sum);
 		*written = pl.total;
 	}
 	for (size_t t = 0; j.bufs && t < j.ntasks; t++)

@@ -143,7 +143,7 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	    alphabet + GPZ_LZS_EXTRA <= GPZ_MAX_ALPHABET) {
 		size_t beat = p->lz_symbols == GPZ_LZS_AUTO ? pl.total
 		                                            : GPZ_FRAME_FIXED + n * (size_t)p->symbol_bytes;
-		r = gpz_lzs_frame_write(ctx, p, src, n, counts, alphabet, beat, dst, cap, written);
+		r = gpz_lzs_frame_write(ctx, p, src, n, counts, alphabet, sum, beat, dst, cap, written);
 		if (r != GPZ_OK || *written) {
 			gpz_frame_plan_free(&pl);
 			free(counts);

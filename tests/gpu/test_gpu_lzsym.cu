@@ -20,6 +20,7 @@
 extern "C" {
 #include "testutil.h"
 #include "common/bits.h"
+#include "common/checksum.h"
 #include "huffman/huffman.h"
 }
 #include "lzsym/lzsym_gpu.h"
@@ -256,7 +257,8 @@ void frames(const Ref &r, const std::vector<uint8_t> &in, size_t n, int w, int c
 	size_t cw = 0, gw = 0;
 	uint8_t *d_dst = NULL, *d_out = NULL;
 	gpz_result cr = gpz_lzs_frame_write(g_ctx, &p, in.data(), n, r.hist.data(), r.alphabet,
-	                                    cap, cf.data(), cap, &cw);
+	                                    gpz_checksum_threads(in.data(), in.size(), 1), cap,
+	                                    cf.data(), cap, &cw);
 	CU(cudaMalloc((void **)&d_dst, cap));
 	gpz_result gr = gpz_lzs_frame_write_gpu(g_gpu, &p, d_src, n, r.hist.data(), r.alphabet,
 	                                        cap, d_dst, cap, &gw, g_gpu->stream);
