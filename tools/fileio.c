@@ -448,8 +448,8 @@ int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)
 	if (n == 0)
 		return 0;
 	reach(o, off + n);
-	if (out_map_covers(o->map, off, n))
-		return out_map_write(o->map, buf, n, off);
+	if (out_map_covers(o->map, off, n) && out_map_write(o->map, buf, n, off) == 0)
+		return 0;
 	/* the space first: a write into a mapping of space that is not there would be a SIGBUS */
 	if (reserve(o->fd, off, n) != 0) /* a file system without fallocate still takes pwrite */
 		return errno == EOPNOTSUPP ? pwrite_full(o->fd, buf, n, off) : -1;

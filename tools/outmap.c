@@ -110,10 +110,8 @@ int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off)
 	if (m->reserved < end)
 		err = m->err;
 	pthread_mutex_unlock(&m->mu);
-	if (err) {
-		errno = err;
-		return -1;
-	}
+	if (err)
+		return 1; /* a step of the reservation failed: the range on its own may still fit */
 	out_copy_parallel(m->base + off, buf, n);
 	return 0;
 }

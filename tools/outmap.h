@@ -25,7 +25,9 @@ struct out_map *out_map_open(int fd, uint64_t size);
 int out_map_covers(const struct out_map *m, uint64_t off, size_t n);
 
 /* Copy n bytes to offset off once their space is reserved (several threads at once, disjoint
- * ranges the mapping covers). -1 with errno set when the space could not be reserved. */
+ * ranges the mapping covers): 0. Returns 1, having written nothing, when the reservation
+ * stopped before the range (a full file system, for a step of 64 MiB that the range alone may
+ * not need): the caller then writes it its own way, which gives the final answer. */
 int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off);
 
 /* Stop the reservation, unmap, and cut the file to `end` bytes (the end of what was written).
