@@ -475,6 +475,37 @@ void check_lz_frames(const Input &in, int level, size_t frame_bytes)
 	       level, n, b, n / s / 1e9);
 }
 
+/* Decompression into a pinned destination (the lanes decode straight into it, no copy of
+ * their own): an interior, unaligned pointer of a cudaMallocHost buffer gets the bytes a
+ * pageable buffer gets, for Huffman-only and LZ frames over several frames; one byte too little
+ * room fails and leaves the bytes after the room as they were. */
+void check_pinned_output(const Input &in)
+{
+	size_t n = in.data.size();
+	for (int level = 0; level <= 1; level++) {
+		gpz_params p;
+		gpz_params_default(&p);
+		p.lz_level = level;
+		p.frame_bytes = 3 * PIECE + 5; /* several frames, none a multiple of a piece */
+		size_t cap = gpz_compress_bound(n, &p), c = 0, back = 0;
+		std::vector<uint8_t> comp(cap);
+		uint8_t *pin = NULL;
+		CHECK(gpz_compress(g_gpu, &p, in.data.data(), n, comp.data(), cap, &c) == GPZ_OK,
+		      "pinned output L%d: compress", level);
+		CU(cudaMallocHost((void **)&pin, n + 64));
+		memset(pin, 0xA5, n + 64);
+		gpz_result r = gpz_decompress(g_gpu, comp.data(), c, pin + 3, n, &back);
+		CHECK(r == GPZ_OK && back == n && !memcmp(pin + 3, in.data.data(), n) &&
+		          pin[2] == 0xA5 && pin[n + 3] == 0xA5,
+		      "pinned output L%d: %s, %zu of %zu bytes", level, gpz_result_string(r), back, n);
+		memset(pin, 0xA5, n + 64);
+		r = gpz_decompress(g_gpu, comp.data(), c, pin + 3, n - 1, &back);
+		CHECK(r == GPZ_ERR_DST_TOO_SMALL && pin[n + 2] == 0xA5 && pin[n + 3] == 0xA5,
+		      "pinned output L%d, one byte short: %s", level, gpz_result_string(r));
+		CU(cudaFreeHost(pin));
+	}
+}
+
 /* test_gpu_deflate fallback (GPZ_TEST_GPU_FAIL=2 set by ctest): an AUTO context redoes the
  * failed GPU batch on the CPU, with the same bytes. */
 int fallback_mode(const Input &in)
@@ -522,6 +553,7 @@ int main(int argc, char **argv)
 	check_engine(g_gpu, batches, 6, GPZ_FORMAT_ZLIB);
 	check_lz_frames(batches, 1, GPZ_DEFAULT_FRAME_BYTES);
 	check_lz_frames(batches, 6, 5 * PIECE + 3); /* frames ending mid-piece */
+	check_pinned_output(batches);
 
 	/* tiny inputs: every level in every format */
 	std::vector<Input> tiny{ { "empty", {} }, { "1 byte", { 'a' } }, { "3 bytes", { 0, 'x', 0 } } };
