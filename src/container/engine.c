@@ -4,6 +4,7 @@
 #include "common/memory.h"
 #include "common/parallel.h"
 #include "container/frame.h"
+#include "container/frame_gpu.h"
 #include "gpu/gpu.h"
 
 #include <pthread.h>
@@ -71,6 +72,8 @@ struct slot {
 	size_t pre;        /* a job's history bytes before src */
 	int last;          /* a job's last frame */
 	void *meta;        /* a job's meta_bytes about the frame */
+	uint8_t *placed;   /* where the frame went in a pinned memory sink (place_frame), or NULL */
+	size_t placed_len;
 };
 
 struct gpz_engine {
@@ -82,6 +85,7 @@ struct gpz_engine {
 	void *user;
 	uint8_t *sink;              /* or a memory sink: output appended at sink_pos */
 	size_t sink_cap, sink_pos;
+	int sink_pinned;            /* GPU lanes copy frames straight into it (place_frame) */
 	gpz_read_at_fn read_at; /* or positional input read by the lanes themselves */
 	void *io_user;
 	gpz_write_at_fn write_at; /* positional output written by the lanes themselves */
@@ -387,19 +391,49 @@ static gpz_ctx *lane_ctx(const struct slot *s)
 	       ? s->e->ctx : &s->ln->cpu;
 }
 
+/* A GPU lane's frame of n bytes goes straight into a pinned memory sink: its turn taken now,
+ * as soon as its size is known, instead of in hand_over (the copy out of the lane's own buffer
+ * was 4 GiB of host copies a 4 GiB call for text, which all lanes of all GPUs share). NULL: the
+ * frame goes to the lane's buffer and hand_over as usual (no pinned sink, an earlier error, no
+ * room). */
+static void *place_frame(void *user, size_t n)
+{
+	struct slot *s = user;
+	struct gpz_engine *e = s->e;
+	uint8_t *to = NULL;
+
+	if (!e->sink_pinned)
+		return NULL;
+	pthread_mutex_lock(&e->mu);
+	while (e->handed != s->index)
+		pthread_cond_wait(&e->cv, &e->mu);
+	if (e->err == GPZ_OK && n <= e->sink_cap - e->sink_pos) {
+		to = e->sink + e->sink_pos;
+		e->sink_pos += n;
+		s->placed = to;
+		s->placed_len = n;
+		e->handed++;
+		pthread_cond_broadcast(&e->cv);
+	}
+	pthread_mutex_unlock(&e->mu);
+	return to;
+}
+
 static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
 {
 	struct gpz_engine *e = s->e;
 	struct lane *ln = s->ln;
 	const uint8_t *src;
 	size_t pre, cap = gpz_frame_bound(s->n, &e->p);
+	struct gpz_place place = { place_frame, s, 0 };
 	gpz_result r = frame_input(s, &src, &pre);
 
 	if (r == GPZ_OK)
 		r = buf_reserve(ln, &ln->out, cap, 0);
 	if (r == GPZ_OK)
-		r = gpz_frame_compress_on(lane_ctx(s), ln->g, &e->p, src, s->n, ln->out.p, cap, len);
-	*res = ln->out.p;
+		r = gpz_frame_compress_on(lane_ctx(s), ln->g, &e->p, src, s->n, ln->out.p, cap, len,
+		                          ln->g && e->sink_pinned ? &place : NULL);
+	*res = place.used ? NULL : ln->out.p;
 	return r;
 }
 
@@ -450,6 +484,26 @@ static gpz_result run_job(struct slot *s, const uint8_t **res, size_t *len)
 	return r;
 }
 
+/* A frame that took its turn in place_frame: it is in the sink already, or, when the GPU failed
+ * after that and the CPU redid it, it is copied to its place now (the same bytes, so the same
+ * size). Its error, if any, is recorded now, after those of frames that may have followed it. */
+static void hand_over_placed(struct slot *s, gpz_result r, const uint8_t *res, size_t len)
+{
+	struct gpz_engine *e = s->e;
+
+	if (r == GPZ_OK && res && len != s->placed_len)
+		r = GPZ_ERR_PARAM; /* cannot happen: both backends give the same bytes */
+	if (r == GPZ_OK && res)
+		lane_copy(e, s->placed, res, len);
+	pthread_mutex_lock(&e->mu);
+	if (r != GPZ_OK && e->err == GPZ_OK)
+		e->err = r;
+	s->placed = NULL;
+	s->busy = 0;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->mu);
+}
+
 /* Wait for the frame's turn, hand its output over, and free the slot. A memory sink only needs
  * the turn to learn where the output goes, and a job's positional output only its put (which
  * finishes the bytes in order): the copy or the write itself runs beside the other lanes'. */
@@ -459,6 +513,10 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 	uint8_t *to = NULL;
 	int write_after = 0;
 
+	if (s->placed) {
+		hand_over_placed(s, r, res, len);
+		return;
+	}
 	pthread_mutex_lock(&e->mu);
 	while (e->handed != s->index)
 		pthread_cond_wait(&e->cv, &e->mu);
@@ -593,6 +651,8 @@ void gpz_engine_sink(struct gpz_engine *e, void *dst, size_t cap, size_t pos)
 	e->sink = dst;
 	e->sink_cap = cap;
 	e->sink_pos = pos;
+	e->sink_pinned = cap > pos && gpz_gpu_is_pinned((uint8_t *)dst + pos) &&
+	                 gpz_gpu_is_pinned((uint8_t *)dst + cap - 1);
 }
 
 gpz_result gpz_engine_next(struct gpz_engine *e, size_t need, uint8_t **buf)

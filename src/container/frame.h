@@ -160,11 +160,14 @@ void gpz_lzs_reader_close(struct gpz_lzs_reader *rd);
 
 /* gpz_compress_frame / gpz_decompress_frame with the GPU resources to use (a context's, or
  * one lane's of the frame engine; NULL = the CPU). A GPU failure falls back to the CPU unless
- * the context asked for the GPU (gpz_ctx_falls_back). */
+ * the context asked for the GPU (gpz_ctx_falls_back). place (may be NULL): where a Huffman-only
+ * frame coded on the GPU may go instead of dst (container/frame_gpu.h); a frame coded on the CPU
+ * always goes to dst. */
 struct gpz_gpu;
+struct gpz_place;
 gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
                                  const void *src, size_t src_size, void *dst, size_t dst_cap,
-                                 size_t *written);
+                                 size_t *written, struct gpz_place *place);
 gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
                                    size_t src_size, void *dst, size_t dst_cap, size_t *written,
                                    uint64_t *checksum);

@@ -485,10 +485,12 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 
 extern "C" gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p,
                                              const void *src, size_t src_size, void *dst,
-                                             size_t dst_cap, size_t *written)
+                                             size_t dst_cap, size_t *written,
+                                             struct gpz_place *place)
 {
 	size_t out_need = gpz_frame_bound(src_size, p), got = 0;
 	gpz_result r = gpz_gpu_use(g);
+	void *to = NULL;
 
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->in, &g->in_cap, src_size);
@@ -498,10 +500,14 @@ extern "C" gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params
 		r = gpz_gpu_to_device(g, g->in, src, src_size);
 	if (r == GPZ_OK)
 		r = gpz_gpu_frame_compress_dev(g, p, g->in, src_size, g->out, out_need, &got, g->stream);
-	if (r == GPZ_OK && got > dst_cap)
+	if (r == GPZ_OK && place)
+		to = place->fn(place->user, got);
+	if (r == GPZ_OK && !to && got > dst_cap)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (r == GPZ_OK)
-		r = gpz_gpu_to_host(g, dst, g->out, got);
+		r = gpz_gpu_to_host(g, to ? to : dst, g->out, got);
+	if (r == GPZ_OK && to)
+		place->used = 1;
 	if (r == GPZ_OK)
 		*written = got;
 	return r;

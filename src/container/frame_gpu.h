@@ -17,11 +17,22 @@ extern "C" {
 
 struct gpz_gpu;
 
+/* Where a frame goes once its size is known: fn(user, n) returns a pinned host address for the
+ * n bytes, or NULL for the caller's dst. `used` is set when the frame was copied there (the
+ * frame engine places frames straight into a pinned destination this way: their place there
+ * depends on the sizes of the frames before them). */
+struct gpz_place {
+	void *(*fn)(void *user, size_t n);
+	void *user;
+	int used;
+};
+
 /* One Huffman-only (or stored/constant) frame of a host buffer through a set of GPU resources
  * (a context's, or one lane's of the frame engine): staged in its device buffers, synchronous.
- * Pinned src/dst make the copies asynchronous DMA. */
+ * Pinned src/dst make the copies asynchronous DMA. place may be NULL. */
 gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p, const void *src,
-                                  size_t src_size, void *dst, size_t dst_cap, size_t *written);
+                                  size_t src_size, void *dst, size_t dst_cap, size_t *written,
+                                  struct gpz_place *place);
 /* The same for decoding one whole frame (validated for kind and sizes by the caller). */
 gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *src, size_t src_size,
                                     void *dst, size_t dst_cap, size_t *written,

@@ -4,7 +4,8 @@
 #include "container/frame_gpu.h"
 
 gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p, const void *src,
-                                  size_t src_size, void *dst, size_t dst_cap, size_t *written)
+                                  size_t src_size, void *dst, size_t dst_cap, size_t *written,
+                                  struct gpz_place *place)
 {
 	return GPZ_ERR_NO_GPU;
 }

@@ -325,7 +325,7 @@ done:
 
 gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
                                  const void *src, size_t src_size, void *dst, size_t dst_cap,
-                                 size_t *written)
+                                 size_t *written, struct gpz_place *place)
 {
 	gpz_result r;
 
@@ -342,7 +342,7 @@ gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_para
 	if (g) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
 		                               : gpz_gpu_frame_compress(g, p, src, src_size, dst,
-		                                                        dst_cap, written);
+		                                                        dst_cap, written, place);
 		if (!gpz_ctx_falls_back(ctx, r))
 			return r;
 	}
@@ -353,5 +353,5 @@ gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src
                               size_t src_size, void *dst, size_t dst_cap, size_t *written)
 {
 	return gpz_frame_compress_on(ctx, gpz_ctx_gpu(ctx), p, src, src_size, dst, dst_cap,
-	                             written);
+	                             written, NULL);
 }

@@ -475,10 +475,10 @@ void check_lz_frames(const Input &in, int level, size_t frame_bytes)
 	       level, n, b, n / s / 1e9);
 }
 
-/* Decompression into a pinned destination (the lanes decode straight into it, no copy of
- * their own): an interior, unaligned pointer of a cudaMallocHost buffer gets the bytes a
- * pageable buffer gets, for Huffman-only and LZ frames over several frames; one byte too little
- * room fails and leaves the bytes after the room as they were. */
+/* Pinned destinations (GPU lanes decode straight into them, and place compressed frames in
+ * them, with no copy of their own): an interior, unaligned pointer of a cudaMallocHost buffer
+ * gets the bytes a pageable buffer gets, for Huffman-only and LZ frames over several frames; one
+ * byte too little room fails and leaves the bytes after the room as they were. */
 void check_pinned_output(const Input &in)
 {
 	size_t n = in.data.size();
@@ -502,6 +502,19 @@ void check_pinned_output(const Input &in)
 		r = gpz_decompress(g_gpu, comp.data(), c, pin + 3, n - 1, &back);
 		CHECK(r == GPZ_ERR_DST_TOO_SMALL && pin[n + 2] == 0xA5 && pin[n + 3] == 0xA5,
 		      "pinned output L%d, one byte short: %s", level, gpz_result_string(r));
+		CU(cudaFreeHost(pin));
+		/* compression into pinned memory (GPU lanes place their frames there themselves) */
+		size_t got = 0;
+		CU(cudaMallocHost((void **)&pin, cap + 64));
+		memset(pin, 0xA5, cap + 64);
+		r = gpz_compress(g_gpu, &p, in.data.data(), n, pin + 5, cap, &got);
+		CHECK(r == GPZ_OK && got == c && !memcmp(pin + 5, comp.data(), c) && pin[4] == 0xA5 &&
+		          pin[c + 5] == 0xA5,
+		      "pinned compress L%d: %s, %zu bytes of %zu", level, gpz_result_string(r), got, c);
+		memset(pin, 0xA5, cap + 64);
+		r = gpz_compress(g_gpu, &p, in.data.data(), n, pin + 5, c - 1, &got);
+		CHECK(r == GPZ_ERR_DST_TOO_SMALL && pin[c + 3] == 0xA5 && pin[c + 4] == 0xA5,
+		      "pinned compress L%d, one byte short: %s", level, gpz_result_string(r));
 		CU(cudaFreeHost(pin));
 	}
 }
