@@ -272,8 +272,8 @@ static void test_histogram(void)
 static void test_encode_runs(void)
 {
 	for (int w = 1; w <= 4; w *= 2) {
-		for (int cl = 6; cl <= 14; cl += 4) {
-			size_t n = ((size_t)1 << 18) + 13, nch = (n + ((size_t)1 << cl) - 1) >> cl;
+		for (int cl = 6; cl <= 16; cl += cl == 14 ? 2 : 4) {
+			size_t n = ((size_t)1 << 21) + 13, nch = (n + ((size_t)1 << cl) - 1) >> cl;
 			uint32_t limit = gpz_alphabet_limit(w), alphabet = 0;
 			uint8_t *src = malloc(n * (size_t)w), *len = calloc(limit, 1);
 			uint32_t *counts = malloc(limit * 4), *code = calloc(limit, 4);
@@ -321,6 +321,14 @@ static void test_encode_runs(void)
 				              GPZ_OK && memcmp(back, src, n * (size_t)w) == 0,
 				      "runs: w %d chunk_log %d threads %d: decoded other symbols", w, cl,
 				      threads);
+				/* with the content checksum taken by the decoding tasks */
+				uint64_t sum = 0;
+				memset(back, 0x77, n * (size_t)w);
+				CHECK(gpz_huff_decode_sum(&d, want, cap, starts, n, w, cl, threads, back,
+				                          &sum) == GPZ_OK &&
+				          memcmp(back, src, n * (size_t)w) == 0 &&
+				          sum == gpz_checksum_threads(src, n * (size_t)w, 1),
+				      "runs: w %d chunk_log %d threads %d: decode+checksum", w, cl, threads);
 			}
 			gpz_decoder_free(&d);
 			free(starts); free(back);

@@ -211,8 +211,10 @@ gpz_result gpz_frame_prepare_decode(const uint8_t *s, const gpz_block_info *in, 
 	return r;
 }
 
+/* A Huffman frame's content into dst; *summed set when *sum is its content checksum (taken
+ * while decoding; not for the lanes layout). */
 static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
-                                 uint8_t *dst)
+                                 uint8_t *dst, uint64_t *sum, int *summed)
 {
 	uint64_t payload = gpz_load_le64(s + 24);
 	uint64_t n = in->content_bytes / (uint64_t)in->symbol_bytes;
@@ -232,9 +234,11 @@ static gpz_result decode_huffman(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 		                          in->symbol_bytes, in->chunk_log, ctx->nthreads, dst);
 	else if (!gpz_frame_padding_ok(data[payload - 1], payload, starts[nchunks]))
 		r = GPZ_ERR_CORRUPT;
-	else
-		r = gpz_huff_decode(&dec, data, (size_t)payload, starts, (size_t)n, in->symbol_bytes,
-		                    in->chunk_log, ctx->nthreads, dst);
+	else if (n > 0) {
+		r = gpz_huff_decode_sum(&dec, data, (size_t)payload, starts, (size_t)n,
+		                        in->symbol_bytes, in->chunk_log, ctx->nthreads, dst, sum);
+		*summed = r == GPZ_OK;
+	}
 	gpz_decoder_free(&dec);
 	free(starts);
 	return r;
@@ -362,7 +366,8 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 	const uint8_t *s = src;
 	gpz_block_info in;
 	size_t head, check_at;
-	uint64_t stored_sum;
+	uint64_t stored_sum, sum = 0;
+	int summed = 0;
 	gpz_result r;
 
 	if (!ctx || !written || (!dst && dst_cap))
@@ -389,7 +394,7 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 	if (gpz_load_le32(s + head) != gpz_header_check(s, head))
 		return GPZ_ERR_CORRUPT;
 	if (in.frame_type == GPZ_FRAME_HUFFMAN)
-		r = decode_huffman(ctx, s, &in, dst);
+		r = decode_huffman(ctx, s, &in, dst, &sum, &summed);
 	else if (in.frame_type == GPZ_FRAME_DEFLATE)
 		r = decode_deflate(ctx, s, &in, dst);
 	else if (in.frame_type == GPZ_FRAME_LZSYM)
@@ -405,7 +410,9 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 	stored_sum = gpz_load_le64(s + check_at);
 	if (checksum)
 		*checksum = stored_sum;
-	if (gpz_checksum_threads(dst, (size_t)in.content_bytes, ctx->nthreads) != stored_sum)
+	if (!summed)
+		sum = gpz_checksum_threads(dst, (size_t)in.content_bytes, ctx->nthreads);
+	if (sum != stored_sum)
 		return GPZ_ERR_CHECKSUM;
 	*written = (size_t)in.content_bytes;
 	return GPZ_OK;

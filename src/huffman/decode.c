@@ -9,7 +9,9 @@
  * chunks at a time, a step of each in turn. */
 #include "huffman/huffman.h"
 #include "common/bits.h"
+#include "common/checksum.h"
 #include "common/parallel.h"
+#include "common/xxh64.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -265,7 +267,8 @@ struct dec_job {
 	size_t n, nchunks, chunks_per_task;
 	int w, chunk_log;
 	uint8_t *dst;
-	int *bad; /* per task */
+	int *bad;       /* per task */
+	uint64_t *sum;  /* per task: its checksum blocks' part of the content checksum, or NULL */
 };
 
 static inline int decode_chunk_r(const struct dec_job *j, size_t c, int runs)
@@ -328,43 +331,79 @@ static int decode_chunks4(const struct dec_job *j, size_t c)
 	return j->d->zero_run ? decode_chunks4_runs(j, c) : decode_chunks4_r(j, c, 0);
 }
 
+/* The checksum blocks of the task's output in [*hashed, upto) that are whole (or end the
+ * output), hashed into the task's sum; *hashed moves past them. */
+static void hash_blocks(struct dec_job *j, size_t t, size_t *hashed, size_t upto)
+{
+	size_t end = j->n * (size_t)j->w;
+	while (*hashed < upto && (upto - *hashed >= GPZ_CHECKSUM_BLOCK || upto == end)) {
+		size_t len = end - *hashed < GPZ_CHECKSUM_BLOCK ? end - *hashed : GPZ_CHECKSUM_BLOCK;
+		j->sum[t] += gpz_xxh64(j->dst + *hashed, len, *hashed / GPZ_CHECKSUM_BLOCK);
+		*hashed += len;
+	}
+}
+
 static void dec_task(void *ctx, size_t t)
 {
 	struct dec_job *j = ctx;
-	size_t c0, c1;
+	size_t c0, c1, cs = (size_t)1 << j->chunk_log, cb = cs * (size_t)j->w;
 	gpz_task_range(t, j->chunks_per_task, j->nchunks, &c0, &c1);
 	/* chunks before `full` hold 2^chunk_log symbols each */
-	size_t full = j->n >> j->chunk_log;
+	size_t full = j->n >> j->chunk_log, hashed = c0 * cb;
 
 	for (size_t c = c0; c < c1;) {
-		if (j->w <= 2 && c + 4 <= c1 && c + 4 <= full) {
-			if (!decode_chunks4(j, c)) {
-				j->bad[t] = 1;
-				return;
-			}
-			c += 4;
-			continue;
-		}
-		if (!decode_chunk(j, c)) {
+		size_t k = j->w <= 2 && c + 4 <= c1 && c + 4 <= full ? 4 : 1;
+		if (!(k == 4 ? decode_chunks4(j, c) : decode_chunk(j, c))) {
 			j->bad[t] = 1;
 			return;
 		}
-		c++;
+		c += k;
+		if (j->sum) /* while the chunks are in cache */
+			hash_blocks(j, t, &hashed, c * cb < j->n * (size_t)j->w ? c * cb : j->n * (size_t)j->w);
 	}
+}
+
+static gpz_result decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
+                         const uint64_t *chunk_start, size_t n, int w, int chunk_log,
+                         int nthreads, uint8_t *dst, uint64_t *sum)
+{
+	size_t cs = (size_t)1 << chunk_log;
+	struct dec_job j = { d, payload, payload_size, chunk_start, n, (n + cs - 1) / cs, 0,
+	                     w, chunk_log, dst, NULL, NULL };
+	size_t ntasks;
+	gpz_result r;
+
+	if (chunk_start[j.nchunks] > (uint64_t)payload_size * 8)
+		return GPZ_ERR_CORRUPT;
+	j.chunks_per_task = gpz_task_chunks(chunk_log, (size_t)1 << 20, nthreads, j.nchunks);
+	if (sum) { /* tasks start on checksum blocks */
+		size_t per_block = cs * (size_t)w >= GPZ_CHECKSUM_BLOCK
+		                   ? 1 : GPZ_CHECKSUM_BLOCK / (cs * (size_t)w);
+		j.chunks_per_task = (j.chunks_per_task + per_block - 1) / per_block * per_block;
+	}
+	ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
+	if (sum && !(j.sum = calloc(ntasks, sizeof(*j.sum))))
+		return GPZ_ERR_NOMEM;
+	r = gpz_parallel_checked(nthreads, ntasks, dec_task, &j, &j.bad);
+	if (sum) {
+		*sum = 0;
+		for (size_t t = 0; t < ntasks; t++)
+			*sum += j.sum[t];
+		free(j.sum);
+	}
+	return r;
 }
 
 gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
                            const uint64_t *chunk_start, size_t n, int w, int chunk_log,
                            int nthreads, uint8_t *dst)
 {
-	size_t cs = (size_t)1 << chunk_log;
-	struct dec_job j = { d, payload, payload_size, chunk_start, n, (n + cs - 1) / cs, 0,
-	                     w, chunk_log, dst, NULL };
-	size_t ntasks;
+	return decode(d, payload, payload_size, chunk_start, n, w, chunk_log, nthreads, dst, NULL);
+}
 
-	if (chunk_start[j.nchunks] > (uint64_t)payload_size * 8)
-		return GPZ_ERR_CORRUPT;
-	j.chunks_per_task = gpz_task_chunks(chunk_log, (size_t)1 << 20, nthreads, j.nchunks);
-	ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
-	return gpz_parallel_checked(nthreads, ntasks, dec_task, &j, &j.bad);
+gpz_result gpz_huff_decode_sum(const gpz_decoder *d, const uint8_t *payload,
+                               size_t payload_size, const uint64_t *chunk_start, size_t n, int w,
+                               int chunk_log, int nthreads, uint8_t *dst, uint64_t *sum)
+{
+	return decode(d, payload, payload_size, chunk_start, n, w, chunk_log, nthreads, dst, sum);
 }

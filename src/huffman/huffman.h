@@ -151,6 +151,11 @@ void gpz_decoder_free(gpz_decoder *d);
 gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
                            const uint64_t *chunk_start, size_t n, int w, int chunk_log,
                            int nthreads, uint8_t *dst);
+/* The same, and *sum = the content checksum of the n * w bytes written (common/checksum.h),
+ * each 64 KiB block hashed by the task that decoded it while it is in cache. n > 0. */
+gpz_result gpz_huff_decode_sum(const gpz_decoder *d, const uint8_t *payload,
+                               size_t payload_size, const uint64_t *chunk_start, size_t n, int w,
+                               int chunk_log, int nthreads, uint8_t *dst, uint64_t *sum);
 
 /* ---- lanes.c: the 32-lane interleaved payload layout ----
  *
