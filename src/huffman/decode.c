@@ -242,8 +242,8 @@ static inline void decode_multi_r(const gpz_decoder *d, struct bit_reader *br, u
 
 /* Four chunks of n symbols at once, a step of each in turn: one chunk's steps form a chain (each
  * lookup waits for the shift before it), four independent chains keep the core busy. Then each
- * chunk's last symbols alone. The same symbols and bit positions as decode_multi per chunk. */
-/* always inlined: out of line, the four readers lived in memory, ~15% slower on text */
+ * chunk's last symbols alone. The same symbols and bit positions as decode_multi_r per chunk.
+ * Always inlined: out of line, the four readers lived in memory, ~15% slower on text. */
 static inline __attribute__((always_inline)) void
 decode_multi4_r(const gpz_decoder *d, struct bit_reader br[4], uint8_t *dst[4], size_t n, int w,
                 int runs)
@@ -349,7 +349,7 @@ static void dec_task(void *ctx, size_t t)
 	size_t c0, c1, cs = (size_t)1 << j->chunk_log, cb = cs * (size_t)j->w;
 	gpz_task_range(t, j->chunks_per_task, j->nchunks, &c0, &c1);
 	/* chunks before `full` hold 2^chunk_log symbols each */
-	size_t full = j->n >> j->chunk_log, hashed = c0 * cb;
+	size_t full = j->n >> j->chunk_log, hashed = c0 * cb, end = j->n * (size_t)j->w;
 
 	for (size_t c = c0; c < c1;) {
 		size_t k = j->w <= 2 && c + 4 <= c1 && c + 4 <= full ? 4 : 1;
@@ -359,7 +359,7 @@ static void dec_task(void *ctx, size_t t)
 		}
 		c += k;
 		if (j->sum) /* while the chunks are in cache */
-			hash_blocks(j, t, &hashed, c * cb < j->n * (size_t)j->w ? c * cb : j->n * (size_t)j->w);
+			hash_blocks(j, t, &hashed, c * cb < end ? c * cb : end);
 	}
 }
 
