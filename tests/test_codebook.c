@@ -2,6 +2,7 @@
  * checked against brute force and against the rules they must satisfy; the encoder's threads
  * (each writing its own bit range) against one thread. */
 #include "testutil.h"
+#include "common/bits.h"
 #include "common/checksum.h"
 #include "huffman/huffman.h"
 
@@ -193,6 +194,18 @@ static void fill_symbols(uint8_t *b, size_t n, int w, int skewed, uint64_t seed)
 	}
 }
 
+/* The code of src's symbols (n of width w): counts, lengths, codes and the encoder's table into
+ * the caller's arrays (the alphabet's limit each), *alphabet; returns the coded size in bits. */
+static uint64_t make_code(const uint8_t *src, size_t n, int w, uint32_t *counts, uint8_t *len,
+                          uint32_t *code, uint32_t *table, uint32_t *alphabet)
+{
+	CHECK(gpz_histogram(src, n, w, 1, counts, alphabet) == GPZ_OK, "histogram");
+	CHECK(gpz_code_lengths(counts, *alphabet, GPZ_MAX_CODE_LEN, len) > 0, "lengths");
+	gpz_canonical_codes(len, *alphabet, code);
+	gpz_encoder_table(len, code, *alphabet, table);
+	return gpz_coded_bits(counts, len, *alphabet);
+}
+
 /* Symbols in runs of one value broken at every kind of offset (the histogram and the encoder
  * take whole blocks of a run at once): runs of random length, some exactly a block long, some ending one
  * symbol into or before a block's end. */
@@ -237,9 +250,7 @@ static void test_histogram(void)
 				uint32_t top = 0;
 				memset(want, 0, limit * 4);
 				for (size_t i = 0; i < n; i++) {
-					uint32_t v = 0;
-					for (int k = 0; k < w; k++)
-						v |= (uint32_t)src[i * (size_t)w + (size_t)k] << (8 * k);
+					uint32_t v = gpz_load_symbol(src, i, w);
 					want[v]++;
 					top = v + 1 > top ? v + 1 : top;
 				}
@@ -279,17 +290,12 @@ static void test_encode_runs(void)
 			uint32_t *counts = malloc(limit * 4), *code = calloc(limit, 4);
 			uint32_t *table = calloc(limit, 4), *cb = malloc(nch * 4), *want_cb = calloc(nch, 4);
 			fill_runs(src, n, w, 555 + (uint64_t)cl);
-			CHECK(gpz_histogram(src, n, w, 1, counts, &alphabet) == GPZ_OK, "histogram");
-			CHECK(gpz_code_lengths(counts, alphabet, GPZ_MAX_CODE_LEN, len) > 0, "lengths");
-			gpz_canonical_codes(len, alphabet, code);
-			gpz_encoder_table(len, code, alphabet, table);
-			uint64_t bits = gpz_coded_bits(counts, len, alphabet), got_bits = 0, at = 0;
+			uint64_t bits = make_code(src, n, w, counts, len, code, table, &alphabet);
+			uint64_t got_bits = 0, at = 0;
 			size_t cap = (size_t)(bits + 7) / 8 + GPZ_ENCODE_SLACK;
 			uint8_t *want = calloc(cap, 1), *got = malloc(cap);
 			for (size_t i = 0; i < n; i++) {
-				uint32_t v = 0;
-				for (int k = 0; k < w; k++)
-					v |= (uint32_t)src[i * (size_t)w + (size_t)k] << (8 * k);
+				uint32_t v = gpz_load_symbol(src, i, w);
 				for (int b = len[v] - 1; b >= 0; b--, at++)
 					want[at / 8] |= (uint8_t)(((code[v] >> b) & 1) << (7 - at % 8));
 				want_cb[i >> cl] += len[v];
@@ -357,11 +363,8 @@ static void test_encode_threads(void)
 		uint32_t *counts = malloc(limit * sizeof(uint32_t)), *code = calloc(limit, 4);
 		uint32_t *table = calloc(limit, 4), *cb1 = malloc(nch * 4), *cbt = malloc(nch * 4);
 		fill_symbols(src, n, w, cases[ci].skewed, 12345 + ci);
-		CHECK(gpz_histogram(src, n, w, 1, counts, &alphabet) == GPZ_OK, "histogram");
-		CHECK(gpz_code_lengths(counts, alphabet, GPZ_MAX_CODE_LEN, len) > 0, "lengths");
-		gpz_canonical_codes(len, alphabet, code);
-		gpz_encoder_table(len, code, alphabet, table);
-		uint64_t bits = gpz_coded_bits(counts, len, alphabet), b1 = 0, bt = 0;
+		uint64_t bits = make_code(src, n, w, counts, len, code, table, &alphabet);
+		uint64_t b1 = 0, bt = 0;
 		size_t cap = (size_t)(bits + 7) / 8 + GPZ_ENCODE_SLACK;
 		uint8_t *one = malloc(cap), *many = malloc(cap);
 		memset(one, 0xAA, cap);

@@ -158,24 +158,10 @@ int main(int argc, char **argv)
 			}
 		} else if (m == 1) {
 			run_threads(pw_worker);
-		} else if (m >= 6) {
-			if (ftruncate(fd, (off_t)total) != 0) {
-				perror("ftruncate");
-				return 1;
-			}
-			map = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-			if (map == MAP_FAILED) {
-				perror("mmap");
-				return 1;
-			}
-			if (m == 7 && madvise(map, total, MADV_HUGEPAGE) != 0)
-				perror("madvise(MADV_HUGEPAGE)");
-			run_threads(pop_worker);
-			munmap(map, total);
-		} else if (m >= 4) {
+		} else if (m == 4 || m == 5) {
 			populate = m == 5;
 			run_threads(fr_worker);
-		} else {
+		} else { /* one mapping of the whole file: mmap, falloc, popW, popH */
 			if (m == 3) {
 				if (fallocate(fd, 0, 0, (off_t)total) != 0)
 					perror("fallocate");
@@ -189,7 +175,9 @@ int main(int argc, char **argv)
 				perror("mmap");
 				return 1;
 			}
-			run_threads(mm_worker);
+			if (m == 7 && madvise(map, total, MADV_HUGEPAGE) != 0)
+				perror("madvise(MADV_HUGEPAGE)");
+			run_threads(m >= 6 ? pop_worker : mm_worker);
 			munmap(map, total);
 		}
 		close(fd);

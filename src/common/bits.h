@@ -87,4 +87,19 @@ static inline uint32_t gpz_load_symbol(const uint8_t *src, size_t i, int w)
 	return gpz_load_le32(src + 4 * i);
 }
 
+/* Symbol v repeated in every w-byte lane (w = 1, 2 or 4) of a little-endian 64-bit word. */
+static inline uint64_t gpz_splat(uint32_t v, int w)
+{
+	return (uint64_t)v * (w == 1 ? 0x0101010101010101ull
+	                      : w == 2 ? 0x0001000100010001ull : 0x0000000100000001ull);
+}
+
+/* Are the 32 bytes at s all the word pat (a run of one symbol: gpz_splat)? The first word
+ * decides alone on data without runs, so callers pay one compare there. */
+static inline int gpz_run32(const uint8_t *s, uint64_t pat)
+{
+	return gpz_load_le64(s) == pat && gpz_load_le64(s + 8) == pat &&
+	       gpz_load_le64(s + 16) == pat && gpz_load_le64(s + 24) == pat;
+}
+
 #endif

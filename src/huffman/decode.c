@@ -207,8 +207,7 @@ static inline int zero_run_step(const gpz_decoder *d, struct bit_reader *br, uin
 {
 	if ((br->buf >> 32) != 0 || *i + 32 > n)
 		return 0;
-	uint64_t v = w == 1 ? d->zero_sym * 0x0101010101010101ull
-	                    : d->zero_sym * 0x0001000100010001ull;
+	uint64_t v = gpz_splat(d->zero_sym, w);
 	uint8_t *o = dst + *i * (size_t)w;
 	for (int k = 0; k < 4 * w; k++)
 		memcpy(o + 8 * k, &v, 8);

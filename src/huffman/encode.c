@@ -58,22 +58,8 @@ static inline uint64_t bit_pos(const struct bit_writer *bw)
 	return (uint64_t)(bw->p - bw->start) * 8 + bw->nb;
 }
 
-/* A block of symbols the run path takes at once: 32 bytes. */
+/* A block of symbols the run path takes at once: gpz_run32's 32 bytes. */
 #define RUN_BYTES 32
-
-/* The value v repeated in every w-byte lane of a 64-bit word. */
-static inline uint64_t splat(uint32_t v, int w)
-{
-	return w == 1 ? v * 0x0101010101010101ull
-	     : w == 2 ? v * 0x0001000100010001ull : v * 0x0000000100000001ull;
-}
-
-/* Are the RUN_BYTES bytes at s all pat? The first word decides alone on data without runs. */
-static inline int run_block(const uint8_t *s, uint64_t pat)
-{
-	return gpz_load_le64(s) == pat && gpz_load_le64(s + 8) == pat &&
-	       gpz_load_le64(s + 16) == pat && gpz_load_le64(s + 24) == pat;
-}
 
 /* A block of one symbol's code repeated, when its bits fit one put (k codes of e; 0 if not). */
 static inline uint32_t run_code(uint32_t e, unsigned k, uint64_t *bits)
@@ -96,13 +82,13 @@ static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t
                                  const uint32_t *table)
 {
 	const unsigned k = RUN_BYTES / (unsigned)w; /* symbols a block */
-	uint64_t pat = n ? splat(gpz_load_symbol(s, 0, w), w) : 0, run_bits = 0;
+	uint64_t pat = n ? gpz_splat(gpz_load_symbol(s, 0, w), w) : 0, run_bits = 0;
 	uint32_t run_len = 0;
 	int run_ready = 0; /* run_bits and run_len are pat's */
 	size_t i = 0;
 
 	for (; i + k <= n; i += k) {
-		if (run_block(s + i * (size_t)w, pat)) {
+		if (gpz_run32(s + i * (size_t)w, pat)) {
 			if (!run_ready) {
 				run_len = run_code(table[gpz_load_symbol(s, i, w)], k, &run_bits);
 				run_ready = 1;
@@ -121,7 +107,7 @@ static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t
 			if (!flush(bw))
 				return 0;
 		}
-		uint64_t last = splat(gpz_load_symbol(s, i + k - 1, w), w);
+		uint64_t last = gpz_splat(gpz_load_symbol(s, i + k - 1, w), w);
 		run_ready &= last == pat;
 		pat = last;
 	}

@@ -48,27 +48,14 @@ struct hist_job {
 	                      * NULL when not asked for */
 };
 
-/* The value v repeated in every lane of a 64-bit word of w-byte symbols. */
-static uint64_t splat(uint64_t v, int w)
-{
-	return w == 1 ? v * 0x0101010101010101ull : v * 0x0001000100010001ull;
-}
-
-/* Are the 32 bytes at s all pat? The first word decides alone on data without runs. */
-static int run_block(const uint8_t *s, uint64_t pat)
-{
-	return gpz_load_le64(s) == pat && gpz_load_le64(s + 8) == pat &&
-	       gpz_load_le64(s + 16) == pat && gpz_load_le64(s + 24) == pat;
-}
-
 static void count_bytes(const uint8_t *s, size_t n, uint32_t *t)
 {
 	uint32_t *t1 = t + 256, *t2 = t + 512, *t3 = t + 768;
-	uint64_t run = 0, pat = n ? splat(s[0], 1) : 0;
+	uint64_t run = 0, pat = n ? gpz_splat(s[0], 1) : 0;
 	size_t i = 0;
 
 	for (; i + 32 <= n; i += 32) {
-		if (run_block(s + i, pat)) {
+		if (gpz_run32(s + i, pat)) {
 			run += 32;
 			continue;
 		}
@@ -80,7 +67,7 @@ static void count_bytes(const uint8_t *s, size_t n, uint32_t *t)
 		}
 		t[pat & 0xff] += (uint32_t)run;
 		run = 0;
-		pat = splat(s[i + 31], 1);
+		pat = gpz_splat(s[i + 31], 1);
 	}
 	t[pat & 0xff] += (uint32_t)run;
 	for (; i < n; i++)
@@ -90,12 +77,12 @@ static void count_bytes(const uint8_t *s, size_t n, uint32_t *t)
 static void count_u16(const uint8_t *s, size_t n, uint32_t *t)
 {
 	uint32_t *t1 = t + 65536, *t2 = t + 2 * 65536, *t3 = t + 3 * 65536;
-	uint64_t run = 0, pat = n ? splat(gpz_load_le16(s), 2) : 0;
+	uint64_t run = 0, pat = n ? gpz_splat(gpz_load_le16(s), 2) : 0;
 	size_t i = 0;
 
 	for (; i + 16 <= n; i += 16) {
 		const uint8_t *b = s + 2 * i;
-		if (run_block(b, pat)) {
+		if (gpz_run32(b, pat)) {
 			run += 16;
 			continue;
 		}
@@ -108,7 +95,7 @@ static void count_u16(const uint8_t *s, size_t n, uint32_t *t)
 		}
 		t[pat & 0xffff] += (uint32_t)run;
 		run = 0;
-		pat = splat(gpz_load_le16(b + 30), 2);
+		pat = gpz_splat(gpz_load_le16(b + 30), 2);
 	}
 	t[pat & 0xffff] += (uint32_t)run;
 	for (; i < n; i++)

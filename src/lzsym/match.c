@@ -62,8 +62,7 @@ static size_t alt_tokens(const uint8_t *src, size_t i, size_t len, uint32_t z, i
  * compared at a time (runs are most of quantization codes). */
 static inline size_t run_length(const uint8_t *src, size_t i, size_t c1, uint32_t z, int w)
 {
-	const uint64_t pat = (uint64_t)z * (w == 1 ? 0x0101010101010101ull
-	                                    : w == 2 ? 0x0001000100010001ull : 0x0000000100000001ull);
+	const uint64_t pat = gpz_splat(z, w);
 	const size_t per = (size_t)8 >> wlog(w);
 	size_t r = 1;
 
