@@ -398,6 +398,19 @@ GPZ_API gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p,
                                           gpz_write_fn write, void *user, uint64_t *in_bytes,
                                           uint64_t *out_bytes);
 
+/* gpz_compress_stream_at with positional output: header, frames and trailer go to write_at at
+ * their offsets in the stream (from 0). A frame's offset is known once the frames before it
+ * have their sizes; its lane then writes it while later frames are still being coded or
+ * placed, so calls come from several threads at once and in any order (after an error some
+ * frames may have been written: discard the output). The bytes are those of
+ * gpz_compress_stream_at. For destinations that take parallel writes faster than one ordered
+ * writer (below). */
+typedef gpz_result (*gpz_write_at_fn)(void *user, const void *buf, size_t n, uint64_t offset);
+GPZ_API gpz_result gpz_compress_stream_at_to(gpz_ctx *ctx, const gpz_params *p,
+                                             gpz_read_at_fn read_at, uint64_t src_size,
+                                             gpz_write_at_fn write_at, void *user,
+                                             uint64_t *in_bytes, uint64_t *out_bytes);
+
 /* gpz_decompress_stream with positional output: each frame's content goes to write_at at its
  * offset in the stream's output (from 0) as soon as its lane has decoded it, so outputs are
  * written in parallel: calls come from several threads at once and in any order, and after an
@@ -405,7 +418,6 @@ GPZ_API gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p,
  * that take parallel writes faster than one ordered writer: the gpz tool uses it for files on
  * tmpfs, copying into a shared mapping of space reserved with fallocate (one write() thread:
  * about 3 GB/s there; bench/results/2026-11-23-h200-file-engine.md). */
-typedef gpz_result (*gpz_write_at_fn)(void *user, const void *buf, size_t n, uint64_t offset);
 GPZ_API gpz_result gpz_decompress_stream_at(gpz_ctx *ctx, gpz_read_fn read,
                                             gpz_write_at_fn write_at, void *user,
                                             uint64_t *in_bytes, uint64_t *out_bytes);
@@ -424,6 +436,13 @@ GPZ_API gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn r
 GPZ_API gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn read_at,
                                               uint64_t src_size, gpz_write_fn write, void *user,
                                               uint64_t *in_bytes, uint64_t *out_bytes);
+/* gpz_deflate_stream_from_at with positional output, as gpz_compress_stream_at_to: header,
+ * batches and trailer go to write_at at their offsets from the stream's first byte, batches
+ * from the lanes' threads at once and in any order. The same bytes. */
+GPZ_API gpz_result gpz_deflate_stream_from_at_to(gpz_deflate_stream *st,
+                                                 gpz_read_at_fn read_at, uint64_t src_size,
+                                                 gpz_write_at_fn write_at, void *user,
+                                                 uint64_t *in_bytes, uint64_t *out_bytes);
 
 /* Decompression of a gzip (every member; zero padding after the last accepted), zlib or raw
  * DEFLATE stream read in order through read (a pipe will do), output through write in order,

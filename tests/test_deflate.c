@@ -195,13 +195,14 @@ static void stored_after_text(void)
 	free(buf);
 }
 
-/* One-shot on 1 and 3 threads, and streamed in random-sized pieces, give the same bytes. */
-/* The whole input through the engine (pushed or positional) on a context of `threads` threads
- * and `depth` lanes: the bytes ref[0 .. ref_n) of the one-shot call, index included. */
+/* The whole input through the engine on a context of `threads` threads and `depth` lanes, pushed
+ * (positional 0), read by the lanes (1), or read and written by them (2): the bytes
+ * ref[0 .. ref_n) of the one-shot call, index included. */
 static void engine_same(const uint8_t *src, size_t n, int level, gpz_format f, int threads,
                         int depth, int positional, const uint8_t *ref, size_t ref_n,
                         uint64_t *st)
 {
+	static const char *const how[] = { "pushed", "positional", "positional in and out" };
 	gpz_ctx *c;
 	gpz_deflate_stream *ds;
 	struct test_mem m = { .src = src, .size = n, .dst = malloc(ref_n + 1), .cap = ref_n + 1,
@@ -214,23 +215,28 @@ static void engine_same(const uint8_t *src, size_t n, int level, gpz_format f, i
 	gpz_ctx_set_depth(c, depth);
 	r = gpz_deflate_stream_create(c, level, f, &gi, &ds);
 	if (r == GPZ_OK)
-		r = positional ? gpz_deflate_stream_from_at(ds, test_mem_read_at, n, test_mem_write, &m,
-		                                            &in, &out)
-		               : gpz_deflate_stream_from(ds, test_mem_read, test_mem_write, &m, &in, &out);
+		r = positional == 2 ? gpz_deflate_stream_from_at_to(ds, test_mem_read_at, n,
+		                                                    test_mem_write_at, &m, &in, &out)
+		  : positional      ? gpz_deflate_stream_from_at(ds, test_mem_read_at, n, test_mem_write,
+		                                                 &m, &in, &out)
+		                    : gpz_deflate_stream_from(ds, test_mem_read, test_mem_write, &m, &in,
+		                                              &out);
 	if (r == GPZ_OK && f == GPZ_FORMAT_GZIP) {
 		size_t hl;
 		r = gpz_deflate_stream_header(ds, m.dst, m.len, &hl);
 	}
 	CHECK(r == GPZ_OK && in == n && out == m.len && m.len == ref_n && !memcmp(m.dst, ref, ref_n),
 	      "n=%zu threads %d depth %d %s: engine output differs (%s, %zu vs %zu bytes)", n,
-	      threads, depth, positional ? "positional" : "pushed", gpz_result_string(r), m.len,
-	      ref_n);
+	      threads, depth, how[positional], gpz_result_string(r), m.len, ref_n);
+	CHECK(positional < 2 || m.at_bytes == ref_n, "n=%zu: %llu bytes written positionally for %zu",
+	      n, (unsigned long long)m.at_bytes, ref_n);
 	gpz_deflate_stream_free(ds);
 	gpz_ctx_free(c);
 	free(m.dst);
 	*st = m.rng;
 }
 
+/* One-shot on 1 and 3 threads, and streamed in random-sized pieces, give the same bytes. */
 static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, uint64_t *st)
 {
 	gpz_ctx *c3;
@@ -266,8 +272,8 @@ static void stream_same(const uint8_t *src, size_t n, int level, gpz_format f, u
 	gpz_deflate_stream_free(ds);
 	CHECK(r == GPZ_OK && o == a && memcmp(x, z, a) == 0, "n=%zu: streamed output differs (%s)",
 	      n, gpz_result_string(r));
-	for (int k = 0; k < 4; k++) /* threads 1, 2; depth 1, 3; pushed, positional */
-		engine_same(src, n, level, f, 1 + k % 2, k == 1 || k == 2 ? 3 : 1, k / 2, x, a, st);
+	for (int k = 0; k < 6; k++) /* threads 1, 2; depth 1, 3; pushed, positional in, and out */
+		engine_same(src, n, level, f, 1 + k % 2, k % 3 ? 3 : 1, k / 2, x, a, st);
 	gpz_ctx_free(c3);
 	free(x);
 	free(y);

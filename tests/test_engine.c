@@ -108,6 +108,15 @@ static void check_ctx(gpz_ctx *ctx, const uint8_t *src, size_t n, const gpz_para
 	              GPZ_OK &&
 	      pa.len == ref_len && memcmp(c, ref, ref_len) == 0 && in == n && out == ref_len,
 	      "%s: positional compress", what);
+	/* positional input and output: the lanes also write their frames, at offsets learnt in
+	 * frame order */
+	struct test_mem po = { .src = src, .size = n, .dst = c, .cap = cap };
+	memset(c, 0, cap);
+	CHECK(gpz_compress_stream_at_to(ctx, p, test_mem_read_at, n, test_mem_write_at, &po, &in,
+	                                &out) == GPZ_OK &&
+	      po.len == ref_len && po.at_bytes == ref_len && memcmp(c, ref, ref_len) == 0 &&
+	      in == n && out == ref_len,
+	      "%s: positional compress in and out", what);
 
 	free(c);
 	free(d);
@@ -213,6 +222,12 @@ static void concatenated(void)
 	p.lz_level = 0;
 	CHECK(gpz_compress_stream(ctx, &p, test_mem_read, test_mem_write, &f, NULL, NULL) ==
 	      GPZ_ERR_TRUNCATED, "a failing write");
+	for (int k = 1; k <= 6; k += k == 1 ? 2 : 3) { /* the header, a frame, the trailer (4 frames) */
+		struct test_mem fa = { .src = src, .size = n, .dst = a, .cap = l1, .fail_write_at = k };
+		CHECK(gpz_compress_stream_at_to(ctx, &p, test_mem_read_at, n, test_mem_write_at, &fa,
+		                                NULL, NULL) == GPZ_ERR_TRUNCATED,
+		      "a failing positional write (%d)", k);
+	}
 	/* a truncated stream through the callbacks */
 	struct test_mem t = { .src = b, .size = l2 - 30, .dst = d, .cap = 2 * n };
 	CHECK(gpz_decompress_stream(ctx, test_mem_read, NULL, &t, NULL, NULL) == GPZ_ERR_TRUNCATED,

@@ -215,3 +215,20 @@ gpz_result test_mem_write(void *user, const void *buf, size_t n)
 	m->len += n;
 	return GPZ_OK;
 }
+
+gpz_result test_mem_write_at(void *user, const void *buf, size_t n, uint64_t off)
+{
+	struct test_mem *m = user;
+	size_t end = (size_t)off + n, seen = __atomic_load_n(&m->len, __ATOMIC_RELAXED);
+
+	if (__atomic_add_fetch(&m->writes, 1, __ATOMIC_RELAXED) == m->fail_write_at)
+		return GPZ_ERR_TRUNCATED;
+	if (off > m->cap || n > m->cap - off)
+		return GPZ_ERR_DST_TOO_SMALL;
+	memcpy(m->dst + off, buf, n);
+	__atomic_add_fetch(&m->at_bytes, n, __ATOMIC_RELAXED);
+	while (seen < end && !__atomic_compare_exchange_n(&m->len, &seen, end, 1, __ATOMIC_RELAXED,
+	                                                  __ATOMIC_RELAXED))
+		;
+	return GPZ_OK;
+}

@@ -52,7 +52,8 @@ size_t test_roundtrip(const void *src, size_t size, const gpz_params *p, const c
 /* Memory behind the streaming calls' callbacks: test_mem_read gives up to what is asked (random
  * sizes of 1 .. step bytes when step is set), test_mem_read_at any range (several lanes call it
  * at once), test_mem_write appends to dst (cap bytes; the fail_write_at-th write fails when it
- * is set). */
+ * is set), test_mem_write_at copies to dst + offset (several lanes at once, in any order; len
+ * becomes the furthest end written, at_bytes counts the bytes, fail_write_at as above). */
 struct test_mem {
 	const uint8_t *src;
 	size_t size, pos;
@@ -61,10 +62,12 @@ struct test_mem {
 	size_t step;
 	uint64_t rng;
 	int fail_write_at, writes;
+	uint64_t at_bytes;
 };
 gpz_result test_mem_read(void *user, void *buf, size_t cap, size_t *got);
 gpz_result test_mem_read_at(void *user, void *buf, size_t n, uint64_t off);
 gpz_result test_mem_write(void *user, const void *buf, size_t n);
+gpz_result test_mem_write_at(void *user, const void *buf, size_t n, uint64_t off);
 
 /* Call fn(path, ctx) for every regular file under dir (recursively, sorted); returns the count. */
 int test_for_each_file(const char *dir, void (*fn)(const char *path, void *ctx), void *ctx);

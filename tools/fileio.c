@@ -432,10 +432,27 @@ static int reserve(int fd, uint64_t off, size_t n)
 	return rc;
 }
 
-void fio_out_expect(fio_out *o, uint64_t size)
+/* How far the reservation runs ahead of the writers: for a decoded size, enough for the frames
+ * in flight (6-16 lanes of 64 MiB) to find theirs ready; for a bound on compressed output,
+ * which lanes write a frame of a few to 64 MiB at a time, less, as the bound may be far above
+ * what comes. */
+#define AHEAD_SIZE ((uint64_t)1 << 30)
+#define AHEAD_BOUND ((uint64_t)256 << 20)
+
+static void expect(fio_out *o, uint64_t size, uint64_t ahead)
 {
 	if (o->positional && o->tmp != NULL && o->map == NULL)
-		o->map = out_map_open(o->fd, size);
+		o->map = out_map_open(o->fd, size, ahead);
+}
+
+void fio_out_expect(fio_out *o, uint64_t size)
+{
+	expect(o, size, AHEAD_SIZE);
+}
+
+void fio_out_expect_at_most(fio_out *o, uint64_t bound)
+{
+	expect(o, bound, AHEAD_BOUND);
 }
 
 int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)

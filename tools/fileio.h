@@ -85,6 +85,9 @@ int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off);
  * writes past it go the usual way, and the commit cuts the file to the end of what was written.
  */
 void fio_out_expect(fio_out *o, uint64_t size);
+/* The same for output of at most `bound` bytes (compression's bound): space is reserved a
+ * shorter way ahead of the writers. */
+void fio_out_expect_at_most(fio_out *o, uint64_t bound);
 /*
  * Give the file the permission bits, owner (where allowed) and access/modification times of
  * *meta (or mode 0666 less the umask when meta is NULL), fsync and close it, and move it to its

@@ -893,7 +893,7 @@ static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx,
                         const gpz_gzip_info *gi, uint64_t in_off, uint64_t n, uint64_t out_off,
                         struct counts *c)
 {
-	struct engine_io io = { j, NULL, out, 0, 0, 0, in_off };
+	struct engine_io io = { j, NULL, out, 0, 0, out_off, in_off };
 	uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
 	gpz_deflate_stream *ds;
 	size_t hn;
@@ -902,7 +902,9 @@ static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx,
 
 	if (r != GPZ_OK)
 		return lib_error(j->name, r);
-	r = gpz_deflate_stream_from_at(ds, engine_read_at, n, engine_write, &io, &used, &made);
+	r = out->positional
+	    ? gpz_deflate_stream_from_at_to(ds, engine_read_at, n, engine_write_at, &io, &used, &made)
+	    : gpz_deflate_stream_from_at(ds, engine_read_at, n, engine_write, &io, &used, &made);
 	note_fallbacks(o, j, ctx, before);
 	c->in += used;
 	c->out += made;
@@ -948,6 +950,9 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 	/* not /proc files, whose size says 0 */
 	if (S_ISREG(j->st.st_mode) && size > 0) {
 		part = in_header && o->format == GPZ_FORMAT_GZIP ? member_bytes() : size;
+		/* the lanes write their batches in parallel where that is faster (fileio.h) */
+		fio_out_expect_at_most(out, gpz_deflate_bound((size_t)size) +
+		                            (size / part + 1) * sizeof g_hdr);
 		for (uint64_t at = 0; rc == 0 && at < size; at += part) {
 			uint64_t n = size - at < part ? size - at : part;
 			gi.index_size = in_header ? n : 0;
@@ -1115,7 +1120,12 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 	before = gpz_ctx_gpu_fallbacks(ctx);
 	/* the lanes read their frames themselves (not for small files, nor /proc ones, whose size
 	 * says 0) */
-	if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20))
+	if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20) && out->positional) {
+		/* and write them in parallel where that is faster (fileio.h) */
+		fio_out_expect_at_most(out, gpz_compress_bound((size_t)size, &o->params));
+		r = gpz_compress_stream_at_to(ctx, &o->params, engine_read_at, size, engine_write_at,
+		                              &io, &c->in, &c->out);
+	} else if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20))
 		r = gpz_compress_stream_at(ctx, &o->params, engine_read_at, size, engine_write, &io,
 		                           &c->in, &c->out);
 	else

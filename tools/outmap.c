@@ -12,15 +12,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Space reserved in one fallocate call, and how far the reservation may run past the furthest
- * write asked for: enough for the frames in flight (6-16 lanes of 64 MiB) to find theirs ready. */
+/* Space reserved in one fallocate call. */
 #define OUT_MAP_STEP ((uint64_t)64 << 20)
-#define OUT_MAP_AHEAD ((uint64_t)1 << 30)
 
 struct out_map {
 	int fd;
 	char *base;
 	uint64_t size;
+	uint64_t ahead;    /* how far past `want` the reservation may run */
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -36,7 +35,7 @@ static void *reserve_ahead(void *v)
 
 	pthread_mutex_lock(&m->mu);
 	while (!m->quit && !m->err && m->reserved < m->size) {
-		uint64_t target = m->want + OUT_MAP_AHEAD, at = m->reserved, step;
+		uint64_t target = m->want + m->ahead, at = m->reserved, step;
 		int rc;
 		if (target > m->size)
 			target = m->size;
@@ -59,7 +58,7 @@ static void *reserve_ahead(void *v)
 	return NULL;
 }
 
-struct out_map *out_map_open(int fd, uint64_t size)
+struct out_map *out_map_open(int fd, uint64_t size, uint64_t ahead)
 {
 	struct out_map *m;
 	int rc;
@@ -71,6 +70,7 @@ struct out_map *out_map_open(int fd, uint64_t size)
 		goto fail;
 	m->fd = fd;
 	m->size = size;
+	m->ahead = ahead;
 	m->base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m->base == MAP_FAILED)
 		goto fail;

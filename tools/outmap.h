@@ -16,10 +16,10 @@
 struct out_map;
 
 /* Map fd (a new, empty file) at `size` bytes and start reserving its space. NULL when it cannot
- * (the caller writes some other way). size is a hint read from the input: the reservation runs
- * at most OUT_MAP_AHEAD bytes past the furthest write asked for, so a wrong hint costs at most
- * that much space until out_map_close. */
-struct out_map *out_map_open(int fd, uint64_t size);
+ * (the caller writes some other way). size is a hint read from the input, or a bound: the
+ * reservation runs at most `ahead` bytes past the furthest write asked for, so a wrong hint or
+ * a loose bound costs at most that much space until out_map_close. */
+struct out_map *out_map_open(int fd, uint64_t size, uint64_t ahead);
 
 /* Does [off, off + n) lie in the mapping? */
 int out_map_covers(const struct out_map *m, uint64_t off, size_t n);

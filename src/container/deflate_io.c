@@ -26,6 +26,7 @@ struct dio {
 	int gpu;            /* the lanes code on their GPUs */
 	size_t step;        /* input bytes a batch */
 	gpz_write_fn write;
+	gpz_write_at_fn write_at; /* or positional output: the lanes write their batches */
 	void *user;
 	uint64_t out;
 };
@@ -64,7 +65,7 @@ static gpz_result dio_put(void *u, const uint8_t *buf, size_t len, const void *m
                           size_t in_bytes)
 {
 	struct dio *d = u;
-	gpz_result r = d->write(d->user, buf, len);
+	gpz_result r = d->write_at ? GPZ_OK : d->write(d->user, buf, len);
 
 	if (r == GPZ_OK) {
 		gpz_dfl_stream_add(d->st, meta, in_bytes);
@@ -91,10 +92,20 @@ static size_t batch_pieces(const struct dio *d)
 	return b < cap ? b : cap;
 }
 
+/* d's bytes at the stream's offset d->out, in order or positionally. */
+static gpz_result dio_write(struct dio *d, const void *buf, size_t n)
+{
+	gpz_result r = d->write_at ? d->write_at(d->user, buf, n, d->out) : d->write(d->user, buf, n);
+
+	d->out += n;
+	return r;
+}
+
 /* Write the header and start the engine on the stream. size: the input's, or UINT64_MAX when
- * unknown. */
+ * unknown. Output goes through write, or positionally through write_at. */
 static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
-                           gpz_write_fn write, void *user, struct gpz_engine **e)
+                           gpz_write_fn write, gpz_write_at_fn write_at, void *user,
+                           struct gpz_engine **e)
 {
 	struct gpz_engine_job job = { d, HIST, sizeof(struct gpz_dfl_batch), dio_bound, dio_run,
 		                      dio_put, 0 };
@@ -103,18 +114,22 @@ static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
 	size_t hl;
 	gpz_result r;
 
-	if (st->started || !write)
+	if (st->started || (!write == !write_at))
 		return GPZ_ERR_PARAM;
 	d->st = st;
 	d->gpu = gpz_ctx_gpu(ctx) && (ctx->gpu_asked || size >= GPU_AUTO_MIN);
 	d->step = batch_pieces(d) * PIECE;
 	d->write = write;
+	d->write_at = write_at;
 	d->user = user;
 	d->out = 0;
 	h = gpz_dfl_stream_head(st, &hl);
-	r = write(user, h, hl);
-	d->out += hl;
-	return r == GPZ_OK ? gpz_engine_open_job(ctx, &job, e) : r;
+	r = dio_write(d, h, hl);
+	if (r == GPZ_OK)
+		r = gpz_engine_open_job(ctx, &job, e);
+	if (r == GPZ_OK && write_at)
+		gpz_engine_append_at(*e, write_at, user, hl);
+	return r;
 }
 
 /* Wait for the batches, then write the trailer; the first error is returned. */
@@ -126,26 +141,28 @@ static gpz_result dio_close(struct dio *d, struct gpz_engine *e, gpz_result r, u
 	if (r == GPZ_OK) {
 		size_t tl = 0;
 		const uint8_t *t = gpz_dfl_stream_tail(d->st, &tl);
-		r = t ? d->write(d->user, t, tl) : GPZ_ERR_NOMEM;
-		d->out += tl;
+		r = t ? dio_write(d, t, tl) : GPZ_ERR_NOMEM;
 	}
 	if (out)
 		*out = d->out;
 	return r;
 }
 
-gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn read_at,
-                                      uint64_t src_size, gpz_write_fn write, void *user,
-                                      uint64_t *in_bytes, uint64_t *out_bytes)
+/* The whole input from read_at, output through write or write_at. */
+static gpz_result from_at(gpz_deflate_stream *st, gpz_read_at_fn read_at, uint64_t src_size,
+                          gpz_write_fn write, gpz_write_at_fn write_at, void *user,
+                          uint64_t *in_bytes, uint64_t *out_bytes)
 {
 	struct dio d;
 	struct gpz_engine *e;
 	uint64_t off = 0;
 	gpz_result r;
 
+	if (in_bytes)
+		*in_bytes = 0;
 	if (!st || !read_at)
 		return GPZ_ERR_PARAM;
-	r = dio_open(&d, st, src_size, write, user, &e);
+	r = dio_open(&d, st, src_size, write, write_at, user, &e);
 	if (r != GPZ_OK)
 		return r;
 	gpz_engine_positional(e, read_at, user);
@@ -160,6 +177,22 @@ gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn rea
 	if (in_bytes)
 		*in_bytes = r == GPZ_OK ? src_size : 0;
 	return r;
+}
+
+gpz_result gpz_deflate_stream_from_at(gpz_deflate_stream *st, gpz_read_at_fn read_at,
+                                      uint64_t src_size, gpz_write_fn write, void *user,
+                                      uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	return write ? from_at(st, read_at, src_size, write, NULL, user, in_bytes, out_bytes)
+	             : GPZ_ERR_PARAM;
+}
+
+gpz_result gpz_deflate_stream_from_at_to(gpz_deflate_stream *st, gpz_read_at_fn read_at,
+                                         uint64_t src_size, gpz_write_at_fn write_at,
+                                         void *user, uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	return write_at ? from_at(st, read_at, src_size, NULL, write_at, user, in_bytes, out_bytes)
+	                : GPZ_ERR_PARAM;
 }
 
 /* Read until buf holds n bytes or the input ends. */
@@ -200,7 +233,7 @@ gpz_result gpz_deflate_stream_from(gpz_deflate_stream *st, gpz_read_fn read, gpz
 
 	if (!st || !read)
 		return GPZ_ERR_PARAM;
-	r = dio_open(&d, st, UINT64_MAX, write, user, &e);
+	r = dio_open(&d, st, UINT64_MAX, write, NULL, user, &e);
 	if (r != GPZ_OK)
 		return r;
 	while (r == GPZ_OK && !last) {
@@ -256,7 +289,7 @@ static gpz_result from_memory(gpz_deflate_stream *st, const uint8_t *src, size_t
 	struct dio d;
 	struct gpz_engine *e;
 	size_t off = 0;
-	gpz_result r = dio_open(&d, st, n, mem_write, m, &e);
+	gpz_result r = dio_open(&d, st, n, mem_write, NULL, m, &e);
 
 	if (r != GPZ_OK)
 		return r;

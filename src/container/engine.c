@@ -90,6 +90,8 @@ struct gpz_engine {
 	void *io_user;
 	gpz_write_at_fn write_at; /* positional output written by the lanes themselves */
 	void *wa_user;
+	int append;                 /* ... at offsets learnt in frame order (gpz_engine_append_at) */
+	uint64_t append_pos;        /* where the next frame's output goes then */
 	struct lanes *L;
 	int n;                      /* lanes this engine uses: the first n of L */
 	struct slot slot[GPZ_MAX_DEPTH];
@@ -528,15 +530,20 @@ static void hand_over(struct slot *s, gpz_result r, const uint8_t *res, size_t l
 		else
 			to = e->sink + e->sink_pos;
 		e->sink_pos += e->err == GPZ_OK ? len : 0;
-	} else if (e->err == GPZ_OK && res && (e->out || e->job.put)) {
-		/* the turn is ours until `handed` moves: write without holding the lock */
+	} else if (e->err == GPZ_OK && res && (e->out || e->job.put || e->append)) {
+		if (e->append) { /* its place is known now; the write waits until after the turn */
+			s->out_off = e->append_pos;
+			e->append_pos += len;
+		}
+		/* the turn is ours until `handed` moves: put without holding the lock */
 		pthread_mutex_unlock(&e->mu);
 		r = e->job.put ? e->job.put(e->job.user, res, len, s->meta, s->n)
+		  : e->append  ? GPZ_OK
 		               : e->out(e->user, res, len);
 		pthread_mutex_lock(&e->mu);
 		if (r != GPZ_OK && e->err == GPZ_OK)
 			e->err = r;
-		write_after = r == GPZ_OK && e->job.put && e->write_at && len;
+		write_after = r == GPZ_OK && (e->job.put || e->append) && e->write_at && len;
 	}
 	e->handed++;
 	pthread_cond_broadcast(&e->cv);
@@ -581,7 +588,7 @@ static void *lane_main(void *arg)
 			r = e->job.run     ? run_job(s, &res, &len)
 			  : e->decompress ? run_decompress(s, &res, &len)
 			                  : run_compress(s, &res, &len);
-		if (r == GPZ_OK && e->write_at && res && !e->job.put) {
+		if (r == GPZ_OK && e->write_at && !e->append && res && !e->job.put) {
 			r = len ? e->write_at(e->wa_user, res, len, s->out_off) : GPZ_OK;
 			res = NULL; /* written: nothing left to hand over */
 		}
@@ -699,6 +706,15 @@ void gpz_engine_positional_out(struct gpz_engine *e, gpz_write_at_fn write_at, v
 	e->wa_user = user;
 }
 
+void gpz_engine_append_at(struct gpz_engine *e, gpz_write_at_fn write_at, void *user,
+                          uint64_t base)
+{
+	e->write_at = write_at;
+	e->wa_user = user;
+	e->append = 1;
+	e->append_pos = base;
+}
+
 /* Hand the next frame to its lane: every field is set before `busy`, under the lock. */
 static void submit(struct gpz_engine *e, const void *src, size_t n, void *dst, size_t dst_cap,
                    int at, uint64_t in_off, size_t pre, int last, uint64_t out_off)
@@ -768,7 +784,7 @@ gpz_result gpz_engine_close(struct gpz_engine *e, size_t *sink_end)
 	}
 	r = e->err;
 	if (sink_end)
-		*sink_end = e->sink_pos;
+		*sink_end = e->append ? (size_t)e->append_pos : e->sink_pos;
 	pthread_mutex_destroy(&e->mu);
 	pthread_cond_destroy(&e->cv);
 	free(e);

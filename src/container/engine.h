@@ -44,6 +44,14 @@ void gpz_engine_positional(struct gpz_engine *e, gpz_read_at_fn read_at, void *u
  * written once its put has returned, which then must not write it itself. */
 void gpz_engine_positional_out(struct gpz_engine *e, gpz_write_at_fn write_at, void *user);
 
+/* Positional output appended in frame order (compression into a file that takes parallel
+ * writes): a frame's output goes to write_at at `base` plus the lengths of the frames before it,
+ * an offset learnt at the frame's turn; the lane writes it after the turn, beside the other
+ * lanes, instead of `out` writing it in the turn. A job's put still runs in order, for what it
+ * keeps about the frame, and must not write the frame itself. */
+void gpz_engine_append_at(struct gpz_engine *e, gpz_write_at_fn write_at, void *user,
+                          uint64_t base);
+
 /* Wait until the next frame's lane is free; *buf (may be NULL when the caller names its input
  * with gpz_engine_submit's src) receives a buffer of at least `need` bytes to fill with it.
  * Returns the first error of an earlier frame, if any, so the caller can stop early. */
@@ -100,8 +108,8 @@ void gpz_engine_submit_job(struct gpz_engine *e, const void *src, size_t n, size
                            uint64_t in_off, int last, uint64_t out_off);
 
 /* Wait for every submitted frame, stop the lanes' threads, and return the first error in frame
- * order (GPZ_OK when there was none). *sink_end (may be NULL): where the memory sink's output
- * ends. */
+ * order (GPZ_OK when there was none). *sink_end (may be NULL): where the memory sink's output,
+ * or the output appended with gpz_engine_append_at, ends. */
 gpz_result gpz_engine_close(struct gpz_engine *e, size_t *sink_end);
 
 #endif

@@ -101,6 +101,33 @@ gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn re
 	return r;
 }
 
+/* Frames of a positional input: the lanes read their own. */
+static gpz_result submit_at(struct gpz_engine *e, const gpz_params *p, gpz_read_at_fn read_at,
+                            void *user, uint64_t src_size, uint32_t *frames)
+{
+	gpz_result r = GPZ_OK;
+
+	gpz_engine_positional(e, read_at, user);
+	for (uint64_t off = 0; r == GPZ_OK && off < src_size; off += p->frame_bytes, (*frames)++) {
+		size_t n = src_size - off < p->frame_bytes ? (size_t)(src_size - off) : p->frame_bytes;
+		r = gpz_engine_next(e, 0, NULL);
+		if (r == GPZ_OK)
+			gpz_engine_submit_at(e, n, off);
+	}
+	return r;
+}
+
+static gpz_result check_at(gpz_ctx *ctx, const gpz_params *p, uint64_t src_size)
+{
+	if (!ctx || gpz_params_check(p) != GPZ_OK)
+		return GPZ_ERR_PARAM;
+	if (src_size % (uint64_t)p->symbol_bytes)
+		return GPZ_ERR_SIZE_ALIGN;
+	if ((src_size + p->frame_bytes - 1) / p->frame_bytes > UINT32_MAX)
+		return GPZ_ERR_PARAM; /* too many frames: a larger frame_bytes is needed */
+	return GPZ_OK;
+}
+
 gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at_fn read_at,
                                   uint64_t src_size, gpz_write_fn write, void *user,
                                   uint64_t *in_bytes, uint64_t *out_bytes)
@@ -108,29 +135,57 @@ gpz_result gpz_compress_stream_at(gpz_ctx *ctx, const gpz_params *p, gpz_read_at
 	struct io io = { NULL, write, user, 0, 0 };
 	struct gpz_engine *e;
 	uint32_t frames = 0;
-	gpz_result r;
+	gpz_result r = read_at && write ? check_at(ctx, p, src_size) : GPZ_ERR_PARAM;
 
-	if (!ctx || !read_at || !write || gpz_params_check(p) != GPZ_OK)
-		return GPZ_ERR_PARAM;
-	if (src_size % (uint64_t)p->symbol_bytes)
-		return GPZ_ERR_SIZE_ALIGN;
-	if ((src_size + p->frame_bytes - 1) / p->frame_bytes > UINT32_MAX)
-		return GPZ_ERR_PARAM; /* too many frames: a larger frame_bytes is needed */
-	r = open_stream(ctx, p, &io, &e);
+	if (r == GPZ_OK)
+		r = open_stream(ctx, p, &io, &e);
 	if (r != GPZ_OK)
 		return r;
-	gpz_engine_positional(e, read_at, user); /* the lanes read their frames themselves */
-	for (uint64_t off = 0; r == GPZ_OK && off < src_size; off += p->frame_bytes, frames++) {
-		size_t n = src_size - off < p->frame_bytes ? (size_t)(src_size - off) : p->frame_bytes;
-		r = gpz_engine_next(e, 0, NULL);
-		if (r == GPZ_OK)
-			gpz_engine_submit_at(e, n, off);
-	}
+	r = submit_at(e, p, read_at, user, src_size, &frames);
 	r = close_stream(e, r, src_size, frames, &io);
 	if (in_bytes)
 		*in_bytes = r == GPZ_OK ? src_size : 0;
 	if (out_bytes)
 		*out_bytes = io.out;
+	return r;
+}
+
+gpz_result gpz_compress_stream_at_to(gpz_ctx *ctx, const gpz_params *p, gpz_read_at_fn read_at,
+                                     uint64_t src_size, gpz_write_at_fn write_at, void *user,
+                                     uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	uint8_t h[GPZ_HEADER_SIZE], t[GPZ_TRAILER_SIZE];
+	struct gpz_engine *e;
+	uint32_t frames = 0;
+	size_t hl = 0, tl = 0, end = 0;
+	gpz_result r = read_at && write_at ? check_at(ctx, p, src_size) : GPZ_ERR_PARAM;
+
+	if (in_bytes)
+		*in_bytes = 0;
+	if (out_bytes)
+		*out_bytes = 0;
+	if (r == GPZ_OK)
+		r = gpz_write_header(h, sizeof h, &hl);
+	if (r == GPZ_OK)
+		r = write_at(user, h, hl, 0);
+	if (r == GPZ_OK)
+		r = gpz_engine_open(ctx, p, NULL, NULL, &e);
+	if (r != GPZ_OK)
+		return r;
+	gpz_engine_append_at(e, write_at, user, hl);
+	r = submit_at(e, p, read_at, user, src_size, &frames);
+	{
+		gpz_result re = gpz_engine_close(e, &end);
+		r = re != GPZ_OK ? re : r;
+	}
+	if (r == GPZ_OK)
+		r = gpz_write_trailer(src_size, frames, t, sizeof t, &tl);
+	if (r == GPZ_OK)
+		r = write_at(user, t, tl, end);
+	if (r == GPZ_OK && in_bytes)
+		*in_bytes = src_size;
+	if (r == GPZ_OK && out_bytes)
+		*out_bytes = end + tl;
 	return r;
 }
 
