@@ -784,14 +784,16 @@ PY
 	awk -v n="$(size_of big.keep)" '$NF == "split.gz" && $2 == n && $4 > 1 { ok = 1 }
 		 END { exit !ok }' out || fail "-l counts the members and the whole size"
 	pass "a file past the index's pieces: several members, each indexed piece by piece"
-	# positional output of compression: the lanes write their batches or frames at offsets
-	# learnt in order (tmpfs gets it by itself); the bytes are those of the ordered writer
-	env GPZ_TEST_INDEX_ENTRIES=3 "$GPZ" -q -f --format=gzip -o ordsplit.gz big.keep
+	# positional output of compression (levels 1-3 and Huffman): the lanes write their batches
+	# or frames at offsets learnt in order (tmpfs gets it by itself); the bytes are those of the
+	# ordered writer
+	env GPZ_TEST_INDEX_ENTRIES=3 "$GPZ" -q -f -1 --format=gzip -o ordsplit.gz big.keep
 	run 0 "positional output: compress into several members" env GPZ_TEST_INDEX_ENTRIES=3 \
-		GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -q -f --format=gzip -o possplit.gz big.keep
+		GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -q -f -1 --format=gzip -o possplit.gz big.keep
 	same possplit.gz ordsplit.gz "positional output: the same members"
-	for how in "--format=gzip -1" "--format=gzip -6" "--format=zlib -2" "--format=deflate -9" \
-	           "-1" "--huff --frame-size=64K" "--huff -b 2 --frame-size=64K"; do
+	for how in "--format=gzip -1" "--format=gzip -3" "--format=zlib -2" "--format=deflate -1" \
+	           "-1" "-3" "--format=gzip -6" "--huff --frame-size=64K" \
+	           "--huff -b 2 --frame-size=64K"; do
 		# shellcheck disable=SC2086 # $how is a list of options
 		"$GPZ" -q -f $how -o ord.out big.keep || fail "$how, ordered output"
 		# shellcheck disable=SC2086

@@ -887,6 +887,17 @@ static uint64_t member_bytes(void)
 /* A gzip header with its index filled in: up to 65535 bytes of FEXTRA, a name, the fixed part */
 static unsigned char g_hdr[4200 + 8 + 4 * GPZ_GZIP_INDEX_MAX_PIECES];
 
+/* Compressed output that the lanes write at its offsets, in parallel, instead of one ordered
+ * writer: where the file system takes parallel writes faster (fileio.h: tmpfs) and the output
+ * comes fast enough for one writer to hold the lanes up. On an H100 host, 4 GB of text into
+ * /dev/shm: Huffman-only 1.48-1.71 -> 1.12-1.33 s, gzip -1 and .gpz -1 ~10% faster, but gzip -6
+ * (GPU-bound, 1.1 GB of output) ~8% slower (bench/results/2026-11-26-h100-parallel-output.md).
+ * Levels 2 and 3 go with level 1 unmeasured. */
+static int parallel_out(const fio_out *out, int level)
+{
+	return out->positional && level <= 3;
+}
+
 /* One stream (a gzip member) of n bytes of the regular input at in_off, its header rewritten
  * with the index filled in at out_off, where its output begins, when gi asks for the index. */
 static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx, fio_out *out,
@@ -902,7 +913,7 @@ static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx,
 
 	if (r != GPZ_OK)
 		return lib_error(j->name, r);
-	r = out->positional
+	r = parallel_out(out, o->level)
 	    ? gpz_deflate_stream_from_at_to(ds, engine_read_at, n, engine_write_at, &io, &used, &made)
 	    : gpz_deflate_stream_from_at(ds, engine_read_at, n, engine_write, &io, &used, &made);
 	note_fallbacks(o, j, ctx, before);
@@ -950,9 +961,9 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 	/* not /proc files, whose size says 0 */
 	if (S_ISREG(j->st.st_mode) && size > 0) {
 		part = in_header && o->format == GPZ_FORMAT_GZIP ? member_bytes() : size;
-		/* the lanes write their batches in parallel where that is faster (fileio.h) */
-		fio_out_expect_at_most(out, gpz_deflate_bound((size_t)size) +
-		                            (size / part + 1) * sizeof g_hdr);
+		if (parallel_out(out, o->level))
+			fio_out_expect_at_most(out, gpz_deflate_bound((size_t)size) +
+			                            (size / part + 1) * sizeof g_hdr);
 		for (uint64_t at = 0; rc == 0 && at < size; at += part) {
 			uint64_t n = size - at < part ? size - at : part;
 			gi.index_size = in_header ? n : 0;
@@ -1120,8 +1131,9 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 	before = gpz_ctx_gpu_fallbacks(ctx);
 	/* the lanes read their frames themselves (not for small files, nor /proc ones, whose size
 	 * says 0) */
-	if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20) && out->positional) {
-		/* and write them in parallel where that is faster (fileio.h) */
+	if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20) &&
+	    parallel_out(out, o->params.lz_level)) {
+		/* and write them in parallel */
 		fio_out_expect_at_most(out, gpz_compress_bound((size_t)size, &o->params));
 		r = gpz_compress_stream_at_to(ctx, &o->params, engine_read_at, size, engine_write_at,
 		                              &io, &c->in, &c->out);
