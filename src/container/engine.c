@@ -26,6 +26,10 @@
  * 0.6-1 GB for the first time, 1.1 s of page faults;
  * bench/results/2026-11-26-h100-cpu-inflate-threads.md). Lanes: half the threads, from 2 to 4,
  * at two frames of memory each. */
+/* LZ-mode frames: a GPU's DEFLATE kernels bound them, not the lanes' copies, and every lane
+ * pins two frames of host memory at its first frame, so fewer lanes start sooner (as the gzip
+ * writer's batches: container/deflate_io.c). */
+#define LZ_GPU_LANES 3
 #define DEPTH_CPU_MIN 2
 #define DEPTH_CPU_MAX 4
 
@@ -598,11 +602,24 @@ static void *lane_main(void *arg)
 
 /* ---- the caller's side ---- */
 
+/* On a GPU context, use at most per_gpu lanes a GPU (0: all of them). */
+static void gpu_lanes_at_most(struct gpz_engine *e, int per_gpu)
+{
+	if (per_gpu > 0 && gpz_ctx_is_settled(e->ctx) && e->ctx->backend == GPZ_BACKEND_GPU) {
+		int ngpu = lane_gpus(e->ctx), n = per_gpu * (ngpu > 0 ? ngpu : 1);
+		e->n = n < e->n ? n : e->n; /* lane i works on GPU i % ngpu */
+	}
+}
+
 gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn out, void *user,
                            struct gpz_engine **ep)
 {
 	struct gpz_engine *e = calloc(1, sizeof(*e));
-	gpz_result r = e ? lanes_get(ctx, &e->L) : GPZ_ERR_NOMEM;
+	gpz_result r;
+
+	if (p && p->lz_level > 0)
+		gpz_ctx_settle(ctx); /* its lanes wait for the GPU's start anyway (lane_gpu) */
+	r = e ? lanes_get(ctx, &e->L) : GPZ_ERR_NOMEM;
 
 	if (r != GPZ_OK) {
 		free(e);
@@ -621,6 +638,8 @@ gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn 
 		e->slot[i].ln = &e->L->lane[i];
 	}
 	e->n = e->L->n;
+	if (p && p->lz_level > 0)
+		gpu_lanes_at_most(e, LZ_GPU_LANES);
 	*ep = e;
 	return GPZ_OK;
 }
@@ -639,9 +658,7 @@ gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,
 	if (r != GPZ_OK)
 		return r;
 	e->job = *job;
-	if (job->gpu_lanes > 0 && job->gpu_lanes < e->n && gpz_ctx_is_settled(ctx) &&
-	    ctx->backend == GPZ_BACKEND_GPU)
-		e->n = job->gpu_lanes;
+	gpu_lanes_at_most(e, job->gpu_lanes);
 	for (int i = 0; i < e->n; i++) {
 		e->slot[i].meta = job->meta_bytes ? malloc(job->meta_bytes) : NULL;
 		if (job->meta_bytes && !e->slot[i].meta) {

@@ -91,7 +91,7 @@ struct gpz_engine_job {
 	                  void *meta);
 	gpz_result (*put)(void *user, const uint8_t *buf, size_t len, const void *meta,
 	                  size_t in_bytes);
-	int gpu_lanes; /* on a GPU context, use at most this many lanes (0: all of them) */
+	int gpu_lanes; /* on a GPU context, use at most this many lanes a GPU (0: all of them) */
 };
 
 gpz_result gpz_engine_open_job(gpz_ctx *ctx, const struct gpz_engine_job *job,

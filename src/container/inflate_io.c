@@ -35,7 +35,7 @@
  * may pin (its output and the list of window bytes: 1.5 bytes an output byte) */
 #define GPU_BATCH 512
 #define GPU_AUTO_MIN ((uint64_t)64 << 20) /* output bytes from which AUTO contexts use the GPU */
-/* GPU lanes a member uses: each pins its batch's input and output (about 190 MiB) at its first
+/* GPU lanes a member uses on each GPU: each pins its batch's input and output (about 190 MiB) at its first
  * batch, which costs more than a fifth lane gains (4 GB of text on an H200 host, first call /
  * later calls: 4 lanes 0.84 / 0.68-0.74 s, 6 lanes 0.99-1.19 / 0.55-0.75 s, 8 lanes 1.33 /
  * 0.73-0.76 s; bench/results/2026-11-23-h200-tool-inflate.md) */
