@@ -17,12 +17,14 @@
 #ifndef GPZ_DFL_GPU_BATCH
 #define GPZ_DFL_GPU_BATCH 256
 #endif
-/* GPU lanes a GPU codes batches on: the kernels are what bounds a GPU's batches, not the lanes'
- * copies, and each lane pins a batch's input and output (about 130 MiB) at its first batch.
- * gzip -1 of 4 GB of text to /dev/null on an H100 host: 6 lanes 0.86-1.03 s, 4 lanes 0.81-0.84,
- * 3 lanes 0.75-0.77 (the first round of batches ends 0.1 s sooner with 4 than with 6;
- * bench/results/2026-11-26-h100-parallel-output.md). */
-#define GPU_LANES 3
+/* GPU lanes a GPU codes batches on at levels 1-3 (above, all of them): each lane pins a batch's
+ * input and output (about 130 MiB) at its first batch, and at level 1 fewer lanes keep the GPU
+ * as busy: gzip -1 of 4 GB of text to /dev/null on an H100 host took 0.86-1.03 s with 6 lanes,
+ * 0.81-0.84 with 4, 0.75-0.77 with 3 (the first round of batches ends 0.1 s sooner with 4 than
+ * with 6). At level 6 the kernels of 6 lanes' batches overlap better: 3 lanes were ~5% slower
+ * (bench/results/2026-11-26-h100-parallel-output.md). */
+#define FAST_GPU_LANES 3
+#define FAST_LEVEL 3
 /* Input from which AUTO contexts use the GPU for DEFLATE (smaller inputs finish sooner on the
  * CPU's threads than the copies and launches take). */
 #define GPU_AUTO_MIN ((uint64_t)64 << 20)
@@ -114,7 +116,7 @@ static gpz_result dio_open(struct dio *d, gpz_deflate_stream *st, uint64_t size,
                            struct gpz_engine **e)
 {
 	struct gpz_engine_job job = { d, HIST, sizeof(struct gpz_dfl_batch), dio_bound, dio_run,
-		                      dio_put, GPU_LANES };
+		                      dio_put, st->level <= FAST_LEVEL ? FAST_GPU_LANES : 0 };
 	gpz_ctx *ctx = st->ctx;
 	const uint8_t *h;
 	size_t hl;

@@ -26,10 +26,11 @@
  * 0.6-1 GB for the first time, 1.1 s of page faults;
  * bench/results/2026-11-26-h100-cpu-inflate-threads.md). Lanes: half the threads, from 2 to 4,
  * at two frames of memory each. */
-/* LZ-mode frames: a GPU's DEFLATE kernels bound them, not the lanes' copies, and every lane
- * pins two frames of host memory at its first frame, so fewer lanes start sooner (as the gzip
- * writer's batches: container/deflate_io.c). */
-#define LZ_GPU_LANES 3
+/* LZ-mode frames at levels 1-3: every lane pins two frames of host memory at its first frame,
+ * and fewer lanes keep the GPU as busy, so they start sooner; at higher levels more lanes'
+ * kernels overlap better (as the gzip writer's batches: container/deflate_io.c). */
+#define LZ_FAST_GPU_LANES 3
+#define LZ_FAST_LEVEL 3
 #define DEPTH_CPU_MIN 2
 #define DEPTH_CPU_MAX 4
 
@@ -638,8 +639,8 @@ gpz_result gpz_engine_open(gpz_ctx *ctx, const gpz_params *p, gpz_engine_out_fn 
 		e->slot[i].ln = &e->L->lane[i];
 	}
 	e->n = e->L->n;
-	if (p && p->lz_level > 0)
-		gpu_lanes_at_most(e, LZ_GPU_LANES);
+	if (p && p->lz_level > 0 && p->lz_level <= LZ_FAST_LEVEL)
+		gpu_lanes_at_most(e, LZ_FAST_GPU_LANES);
 	*ep = e;
 	return GPZ_OK;
 }
