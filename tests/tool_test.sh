@@ -457,6 +457,29 @@ rm -f posbad
 run 1 "positional output: a corrupt middle frame fails" env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -d -k posbad.gpz
 absent posbad "no output for the corrupt frame under positional output"
 no_temp_files "no temporary file after positional output failed"
+# standard output into a regular file takes positional writes too, from its offset on, leaving
+# the offset past them: through `>` (write-only: the tool opens the file again to map it) and
+# `1<>` (read-write), after and before other writes, for several inputs; `>>` stays in order
+pos() { env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" "$@"; }
+pos -dc poscat.gpz >pstd.out || fail "positional standard output"
+same pstd.out cat.orig "positional standard output"
+{ printf head; pos -dc pos.gpz; printf tail; } >pstd.out || fail "positional standard output between writes"
+{ printf head; cat t.orig; printf tail; } >pstd.want
+same pstd.out pstd.want "positional standard output after and before other writes"
+pos -dc pos.gpz poscat.gpz >pstd.out || fail "positional standard output of two inputs"
+cat t.orig cat.orig >pstd.want
+same pstd.out pstd.want "positional standard output of two inputs, one after the other"
+: >pstd.out
+pos -dc pos.gpz 1<>pstd.out || fail "read-write standard output"
+same pstd.out t.orig "positional standard output opened read-write"
+printf head >pstd.out
+pos -dc pos.gpz >>pstd.out || fail "appended standard output"
+{ printf head; cat t.orig; } >pstd.want
+same pstd.out pstd.want "appended standard output, in order"
+pos -c --huff --frame-size=64K t.orig >pstd.out || fail "positional standard output, compressing"
+same pstd.out pos.gpz "positional standard output of compression: the same bytes"
+run 1 "positional standard output: a corrupt frame fails" pos -dc posbad.gpz
+rm -f pstd.out pstd.want
 
 # ---- sizes claimed by a header are not trusted: a 72-byte file that says 1 GiB follows ----
 # (stored and Huffman frames; under a 700 MB address-space limit the tool must call the input
@@ -800,6 +823,11 @@ PY
 		run 0 "positional output: compress $how" env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -q -f $how \
 			-o pos.out big.keep
 		same pos.out ord.out "positional output: compress $how, the same bytes"
+		# shellcheck disable=SC2086
+		"$GPZ" -q -c $how big.keep >ord.out || fail "$how, ordered standard output"
+		# shellcheck disable=SC2086
+		env GPZ_TEST_POSITIONAL_OUT=1 "$GPZ" -q -c $how big.keep >pos.out || fail "$how, -c"
+		same pos.out ord.out "positional standard output: compress $how, the same bytes"
 	done
 	"$GPZ" -dc pos.out | cmp -s - big.keep || fail "positional output: round trip"
 	rm -f split.gz ordsplit.gz possplit.gz ord.out pos.out

@@ -322,15 +322,46 @@ void fio_clean_stale(const char *path)
 	free(dir);
 }
 
+static int positional_fs(int fd)
+{
+	return on_tmpfs(fd) || getenv("GPZ_TEST_POSITIONAL_OUT") != NULL;
+}
+
+/* Standard output takes positional writes when it is a regular file (on a file system where
+ * they are faster) at its end, not in append mode: they go from its offset on, through a
+ * descriptor of our own that can also read (a mapping needs both; the shell's `>` gives
+ * write-only), and the offset is moved past them at the commit, so whatever is written next
+ * follows. A pipe, a terminal or anything else is written in order. */
+static void stdout_positional(fio_out *o)
+{
+	struct stat st;
+	int fl = fcntl(STDOUT_FILENO, F_GETFL);
+	off_t at = lseek(STDOUT_FILENO, 0, SEEK_CUR);
+
+	if (fl < 0 || (fl & O_APPEND) || at < 0 || fstat(STDOUT_FILENO, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || st.st_size != at || !positional_fs(STDOUT_FILENO))
+		return;
+	o->map_fd = (fl & O_ACCMODE) == O_RDWR ? dup(STDOUT_FILENO)
+	                                        : open("/proc/self/fd/1", O_RDWR | O_CLOEXEC);
+	if (o->map_fd < 0)
+		return; /* pwrite would do, but writes to one file serialise: in order is as fast */
+	o->base = (uint64_t)at;
+	o->end = o->base;
+	o->positional = 1;
+}
+
 void fio_out_stdout(fio_out *o)
 {
 	o->fd = STDOUT_FILENO;
 	o->tmp = NULL;
 	o->path = NULL;
 	o->force = 1;
-	o->positional = 0; /* a pipe, or a file opened by someone else: written in order */
+	o->positional = 0;
 	o->map = NULL;
+	o->map_fd = -1;
+	o->base = 0;
 	o->end = 0;
+	stdout_positional(o);
 }
 
 int fio_out_open(fio_out *o, const char *path, int force)
@@ -339,6 +370,7 @@ int fio_out_open(fio_out *o, const char *path, int force)
 
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
+	o->map_fd = -1;
 	o->force = force;
 	o->map = NULL;
 	o->end = 0;
@@ -364,7 +396,8 @@ int fio_out_open(fio_out *o, const char *path, int force)
 		return -1;
 	}
 	set_pending(o->tmp);
-	o->positional = on_tmpfs(o->fd) || getenv("GPZ_TEST_POSITIONAL_OUT") != NULL;
+	o->map_fd = o->fd;
+	o->positional = positional_fs(o->fd);
 	return 0;
 }
 
@@ -386,9 +419,16 @@ int fio_out_write(fio_out *o, const void *buf, size_t n)
 		return -1;
 	/* a mapped file is cut to the furthest byte written, by this way too (a gzip member that
 	 * zlib decodes between ones the lanes write) */
-	if (o->map != NULL && (at = lseek(o->fd, 0, SEEK_CUR)) > 0)
+	if (o->positional && (at = lseek(o->fd, 0, SEEK_CUR)) > 0)
 		reach(o, (uint64_t)at);
 	return 0;
+}
+
+int fio_out_seek(fio_out *o, uint64_t off)
+{
+	off_t at = (off_t)(o->base + off);
+
+	return lseek(o->fd, at, SEEK_SET) == at ? 0 : -1;
 }
 
 int fio_pread_full(int fd, void *buf, size_t n, uint64_t off, size_t *got)
@@ -441,8 +481,8 @@ static int reserve(int fd, uint64_t off, size_t n)
 
 static void expect(fio_out *o, uint64_t size, uint64_t ahead)
 {
-	if (o->positional && o->tmp != NULL && o->map == NULL)
-		o->map = out_map_open(o->fd, size, ahead);
+	if (o->positional && o->map == NULL)
+		o->map = out_map_open(o->map_fd, o->base, size, ahead);
 }
 
 void fio_out_expect(fio_out *o, uint64_t size)
@@ -464,19 +504,20 @@ int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off)
 
 	if (n == 0)
 		return 0;
+	off += o->base;
 	reach(o, off + n);
 	if (out_map_covers(o->map, off, n) && out_map_write(o->map, buf, n, off) == 0)
 		return 0;
 	/* the space first: a write into a mapping of space that is not there would be a SIGBUS */
-	if (reserve(o->fd, off, n) != 0) /* a file system without fallocate still takes pwrite */
-		return errno == EOPNOTSUPP ? pwrite_full(o->fd, buf, n, off) : -1;
+	if (reserve(o->map_fd, off, n) != 0) /* a file system without fallocate still takes pwrite */
+		return errno == EOPNOTSUPP ? pwrite_full(o->map_fd, buf, n, off) : -1;
 	if (!page)
 		page = (size_t)sysconf(_SC_PAGESIZE);
 	start = off - off % page;
 	len = n + (size_t)(off - start);
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, (off_t)start);
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, o->map_fd, (off_t)start);
 	if (m == MAP_FAILED)
-		return pwrite_full(o->fd, buf, n, off);
+		return pwrite_full(o->map_fd, buf, n, off);
 	out_copy_parallel(m + (off - start), buf, n);
 	return munmap(m, len);
 }
@@ -587,12 +628,29 @@ static int finish_file(fio_out *o, const struct stat *meta, int *meta_failed, in
 	return 0;
 }
 
+/* Standard output after positional writes: the file cut to what was written, the offset past
+ * it. */
+static int finish_stdout(fio_out *o)
+{
+	int rc = close_map(o);
+	off_t end = (off_t)o->end;
+
+	if (o->map_fd >= 0 && close(o->map_fd) != 0)
+		rc = -1;
+	o->map_fd = -1;
+	if (o->positional && rc == 0 && lseek(o->fd, 0, SEEK_CUR) < end &&
+	    lseek(o->fd, end, SEEK_SET) != end)
+		rc = -1;
+	o->positional = 0;
+	return rc;
+}
+
 int fio_out_commit(fio_out *o, const struct stat *meta, int *meta_failed, int *meta_errno)
 {
 	*meta_failed = 0;
 	*meta_errno = 0;
 	if (o->tmp == NULL)
-		return 0;
+		return finish_stdout(o);
 	if (finish_file(o, meta, meta_failed, meta_errno) != 0) {
 		fio_out_abort(o);
 		return -1;
@@ -610,6 +668,8 @@ void fio_out_abort(fio_out *o)
 {
 	int e = errno;
 
+	if (o->tmp == NULL)
+		finish_stdout(o); /* what was written stays, as in order */
 	if (o->tmp != NULL) {
 		close_map(o);
 		if (o->fd >= 0)

@@ -50,11 +50,15 @@ typedef struct fio_out {
 	char *path; /* the final name */
 	int force;  /* replace an existing file of that name */
 	int positional; /* parallel fio_out_write_at is the faster way to fill it */
+	int map_fd;     /* the descriptor positional writes and the mapping use (-1: none) */
+	uint64_t base;  /* where this output starts in the file (standard output: its offset) */
 	struct out_map *map; /* positional output's one mapping (fio_out_expect), or NULL */
-	uint64_t end;        /* the furthest end fio_out_write_at wrote (atomic) */
+	uint64_t end;        /* the furthest end written, as an offset in the file (atomic) */
 } fio_out;
 
-/* Use standard output; commit and abort then do nothing to it. */
+/* Use standard output. Commit and abort leave it open and what was written in place; when it is
+ * a regular file that takes positional writes (see fio_out_write_at) they also cut it to what
+ * was written and move its offset past that. */
 void fio_out_stdout(fio_out *o);
 /*
  * Create a temporary file next to path. Fails with EEXIST when path exists and !force.
@@ -68,16 +72,18 @@ int fio_out_open(fio_out *o, const char *path, int force);
 void fio_clean_stale(const char *path);
 int fio_out_write(fio_out *o, const void *buf, size_t n);
 /*
- * Positional output to the temporary file, callable from several threads at once for disjoint
- * ranges: the range's space is reserved first (fallocate; so a full disk is an error, ENOSPC,
- * and never a SIGBUS), then the bytes are copied through a shared mapping of it, on a few
- * threads. o->positional says whether that beats fio_out_write from one thread on this file
- * system: on tmpfs one
- * write() thread copies about 3 GB/s and writes to one file serialise, while threads copying
- * into the mapping reach 6.4 GB/s; on ext4 one write() thread is faster (4.5 GB/s against 3.9;
- * bench/probe/write_probe.c, H200 host). GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.
+ * Positional output at offset off of this output (off + base in the file), callable from
+ * several threads at once for disjoint ranges: the range's space is reserved first (fallocate;
+ * so a full disk is an error, ENOSPC, and never a SIGBUS), then the bytes are copied through a
+ * shared mapping of it, on a few threads. o->positional says whether that beats fio_out_write
+ * from one thread on this file system: on tmpfs one write() thread copies about 3 GB/s and
+ * writes to one file serialise, while threads copying into the mapping reach 6.4 GB/s; on ext4
+ * one write() thread is faster (4.5 GB/s against 3.9; bench/probe/write_probe.c, H200 host).
+ * GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.
  */
 int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off);
+/* Go on writing in order (fio_out_write) at `off` of this output, after positional writes. */
+int fio_out_seek(fio_out *o, uint64_t off);
 /*
  * Positional output of about `size` bytes is coming (a hint read from the input, such as a .gpz
  * trailer's total): on a file system where o->positional is set, fio_out_write_at then fills

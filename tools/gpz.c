@@ -1367,8 +1367,8 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	if (at > 0 && lseek(j->fd, (off_t)at, SEEK_SET) != (off_t)at)
 		return io_error(j->name);
 	/* zlib goes on writing in order, after what the members before wrote at their offsets */
-	if (out && out->positional && lseek(out->fd, (off_t)c->out, SEEK_SET) != (off_t)c->out)
-		return io_error(j->oname);
+	if (out && out->positional && fio_out_seek(out, c->out) != 0)
+		return io_error(j->oname != NULL ? j->oname : "stdout");
 	if (at > 0)
 		fio_in_init(in, j->fd);
 	unsigned char head[17];

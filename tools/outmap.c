@@ -17,13 +17,15 @@
 
 struct out_map {
 	int fd;
-	char *base;
-	uint64_t size;
+	char *map;         /* the mapping, of the file from offset `start` (a page boundary) */
+	uint64_t start;
+	uint64_t base;     /* the first byte of the file it is for */
+	uint64_t size;     /* the end of the mapping, as an offset in the file */
 	uint64_t ahead;    /* how far past `want` the reservation may run */
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t reserved; /* [0, reserved) has its space */
+	uint64_t reserved; /* [base, reserved) has its space */
 	uint64_t want;     /* the furthest end a writer has asked for */
 	int err;           /* errno of a failed reservation; it stops there */
 	int quit;
@@ -58,26 +60,32 @@ static void *reserve_ahead(void *v)
 	return NULL;
 }
 
-struct out_map *out_map_open(int fd, uint64_t size, uint64_t ahead)
+struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahead)
 {
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = base - base % page;
 	struct out_map *m;
 	int rc;
 
-	if (size == 0 || size > (uint64_t)SIZE_MAX / 2 || ftruncate(fd, (off_t)size) != 0)
+	if (size == 0 || size > (uint64_t)SIZE_MAX / 2 - base ||
+	    ftruncate(fd, (off_t)(base + size)) != 0)
 		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (m == NULL)
 		goto fail;
 	m->fd = fd;
-	m->size = size;
+	m->start = start;
+	m->base = base;
+	m->size = base + size;
 	m->ahead = ahead;
-	m->base = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m->base == MAP_FAILED)
+	m->reserved = m->want = base;
+	m->map = mmap(NULL, (size_t)(m->size - start), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	              (off_t)start);
+	if (m->map == MAP_FAILED)
 		goto fail;
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
 	if (pthread_create(&m->tid, NULL, reserve_ahead, m) != 0) {
-		munmap(m->base, (size_t)size);
+		munmap(m->map, (size_t)(m->size - start));
 		pthread_mutex_destroy(&m->mu);
 		pthread_cond_destroy(&m->cv);
 		goto fail;
@@ -85,14 +93,14 @@ struct out_map *out_map_open(int fd, uint64_t size, uint64_t ahead)
 	return m;
 fail:
 	free(m);
-	rc = ftruncate(fd, 0); /* the new file was empty; so it stays, or the caller's writes fail */
+	rc = ftruncate(fd, (off_t)base); /* the file ended at base; so it stays */
 	(void)rc;
 	return NULL;
 }
 
 int out_map_covers(const struct out_map *m, uint64_t off, size_t n)
 {
-	return m && off <= m->size && n <= m->size - off;
+	return m && off >= m->base && off <= m->size && n <= m->size - off;
 }
 
 int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off)
@@ -112,7 +120,7 @@ int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off)
 	pthread_mutex_unlock(&m->mu);
 	if (err)
 		return 1; /* a step of the reservation failed: the range on its own may still fit */
-	out_copy_parallel(m->base + off, buf, n);
+	out_copy_parallel(m->map + (off - m->start), buf, n);
 	return 0;
 }
 
@@ -125,7 +133,7 @@ int out_map_close(struct out_map *m, uint64_t end)
 	pthread_cond_broadcast(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 	pthread_join(m->tid, NULL);
-	munmap(m->base, (size_t)m->size);
+	munmap(m->map, (size_t)(m->size - m->start));
 	pthread_mutex_destroy(&m->mu);
 	pthread_cond_destroy(&m->cv);
 	rc = ftruncate(m->fd, (off_t)end);

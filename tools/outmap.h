@@ -15,11 +15,13 @@
 
 struct out_map;
 
-/* Map fd (a new, empty file) at `size` bytes and start reserving its space. NULL when it cannot
- * (the caller writes some other way). size is a hint read from the input, or a bound: the
+/* Map `size` bytes of fd (opened for reading and writing) from offset `base`, where the file
+ * ends, and start reserving their space. NULL when it cannot (the file is left as it was; the
+ * caller writes some other way). size is a hint read from the input, or a bound: the
  * reservation runs at most `ahead` bytes past the furthest write asked for, so a wrong hint or
- * a loose bound costs at most that much space until out_map_close. */
-struct out_map *out_map_open(int fd, uint64_t size, uint64_t ahead);
+ * a loose bound costs at most that much space until out_map_close. Offsets below are the
+ * file's. */
+struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahead);
 
 /* Does [off, off + n) lie in the mapping? */
 int out_map_covers(const struct out_map *m, uint64_t off, size_t n);
@@ -30,7 +32,8 @@ int out_map_covers(const struct out_map *m, uint64_t off, size_t n);
  * not need): the caller then writes it its own way, which gives the final answer. */
 int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off);
 
-/* Stop the reservation, unmap, and cut the file to `end` bytes (the end of what was written).
+/* Stop the reservation, unmap, and cut the file to `end` bytes (the end of what was written,
+ * at least base).
  * Returns -1 (errno set) when the cut failed. */
 int out_map_close(struct out_map *m, uint64_t end);
 
