@@ -520,7 +520,7 @@ void check_pinned_output(const Input &in)
 }
 
 /* test_gpu_deflate fallback (GPZ_TEST_GPU_FAIL=2 set by ctest): an AUTO context redoes the
- * failed GPU batch on the CPU, with the same bytes. */
+ * failed GPU batch on the CPU, with the same bytes; it decodes LZ frames too. */
 int fallback_mode(const Input &in)
 {
 	gpz_ctx *ctx;
@@ -532,6 +532,18 @@ int fallback_mode(const Input &in)
 	check_engine(ctx, in, 1, GPZ_FORMAT_GZIP);
 	CHECK(gpz_ctx_gpu_fallbacks(ctx) == 1, "fallbacks: %llu",
 	      (unsigned long long)gpz_ctx_gpu_fallbacks(ctx));
+	/* LZ frames decoded by the AUTO context (on its GPU lanes): the bytes */
+	gpz_params p;
+	gpz_params_default(&p);
+	p.lz_level = 1;
+	p.frame_bytes = 5 * PIECE + 3;
+	size_t n = in.data.size(), cap = gpz_compress_bound(n, &p), c = 0, back = 0;
+	std::vector<uint8_t> comp(cap), dec(n + 1);
+	CHECK(gpz_compress(g_cpu, &p, in.data.data(), n, comp.data(), cap, &c) == GPZ_OK,
+	      "LZ frames: compress");
+	gpz_result r = gpz_decompress(ctx, comp.data(), c, dec.data(), n + 1, &back);
+	CHECK(r == GPZ_OK && back == n && !memcmp(dec.data(), in.data.data(), n),
+	      "LZ frames on an AUTO context: %s", gpz_result_string(r));
 	gpz_ctx_free(ctx);
 	return test_failures ? 1 : 0;
 }
