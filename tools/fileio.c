@@ -38,6 +38,18 @@ static void set_pending(char *tmp)
 	g_pending = tmp != NULL;
 }
 
+/* Standard output under positional writes, which first extend the file to a bound: a signal
+ * cuts it back to what was written, as an ordered writer would have left it. */
+static volatile sig_atomic_t g_stdout_fd = -1;
+static const uint64_t *volatile g_stdout_end;
+
+static void set_pending_stdout(int fd, const uint64_t *end)
+{
+	g_stdout_fd = -1;
+	g_stdout_end = end;
+	g_stdout_fd = fd;
+}
+
 /* Wait until fd is ready when it was opened non-blocking (an inherited stdin/stdout may be). */
 static int wait_ready(int fd, short events)
 {
@@ -348,6 +360,7 @@ static void stdout_positional(fio_out *o)
 	o->base = (uint64_t)at;
 	o->end = o->base;
 	o->positional = 1;
+	set_pending_stdout(o->map_fd, &o->end);
 }
 
 void fio_out_stdout(fio_out *o)
@@ -635,6 +648,7 @@ static int finish_stdout(fio_out *o)
 	int rc = close_map(o);
 	off_t end = (off_t)o->end;
 
+	set_pending_stdout(-1, NULL);
 	if (o->map_fd >= 0 && close(o->map_fd) != 0)
 		rc = -1;
 	o->map_fd = -1;
@@ -689,6 +703,9 @@ static void on_signal(int sig)
 {
 	if (g_pending && g_pending_tmp != NULL)
 		unlink(g_pending_tmp);
+	if (g_stdout_fd >= 0 && g_stdout_end != NULL &&
+	    ftruncate(g_stdout_fd, (off_t)__atomic_load_n(g_stdout_end, __ATOMIC_RELAXED)) != 0)
+		g_stdout_fd = -1; /* nothing more to be done in a handler */
 	/* The handler was reset to the default: re-raise to die of the same signal. */
 	raise(sig);
 }
