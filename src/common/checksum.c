@@ -18,8 +18,9 @@ struct sum_job {
 	uint64_t *partial;
 };
 
-static uint64_t sum_blocks(const uint8_t *data, size_t size, size_t first, size_t last)
+uint64_t gpz_checksum_blocks(const void *vdata, size_t size, size_t first, size_t last)
 {
+	const uint8_t *data = vdata;
 	uint64_t sum = 0;
 	for (size_t b = first; b < last; b++) {
 		size_t off = b * GPZ_CHECKSUM_BLOCK;
@@ -40,7 +41,7 @@ static void sum_task(void *ctx, size_t t)
 	size_t nb = block_count(j->size);
 	size_t first = t * BLOCKS_PER_TASK;
 	size_t last = first + BLOCKS_PER_TASK < nb ? first + BLOCKS_PER_TASK : nb;
-	j->partial[t] = sum_blocks(j->data, j->size, first, last);
+	j->partial[t] = gpz_checksum_blocks(j->data, j->size, first, last);
 }
 
 uint64_t gpz_checksum_threads(const void *data, size_t size, int nthreads)
@@ -52,10 +53,10 @@ uint64_t gpz_checksum_threads(const void *data, size_t size, int nthreads)
 	uint64_t sum = 0;
 
 	if (nthreads <= 1 || ntasks <= 1)
-		return sum_blocks(data, size, 0, nb);
+		return gpz_checksum_blocks(data, size, 0, nb);
 	partial = malloc(ntasks * sizeof(*partial));
 	if (!partial) /* fall back to one thread rather than fail a checksum */
-		return sum_blocks(data, size, 0, nb);
+		return gpz_checksum_blocks(data, size, 0, nb);
 	j.data = data;
 	j.size = size;
 	j.partial = partial;

@@ -15,6 +15,10 @@ extern "C" {
 /* Sum over blocks i of XXH64(block i, seed i), mod 2^64, on up to nthreads threads. */
 uint64_t gpz_checksum_threads(const void *data, size_t size, int nthreads);
 
+/* The part of that sum from blocks [first, last) of the size bytes at data: for code that hashes
+ * blocks as it produces them, while they are in cache. */
+uint64_t gpz_checksum_blocks(const void *data, size_t size, size_t first, size_t last);
+
 #ifdef __cplusplus
 }
 #endif

@@ -288,15 +288,20 @@ struct inflate_job {
 	uint64_t n, np;
 	int log, group_log;
 	gpz_result *res;
+	uint64_t *sums;         /* or NULL: each group's part of the content checksum */
 };
 
-/* Group g: its pieces in order, each with the ones before it in the group as its window. */
+/* Group g: its pieces in order, each with the ones before it in the group as its window; with
+ * sums, each checksum block is hashed as soon as it is decoded, while it is in cache (groups
+ * then start on block boundaries). */
 static void inflate_task(void *vj, size_t g)
 {
 	struct inflate_job *j = vj;
 	uint64_t ps = (uint64_t)1 << j->log, k0 = (uint64_t)g << j->group_log;
 	uint64_t k1 = k0 + ((uint64_t)1 << j->group_log) < j->np ? k0 + ((uint64_t)1 << j->group_log)
 	                                                           : j->np;
+	size_t hashed = (size_t)((k0 << j->log) / GPZ_CHECKSUM_BLOCK); /* blocks before it: done */
+	uint64_t sum = 0;
 	gpz_result r = GPZ_OK;
 
 	for (uint64_t k = k0; r == GPZ_OK && k < k1; k++) {
@@ -304,24 +309,38 @@ static void inflate_task(void *vj, size_t g)
 		uint64_t dict = (k - k0) * ps < GPZ_LZ_WINDOW ? (k - k0) * ps : GPZ_LZ_WINDOW;
 		r = inflate_piece(j->data + j->starts[k], (size_t)(j->starts[k + 1] - j->starts[k]),
 		                  j->dst + at, (size_t)m, (size_t)dict, k + 1 == k1);
+		if (r == GPZ_OK && j->sums) { /* the frame's last block may be short */
+			size_t upto = (size_t)(at + m == j->n ? (j->n + GPZ_CHECKSUM_BLOCK - 1)
+			                                      : at + m) / GPZ_CHECKSUM_BLOCK;
+			sum += gpz_checksum_blocks(j->dst, (size_t)j->n, hashed, upto);
+			hashed = upto;
+		}
 	}
 	j->res[g] = r;
+	if (j->sums)
+		j->sums[g] = sum;
 }
 
+/* An LZ-mode frame's content into dst; *summed set when *sum is its content checksum (taken
+ * while decoding, where its groups of pieces start on checksum blocks: 256 KiB pieces do). */
 static gpz_result decode_deflate(gpz_ctx *ctx, const uint8_t *s, const gpz_block_info *in,
-                                 uint8_t *dst)
+                                 uint8_t *dst, uint64_t *sum, int *summed)
 {
 	uint64_t payload = gpz_load_le64(s + 24), n = in->content_bytes;
 	uint64_t npieces = gpz_frame_chunks(n, in->chunk_log);
 	uint64_t ngroups = ((npieces - 1) >> in->max_code_len) + 1;
 	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE;
 	struct inflate_job j = { index + 4 * npieces + GPZ_CHECK_SIZE, NULL, dst, n, npieces,
-		                 in->chunk_log, in->max_code_len, NULL };
+		                 in->chunk_log, in->max_code_len, NULL, NULL };
 	uint64_t *starts = malloc((size_t)(npieces + 1) * sizeof(*starts));
+	int fused = n > 0 && ((n >> (in->chunk_log + in->max_code_len)) == 0 ||
+	                      (((uint64_t)1 << (in->chunk_log + in->max_code_len)) &
+	                       (GPZ_CHECKSUM_BLOCK - 1)) == 0);
 	gpz_result r = GPZ_OK;
 
 	j.res = malloc((size_t)ngroups * sizeof(*j.res));
-	if (!starts || !j.res)
+	j.sums = fused ? malloc((size_t)ngroups * sizeof(*j.sums)) : NULL;
+	if (!starts || !j.res || (fused && !j.sums))
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
 		r = gpz_lz_piece_starts(index, n, in->chunk_log, payload, starts);
@@ -331,8 +350,15 @@ static gpz_result decode_deflate(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 		for (uint64_t i = 0; r == GPZ_OK && i < ngroups; i++)
 			r = j.res[i];
 	}
+	if (r == GPZ_OK && fused) {
+		*sum = 0;
+		for (uint64_t i = 0; i < ngroups; i++)
+			*sum += j.sums[i];
+		*summed = 1;
+	}
 	free(starts);
 	free(j.res);
+	free(j.sums);
 	return r;
 }
 
@@ -397,7 +423,7 @@ gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *
 	if (in.frame_type == GPZ_FRAME_HUFFMAN)
 		r = decode_huffman(ctx, s, &in, dst, &sum, &summed);
 	else if (in.frame_type == GPZ_FRAME_DEFLATE)
-		r = decode_deflate(ctx, s, &in, dst);
+		r = decode_deflate(ctx, s, &in, dst, &sum, &summed);
 	else if (in.frame_type == GPZ_FRAME_LZSYM)
 		r = gpz_lzs_frame_decode(ctx, s, &in, dst);
 	else if (in.frame_type == GPZ_FRAME_STORED)
