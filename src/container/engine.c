@@ -26,13 +26,13 @@
  * 0.6-1 GB for the first time, 1.1 s of page faults;
  * bench/results/2026-11-26-h100-cpu-inflate-threads.md). Lanes: half the threads, from 2 to 4,
  * at two frames of memory each. */
+#define DEPTH_CPU_MIN 2
+#define DEPTH_CPU_MAX 4
 /* LZ-mode frames at levels 1-3: every lane pins two frames of host memory at its first frame,
  * and fewer lanes keep the GPU as busy, so they start sooner; at higher levels more lanes'
  * kernels overlap better (as the gzip writer's batches: container/deflate_io.c). */
 #define LZ_FAST_GPU_LANES 3
 #define LZ_FAST_LEVEL 3
-#define DEPTH_CPU_MIN 2
-#define DEPTH_CPU_MAX 4
 
 /* A host buffer of a lane: pinned when the lane works on a GPU. */
 struct hbuf {
