@@ -6,7 +6,8 @@
 # codes (--huff -b 2) with -o and with -c into a file; decompression of what BASE (else NEW)
 # wrote with -d -o, -dc into a file and -t. Every output is compared between the two tools, and
 # NEW's last decodes with the input. `cat` into a new file beside: what tmpfs takes.
-# The tables of bench/results/2026-11-26-h100-parallel-output.md came from these commands.
+# It reproduces the tables of bench/results/2026-11-26-h100-parallel-output.md (which ran the
+# same commands from throwaway scripts, a few rows a call).
 # Usage: [BASE=gpz] sh bench/tool-pair-run.sh [RUNS]   (default 3). Table to $OUT/tool-pair.md.
 set -u
 . "$(dirname "$0")/file-lib.sh"
