@@ -385,8 +385,6 @@ int fio_out_open(fio_out *o, const char *path, int force)
 	o->fd = -1;
 	o->map_fd = -1;
 	o->force = force;
-	o->map = NULL;
-	o->end = 0;
 	if (!force && lstat(path, &st) == 0) {
 		errno = EEXIST;
 		return -1;
@@ -682,9 +680,9 @@ void fio_out_abort(fio_out *o)
 {
 	int e = errno;
 
-	if (o->tmp == NULL)
+	if (o->tmp == NULL) {
 		finish_stdout(o); /* what was written stays, as in order */
-	if (o->tmp != NULL) {
+	} else {
 		close_map(o);
 		if (o->fd >= 0)
 			close(o->fd);

@@ -1130,17 +1130,16 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 		return -1;
 	before = gpz_ctx_gpu_fallbacks(ctx);
 	/* the lanes read their frames themselves (not for small files, nor /proc ones, whose size
-	 * says 0) */
-	if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20) &&
-	    parallel_out(out, o->params.lz_level)) {
-		/* and write them in parallel */
-		fio_out_expect_at_most(out, gpz_compress_bound((size_t)size, &o->params));
-		r = gpz_compress_stream_at_to(ctx, &o->params, engine_read_at, size, engine_write_at,
-		                              &io, &c->in, &c->out);
-	} else if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20))
-		r = gpz_compress_stream_at(ctx, &o->params, engine_read_at, size, engine_write, &io,
-		                           &c->in, &c->out);
-	else
+	 * says 0), and write them too where that is faster */
+	if (S_ISREG(j->st.st_mode) && size >= ((uint64_t)1 << 20)) {
+		if (parallel_out(out, o->params.lz_level))
+			fio_out_expect_at_most(out, gpz_compress_bound((size_t)size, &o->params));
+		r = parallel_out(out, o->params.lz_level)
+		    ? gpz_compress_stream_at_to(ctx, &o->params, engine_read_at, size,
+		                                engine_write_at, &io, &c->in, &c->out)
+		    : gpz_compress_stream_at(ctx, &o->params, engine_read_at, size, engine_write,
+		                             &io, &c->in, &c->out);
+	} else
 		r = gpz_compress_stream(ctx, &o->params, engine_read, engine_write, &io, &c->in,
 		                        &c->out);
 	note_fallbacks(o, j, ctx, before);
@@ -1297,11 +1296,9 @@ static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
  * 4 GB 1.4-1.5 s and 1.9-2.3 s; bench/results/2026-11-23-h200-tool-inflate.md). */
 #define GZ_GPU_MIN ((uint64_t)512 << 20)
 
-/* A regular .gz file: members gpz wrote with the piece index are inflated in parallel by the
- * library (positional reads, bounded memory); from the first member without one, zlib goes on
- * from there. */
-/* The same for a regular gzip file: its last member's ISIZE (the size mod 2^32; a lower
- * bound when the members are several or the size wraps). */
+/* Tell positional output how much a regular gzip file will decode to: its last member's ISIZE
+ * (the size mod 2^32; a lower bound when the members are several or the size wraps). A hint
+ * only, as expect_output's for .gpz. */
 static void expect_gzip_output(const struct job *j, fio_out *out, uint64_t at)
 {
 	unsigned char t[4];
@@ -1314,6 +1311,9 @@ static void expect_gzip_output(const struct job *j, fio_out *out, uint64_t at)
 		                          (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24));
 }
 
+/* A regular .gz file: members gpz wrote with the piece index are inflated in parallel by the
+ * library (positional reads, bounded memory); from the first member without one, zlib goes on
+ * from there. */
 static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {

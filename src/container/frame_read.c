@@ -333,9 +333,8 @@ static gpz_result decode_deflate(gpz_ctx *ctx, const uint8_t *s, const gpz_block
 	struct inflate_job j = { index + 4 * npieces + GPZ_CHECK_SIZE, NULL, dst, n, npieces,
 		                 in->chunk_log, in->max_code_len, NULL, NULL };
 	uint64_t *starts = malloc((size_t)(npieces + 1) * sizeof(*starts));
-	int fused = n > 0 && ((n >> (in->chunk_log + in->max_code_len)) == 0 ||
-	                      (((uint64_t)1 << (in->chunk_log + in->max_code_len)) &
-	                       (GPZ_CHECKSUM_BLOCK - 1)) == 0);
+	uint64_t group_bytes = (uint64_t)1 << (in->chunk_log + in->max_code_len);
+	int fused = n > 0 && (ngroups == 1 || group_bytes % GPZ_CHECKSUM_BLOCK == 0);
 	gpz_result r = GPZ_OK;
 
 	j.res = malloc((size_t)ngroups * sizeof(*j.res));
