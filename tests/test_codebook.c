@@ -4,11 +4,16 @@
 #include "testutil.h"
 #include "common/bits.h"
 #include "common/checksum.h"
+#include "common/memory.h"
 #include "huffman/huffman.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Scratch for the histogram's tables and the encoder's tasks, kept across the tests (grown,
+ * reused with other contents) as an engine lane keeps it across frames. */
+static struct gpz_scratch g_scratch;
 
 static uint64_t kraft(const uint8_t *len, uint32_t n)
 {
@@ -263,7 +268,8 @@ static void test_histogram(void)
 					/* and with the content checksum taken in the same pass */
 					uint64_t sum = 0;
 					memset(got, 0xEE, limit * 4);
-					CHECK(gpz_histogram_sum(src, n, w, threads, got, &alphabet, &sum) ==
+					CHECK(gpz_histogram_sum(src, n, w, threads, got, &alphabet, &sum,
+					                        threads > 1 ? &g_scratch : NULL) ==
 					              GPZ_OK && alphabet == top &&
 					          memcmp(want, got, limit * 4) == 0 &&
 					          sum == gpz_checksum_threads(src, n * (size_t)w, 1),
@@ -391,6 +397,19 @@ static void test_encode_threads(void)
 			/* too small a buffer is refused */
 			CHECK(gpz_huff_encode(src, n, w, table, cl, threads, many, cap - GPZ_ENCODE_SLACK - 1,
 			                      cbt, &bt) == GPZ_ERR_DST_TOO_SMALL, "case %zu: small dst", ci);
+			/* staged in a scratch kept from call to call (grown, reused) and joined by the
+			 * threads side by side: the same bytes; too small a buffer refused */
+			memset(many, 0x66, cap);
+			memset(cbt, 0, nch * 4);
+			CHECK(gpz_huff_encode_in(src, n, w, table, cl, threads, many, cap, cbt, &bt,
+			                         &g_scratch) == GPZ_OK && bt == bits &&
+			          memcmp(one, many, (size_t)(bits + 7) / 8) == 0 &&
+			          memcmp(cb1, cbt, nch * 4) == 0,
+			      "case %zu (w %d, extra %zu): %d threads through the scratch give other bytes",
+			      ci, w, cases[ci].extra, threads);
+			CHECK(gpz_huff_encode_in(src, n, w, table, cl, threads, many,
+			                         cap - GPZ_ENCODE_SLACK - 1, cbt, &bt, &g_scratch) ==
+			              GPZ_ERR_DST_TOO_SMALL, "case %zu: small dst, scratch", ci);
 		}
 		free(src); free(len); free(counts); free(code); free(table); free(cb1); free(cbt);
 		free(one); free(many);
@@ -425,6 +444,13 @@ static void test_encode_expanding(void)
 		          bt == bits && memcmp(one, many, (size_t)(bits + 7) / 8) == 0 &&
 		          memcmp(cb1, cbt, nch * 4) == 0,
 		      "expanding: %d threads give other bytes", threads);
+		/* a slot of the scratch (its task's input size) is too small too */
+		memset(many, 0x78, room);
+		CHECK(gpz_huff_encode_in(src, n, 1, table, 14, threads, many, room, cbt, &bt,
+		                         &g_scratch) == GPZ_OK &&
+		          bt == bits && memcmp(one, many, (size_t)(bits + 7) / 8) == 0 &&
+		          memcmp(cb1, cbt, nch * 4) == 0,
+		      "expanding: %d threads, scratch, give other bytes", threads);
 	}
 	free(src); free(len); free(cb1); free(cbt); free(one); free(many);
 }
@@ -441,6 +467,7 @@ int main(void)
 	test_encode_runs();
 	test_encode_threads();
 	test_encode_expanding();
+	gpz_scratch_free(&g_scratch);
 	if (test_failures)
 		fprintf(stderr, "%d failures\n", test_failures);
 	else

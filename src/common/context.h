@@ -31,6 +31,9 @@ struct gpz_ctx {
 	/* the device-buffer calls' lanes beside `gpu` (container/device_api.cu), made on first use */
 	struct gpz_gpu *dev_lane[GPZ_DEV_LANES - 1];
 	void (*lanes_free)(gpz_ctx *ctx); /* set by whoever made them; called by gpz_ctx_free */
+	/* memory a frame's CPU stages may keep between frames: a frame engine lane's own (its
+	 * context is a copy of the caller's that only the lane uses), NULL elsewhere */
+	struct gpz_scratch *scratch;
 	/* An AUTO context starts the GPU on a thread of its own (a CUDA context takes about 0.4 s
 	 * to create), so the frame engine's lanes can begin on the CPU meanwhile. `backend` and
 	 * `gpu` are final once `settled` is set (the lanes read it with gpz_ctx_is_settled); every

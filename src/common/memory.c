@@ -20,3 +20,21 @@ void *gpz_big_alloc(size_t n)
 #endif
 	return malloc(n ? n : 1);
 }
+
+void *gpz_scratch_get(struct gpz_scratch *s, size_t n)
+{
+	if (s->cap < n) {
+		gpz_scratch_free(s);
+		if (!(s->p = gpz_big_alloc(n)))
+			return NULL;
+		s->cap = n;
+	}
+	return s->p;
+}
+
+void gpz_scratch_free(struct gpz_scratch *s)
+{
+	free(s->p);
+	s->p = NULL;
+	s->cap = 0;
+}

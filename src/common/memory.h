@@ -15,6 +15,17 @@ extern "C" {
  * (bench/results/2026-11-26-h100-cpu-inflate-threads.md). */
 void *gpz_big_alloc(size_t n);
 
+/* Memory its owner (a frame engine lane) keeps from frame to frame for a stage's temporary
+ * buffers, so that they are not faulted in afresh every frame. */
+struct gpz_scratch {
+	void *p;
+	size_t cap;
+};
+
+/* At least n bytes of s (its contents not kept); NULL when it cannot grow. */
+void *gpz_scratch_get(struct gpz_scratch *s, size_t n);
+void gpz_scratch_free(struct gpz_scratch *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,7 @@ struct lane {
 	int gpu_tried;     /* a warm lane has tried to open g */
 	struct hbuf in, out;
 	gpz_ctx cpu;       /* a warm lane's CPU side: the context with a share of its threads */
+	struct gpz_scratch scratch; /* the CPU stages' memory kept between frames (cpu.scratch) */
 };
 
 /* Lanes made while an AUTO context was still starting its GPU are warm: they work on the CPU,
@@ -146,6 +147,7 @@ static void lanes_free(gpz_ctx *ctx)
 	for (int i = 0; L && i < L->n; i++) {
 		buf_free(&L->lane[i].in);
 		buf_free(&L->lane[i].out);
+		gpz_scratch_free(&L->lane[i].scratch);
 		gpz_gpu_close(L->lane[i].g);
 	}
 	free(L);
@@ -190,6 +192,7 @@ static void share_threads(const gpz_ctx *ctx, struct lanes *L)
 		c->starting = 0;
 		c->settled = 1;
 		c->nthreads = (ctx->nthreads + L->n - 1) / L->n;
+		c->scratch = &L->lane[i].scratch;
 	}
 }
 

@@ -72,8 +72,9 @@ static gpz_result encode_payload(gpz_ctx *ctx, const uint8_t *src,
 			return GPZ_ERR_NOMEM;
 	}
 	/* all the room: with room for the input the encoder's threads need no memory of their own */
-	r = gpz_huff_encode(src, pl->n, pl->w, pl->table, pl->chunk_log, ctx->nthreads, buf,
-	                    buf == o ? room : pl->payload + GPZ_ENCODE_SLACK, chunk_bits, &bits);
+	r = gpz_huff_encode_in(src, pl->n, pl->w, pl->table, pl->chunk_log, ctx->nthreads, buf,
+	                       buf == o ? room : pl->payload + GPZ_ENCODE_SLACK, chunk_bits, &bits,
+	                       ctx->scratch);
 	if (r == GPZ_OK && bits != pl->bits)
 		r = GPZ_ERR_PARAM; /* cannot happen: the histogram and the encoder disagree */
 	if (buf != o) {
@@ -133,7 +134,8 @@ static gpz_result compress_cpu(gpz_ctx *ctx, const gpz_params *p, const uint8_t 
 	gpz_result r = counts ? GPZ_OK : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_OK)
-		r = gpz_histogram_sum(src, n, p->symbol_bytes, ctx->nthreads, counts, &alphabet, &sum);
+		r = gpz_histogram_sum(src, n, p->symbol_bytes, ctx->nthreads, counts, &alphabet, &sum,
+		                      ctx->scratch);
 	if (r == GPZ_OK)
 		r = gpz_frame_plan_make(&pl, p, counts, alphabet, n, NULL);
 	/* LZ-symbol frames where asked for (not for one symbol value, nor when the main alphabet

@@ -5,12 +5,15 @@
  * 2 * 24 = 48 bits to at most 7 pending ones, so the accumulator never overflows and the loop
  * has no data-dependent branch.
  *
- * Threads take contiguous runs of chunks, each written where its input lies in the output when
- * the output has room (else the first run straight into the output, the others into private
- * buffers), then moved to their exact bit offsets in order, so the stream does not depend on the
+ * Threads take contiguous runs of chunks (tasks), the first written straight into the output. The
+ * others go into a scratch buffer when the caller keeps one (an engine lane), and are then moved
+ * to their exact bit offsets by the threads side by side; without one, each is written where its
+ * input lies in the output when the output has room (else into a private buffer), and moved down
+ * to its place in order, one task after the other. Either way the stream does not depend on the
  * thread count. */
 #include "huffman/huffman.h"
 #include "common/bits.h"
+#include "common/memory.h"
 #include "common/parallel.h"
 
 #include <stdlib.h>
@@ -221,6 +224,25 @@ static int places_in_dst(struct enc_job *j)
 	return 1;
 }
 
+/* Tasks 1.. in slots of the caller's scratch, each the size of its input: the scratch is kept
+ * from frame to frame, so its pages are not faulted in again. 0 when it cannot be had. */
+static int slots_in_scratch(struct enc_job *j, struct gpz_scratch *scratch)
+{
+	size_t slot = j->chunks_per_task * ((size_t)1 << j->chunk_log) * (size_t)j->w +
+	              2 * GPZ_ENCODE_SLACK;
+	uint8_t *p = gpz_scratch_get(scratch, (j->ntasks - 1) * slot);
+
+	if (!p)
+		return 0;
+	j->out[0] = j->dst;
+	j->cap[0] = j->dst_cap;
+	for (size_t t = 1; t < j->ntasks; t++) {
+		j->out[t] = p + (t - 1) * slot;
+		j->cap[t] = slot - GPZ_ENCODE_SLACK;
+	}
+	return 1;
+}
+
 /* Tasks 1.. in private buffers sized for the worst case (untouched pages cost no memory). */
 static gpz_result private_buffers(struct enc_job *j)
 {
@@ -268,15 +290,111 @@ static int64_t join_tasks(struct enc_job *j)
 	return (int64_t)total;
 }
 
+/* The 8 bits of src from bit o on (MSB-first; src readable a byte past them). */
+static inline uint8_t byte_at(const uint8_t *src, uint64_t o)
+{
+	unsigned k = (unsigned)(o % 8);
+	const uint8_t *p = src + o / 8;
+	return k ? (uint8_t)(p[0] << k | p[1] >> (8 - k)) : p[0];
+}
+
+/* The bytes of dst wholly inside bits [at, at + bits), from src's first bits (src readable 8
+ * bytes past them). The bytes at either edge, which dst may share with the neighbouring tasks,
+ * are left alone. */
+static void bits_place(uint8_t *dst, uint64_t at, const uint8_t *src, uint64_t bits)
+{
+	uint64_t q0 = (at + 7) / 8, q1 = (at + bits) / 8;
+	unsigned sh = (unsigned)(at % 8), l = 8 - sh;
+	size_t n = (size_t)(q1 - q0), i = 0;
+	uint8_t *d = dst + q0;
+
+	if (sh == 0) {
+		memcpy(d, src, n);
+		return;
+	}
+	/* byte i of d is src's bits [8i + l, 8i + l + 8) */
+	for (; i + 8 <= n; i += 8)
+		gpz_store_be64(d + i, gpz_load_be64(src + i) << l | src[i + 8] >> sh);
+	for (; i < n; i++)
+		d[i] = (uint8_t)(src[i] << l | src[i + 1] >> sh);
+}
+
+struct place_job {
+	struct enc_job *j;
+	uint64_t *at;          /* per task: its first bit in dst */
+	uint8_t *head, *tail;  /* per task: its bits of the byte it shares with the task before,
+	                        * and with the task after (or the stream's last byte); the encoder's
+	                        * last store leaves zeros past a task's bits */
+};
+
+static void place_task(void *ctx, size_t i)
+{
+	struct place_job *pj = ctx;
+	size_t t = i + 1;
+	const uint8_t *src = pj->j->out[t];
+	uint64_t at = pj->at[t], bits = (uint64_t)pj->j->bits[t], end = at + bits;
+	unsigned sh = (unsigned)(at % 8), k = (unsigned)(end % 8);
+
+	bits_place(pj->j->dst, at, src, bits);
+	pj->head[t] = (uint8_t)(sh ? src[0] >> sh : 0);
+	pj->tail[t] = k ? byte_at(src, end / 8 * 8 - at) : 0; /* its bits past `bits` are 0 */
+}
+
+/* Join tasks 1.. from their slots after task 0's bits in dst, the tasks side by side, then the
+ * bytes two tasks share; returns the total or -1. Tasks of fewer than 64 bits (where a task's two
+ * edge bytes could be one) go the serial way. */
+static int64_t join_parallel(struct enc_job *j, int nthreads)
+{
+	struct place_job pj = { j, calloc(j->ntasks, sizeof(uint64_t)), calloc(j->ntasks, 1),
+	                        calloc(j->ntasks, 1) };
+	uint64_t total = 0;
+	int64_t r = -1;
+	int serial = 0;
+
+	for (size_t t = 0; pj.at && t < j->ntasks; t++) {
+		pj.at[t] = total;
+		total += (uint64_t)j->bits[t];
+		serial |= t > 0 && j->bits[t] < 64;
+	}
+	if (!pj.at || !pj.head || !pj.tail || serial) {
+		r = join_tasks(j);
+	} else if (total / 8 + GPZ_ENCODE_SLACK <= j->dst_cap) {
+		gpz_parallel_for(nthreads, j->ntasks - 1, place_task, &pj);
+		/* task 0's last byte is in dst already, its unused bits zero */
+		for (size_t t = 1; t < j->ntasks; t++)
+			if (pj.at[t] % 8)
+				j->dst[pj.at[t] / 8] = (uint8_t)((t > 1 ? pj.tail[t - 1]
+				                                        : j->dst[pj.at[t] / 8]) |
+				                                 pj.head[t]);
+		if (total % 8)
+			j->dst[total / 8] = pj.tail[j->ntasks - 1];
+		r = (int64_t)total;
+	}
+	free(pj.at);
+	free(pj.head);
+	free(pj.tail);
+	return r;
+}
+
 gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *table,
                            int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
                            uint32_t *chunk_bits, uint64_t *total_bits)
+{
+	return gpz_huff_encode_in(src, n, w, table, chunk_log, nthreads, dst, dst_cap, chunk_bits,
+	                          total_bits, NULL);
+}
+
+gpz_result gpz_huff_encode_in(const uint8_t *src, size_t n, int w, const uint32_t *table,
+                              int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
+                              uint32_t *chunk_bits, uint64_t *total_bits,
+                              struct gpz_scratch *scratch)
 {
 	size_t cs = (size_t)1 << chunk_log;
 	struct enc_job j = { src, n, w, table, chunk_log, (n + cs - 1) / cs, 0, 0, dst, dst_cap,
 	                     NULL, NULL, 0, NULL, chunk_bits };
 	gpz_result r = GPZ_OK;
 	int64_t total = -1;
+	int staged = 0; /* tasks 1.. in the scratch */
 
 	j.chunks_per_task = gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, j.nchunks);
 	j.ntasks = (j.nchunks + j.chunks_per_task - 1) / j.chunks_per_task;
@@ -287,14 +405,18 @@ gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *
 	j.bits = calloc(j.ntasks, sizeof(*j.bits));
 	if (!j.out || !j.cap || !j.bits)
 		r = GPZ_ERR_NOMEM;
-	/* in place where there is room and every task fits; else (or then) private buffers */
-	if (r == GPZ_OK && (j.ntasks == 1 || !places_in_dst(&j) || !run_tasks(&j, nthreads))) {
+	/* in the scratch when there is one and every task fits; else in place where there is room
+	 * and every task fits; else (or then) private buffers */
+	if (r == GPZ_OK && j.ntasks > 1 && scratch)
+		staged = slots_in_scratch(&j, scratch) && run_tasks(&j, nthreads);
+	if (r == GPZ_OK && !staged &&
+	    (j.ntasks == 1 || !places_in_dst(&j) || !run_tasks(&j, nthreads))) {
 		memset(j.out, 0, j.ntasks * sizeof(*j.out));
 		r = private_buffers(&j);
 		if (r == GPZ_OK && !run_tasks(&j, nthreads))
 			r = GPZ_ERR_DST_TOO_SMALL;
 	}
-	if (r == GPZ_OK && (total = join_tasks(&j)) < 0)
+	if (r == GPZ_OK && (total = staged ? join_parallel(&j, nthreads) : join_tasks(&j)) < 0)
 		r = GPZ_ERR_DST_TOO_SMALL;
 	if (j.out)
 		free_private(&j);

@@ -7,9 +7,10 @@
  * value (quantization codes: 94% of Nyx-Quant's 16-symbol blocks are one symbol) are counted a
  * block at a time in a register, with one compare of four 8-byte words against the run's value.
  *
- * The tables of all tasks are one allocation, zeroed by each task itself: calloc'd per task,
- * they were 1 MiB each (2-byte symbols) and every frame's call faulted them in afresh, the
- * source of most page faults of Huffman-only compression at 16 threads. */
+ * The tables of all tasks are one allocation, zeroed by each task itself, kept from frame to
+ * frame by a lane that gives its scratch: calloc'd per task, they were 1 MiB each (2-byte
+ * symbols) and every frame's call faulted them in afresh, the source of most page faults of
+ * Huffman-only compression at 16 threads. */
 #include "huffman/huffman.h"
 #include "common/bits.h"
 #include "common/checksum.h"
@@ -172,7 +173,8 @@ static void merge_task(void *ctx, size_t slice)
 }
 
 gpz_result gpz_histogram_sum(const uint8_t *src, size_t n, int w, int nthreads,
-                             uint32_t *counts, uint32_t *alphabet, uint64_t *sum)
+                             uint32_t *counts, uint32_t *alphabet, uint64_t *sum,
+                             struct gpz_scratch *scratch)
 {
 	uint32_t limit = gpz_alphabet_limit(w);
 	struct hist_job j = { .src = src, .n = n, .w = w, .counts = counts, .limit = limit,
@@ -190,11 +192,13 @@ gpz_result gpz_histogram_sum(const uint8_t *src, size_t n, int w, int nthreads,
 		j.per_task = 1;
 	j.ntasks = n ? (n + j.per_task - 1) / j.per_task : 1;
 	j.stride = j.copies * limit;
-	j.tables = gpz_big_alloc(j.ntasks * j.stride * sizeof(uint32_t));
+	j.tables = scratch ? gpz_scratch_get(scratch, j.ntasks * j.stride * sizeof(uint32_t))
+	                   : gpz_big_alloc(j.ntasks * j.stride * sizeof(uint32_t));
 	j.bad = calloc(j.ntasks, sizeof(*j.bad));
 	j.sum = sum ? calloc(j.ntasks, sizeof(*j.sum)) : NULL;
 	if (!j.tables || !j.bad || (sum && !j.sum)) {
-		free(j.tables);
+		if (!scratch)
+			free(j.tables);
 		free(j.bad);
 		free(j.sum);
 		return GPZ_ERR_NOMEM;
@@ -215,7 +219,8 @@ gpz_result gpz_histogram_sum(const uint8_t *src, size_t n, int w, int nthreads,
 		if (!n)
 			*sum = gpz_checksum_threads(src, 0, 1);
 	}
-	free(j.tables);
+	if (!scratch)
+		free(j.tables);
 	free(j.bad);
 	free(j.sum);
 
@@ -232,5 +237,5 @@ gpz_result gpz_histogram_sum(const uint8_t *src, size_t n, int w, int nthreads,
 gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint32_t *counts,
                          uint32_t *alphabet)
 {
-	return gpz_histogram_sum(src, n, w, nthreads, counts, alphabet, NULL);
+	return gpz_histogram_sum(src, n, w, nthreads, counts, alphabet, NULL, NULL);
 }

@@ -29,9 +29,12 @@ gpz_result gpz_histogram(const uint8_t *src, size_t n, int w, int nthreads, uint
                          uint32_t *alphabet);
 
 /* The same, and *sum = the content checksum of the n * w bytes (common/checksum.h), read from
- * memory once for both. */
+ * memory once for both. The threads' tables go in scratch when not NULL (memory the caller
+ * keeps from call to call). */
+struct gpz_scratch;
 gpz_result gpz_histogram_sum(const uint8_t *src, size_t n, int w, int nthreads,
-                             uint32_t *counts, uint32_t *alphabet, uint64_t *sum);
+                             uint32_t *counts, uint32_t *alphabet, uint64_t *sum,
+                             struct gpz_scratch *scratch);
 
 /* ---- codebook.c ---- */
 
@@ -101,6 +104,13 @@ void gpz_encoder_table(const uint8_t *len, const uint32_t *code, uint32_t alphab
 gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *table,
                            int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
                            uint32_t *chunk_bits, uint64_t *total_bits);
+
+/* The same, with tasks after the first staged in scratch (kept by the caller from call to
+ * call) and joined by the threads side by side; NULL: as gpz_huff_encode. Same bytes. */
+gpz_result gpz_huff_encode_in(const uint8_t *src, size_t n, int w, const uint32_t *table,
+                              int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
+                              uint32_t *chunk_bits, uint64_t *total_bits,
+                              struct gpz_scratch *scratch);
 
 /* ---- decode.c ---- */
 
