@@ -667,15 +667,52 @@ static gpz_ctx *cpu_ctx(const struct opts *o)
 	return g_cpu_ctx;
 }
 
-/* The context for a job: the automatic backend does a regular file of less than a frame (64
- * MiB) on the CPU alone, since a GPU would first take about 0.4 s to start (then be torn down)
- * for work that 16 CPU threads finish sooner; the bytes are the same. */
-#define SMALL_INPUT ((off_t)64 << 20)
-static gpz_ctx *job_ctx(const struct opts *o, const struct job *j)
+/* ---- The automatic backend's choice ---- */
+
+/* A GPU costs a run about 0.4 s whatever the size (the CUDA start, the lanes' first pinned
+ * buffers, the driver's teardown at exit); below some size the CPU's threads finish first. The
+ * sizes where the two met with 16 threads, file to file in /dev/shm on a 16-core H100 host
+ * (--cpu against --gpu at 0.256, 1 and 4 GB; bench/results/2026-11-26-h100-backend-choice.md),
+ * in bytes of the original data. The CPU's side scales with its threads, so the sizes do too. */
+#define AT16_HUFF_BYTES ((uint64_t)2400 << 20) /* Huffman-only frames of 1-byte symbols */
+#define AT16_HUFF_WIDE ((uint64_t)5800 << 20)  /* ... of 2- and 4-byte symbols */
+#define AT16_DEFLATE_FAST ((uint64_t)896 << 20) /* DEFLATE levels 1-3, gzip or .gpz frames */
+#define AT16_DEFLATE ((uint64_t)256 << 20)      /* levels 4-9 */
+#define AT16_DECODE ((uint64_t)2400 << 20)      /* .gpz frames of any kind */
+#define AT16_INFLATE ((uint64_t)1472 << 20)     /* gzip members gpz wrote */
+/* LZ-symbol frames were not measured so: a frame's worth at 16 threads, as every job was. */
+#define AT_LZ_SYMBOLS ((uint64_t)64 << 20)
+
+/* Is the GPU worth starting for a job of `bytes` that it wins from at16 on at 16 threads? */
+static int gpu_worth(const struct opts *o, uint64_t bytes, uint64_t at16)
 {
-	if (o->backend == GPZ_BACKEND_AUTO && S_ISREG(j->st.st_mode) && j->st.st_size < SMALL_INPUT)
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t threads = (uint64_t)(o->threads > 0 && o->threads < cpus ? o->threads : cpus);
+
+	return bytes >= at16 / 16 * (threads > 0 ? threads : 1);
+}
+
+/* The context for a job of `bytes` (regular files: those whose size is known) that the GPU wins
+ * from at16 on at 16 threads: the automatic backend keeps smaller ones on the CPU alone (the
+ * bytes are the same either way). */
+static gpz_ctx *job_ctx(const struct opts *o, const struct job *j, uint64_t bytes,
+                        uint64_t at16)
+{
+	if (o->backend == GPZ_BACKEND_AUTO && S_ISREG(j->st.st_mode) && !gpu_worth(o, bytes, at16))
 		return cpu_ctx(o);
 	return get_ctx(o);
+}
+
+/* Where the GPU starts to pay for compressing to the options' format and level. */
+static uint64_t compress_at16(const struct opts *o)
+{
+	int level = o->format != GPZ_FORMAT_GPZ ? o->level : o->params.lz_level;
+
+	if (level > 0)
+		return level <= 3 ? AT16_DEFLATE_FAST : AT16_DEFLATE;
+	if (o->params.lz_symbols)
+		return AT_LZ_SYMBOLS * 16;
+	return o->params.symbol_bytes == 1 ? AT16_HUFF_BYTES : AT16_HUFF_WIDE;
 }
 
 static double now_seconds(void)
@@ -937,7 +974,7 @@ static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx,
 static int compress_deflate(const struct opts *o, const struct job *j, fio_out *out,
                             struct counts *c)
 {
-	gpz_ctx *ctx = job_ctx(o, j);
+	gpz_ctx *ctx = job_ctx(o, j, (uint64_t)j->st.st_size, compress_at16(o));
 	struct engine_io io = { j, NULL, out, 0, 0, 0, 0 };
 	gpz_deflate_stream *ds;
 	gpz_gzip_info gi = { NULL, 0, 0, 0 };
@@ -1125,7 +1162,7 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 	/* Fail early when the size is known; pipes are caught at their end. */
 	if (S_ISREG(j->st.st_mode) && size % (uint64_t)o->params.symbol_bytes != 0)
 		return size_error(j, size, o->params.symbol_bytes);
-	ctx = job_ctx(o, j);
+	ctx = job_ctx(o, j, size, compress_at16(o));
 	if (ctx == NULL)
 		return -1;
 	before = gpz_ctx_gpu_fallbacks(ctx);
@@ -1289,17 +1326,10 @@ static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
 	return 0;
 }
 
-/* The .gz file size from which the automatic backend inflates on the GPU. Its start (about
- * 0.2 s) and the lanes' first pinned buffers (0.2-0.4 s) cost more than 16 CPU threads need
- * for small files, while the GPU lanes run 5-7 GB/s against the threads' 2 GB/s once going
- * (H200 host, text: 1 GB out of 0.32 GB of .gz took 0.89 s on the GPU and 0.67 s on 16 threads,
- * 4 GB 1.4-1.5 s and 1.9-2.3 s; bench/results/2026-11-23-h200-tool-inflate.md). */
-#define GZ_GPU_MIN ((uint64_t)512 << 20)
-
-/* Tell positional output how much a regular gzip file will decode to: its last member's ISIZE
- * (the size mod 2^32; a lower bound when the members are several or the size wraps). A hint
- * only, as expect_output's for .gpz. */
-static void expect_gzip_output(const struct job *j, fio_out *out, uint64_t at)
+/* What a regular gzip file will decode to: its last member's ISIZE (the size mod 2^32; a lower
+ * bound when the members are several or the size wraps), 0 when unknown. A hint only, for
+ * positional output and the backend's choice, as gpz_output_size for .gpz. */
+static uint64_t gzip_output_size(const struct job *j)
 {
 	unsigned char t[4];
 	size_t got = 0;
@@ -1307,8 +1337,9 @@ static void expect_gzip_output(const struct job *j, fio_out *out, uint64_t at)
 	if (j->st.st_size >= 18 &&
 	    fio_pread_full(j->fd, t, sizeof t, (uint64_t)j->st.st_size - sizeof t, &got) == 0 &&
 	    got == sizeof t)
-		fio_out_expect(out, at + ((uint64_t)t[0] | (uint64_t)t[1] << 8 |
-		                          (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24));
+		return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+		       (uint64_t)t[3] << 24;
+	return 0;
 }
 
 /* A regular .gz file: members gpz wrote with the piece index are inflated in parallel by the
@@ -1322,16 +1353,14 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	gpz_result r = GPZ_OK;
 	int rc;
 
-	/* the GPU when asked for, and by the automatic backend for files from GZ_GPU_MIN on; else
-	 * a CPU context, as a GPU one would start the device and pin lane buffers for nothing */
-	gpz_ctx *ctx = NULL;
-	if ((o->backend == GPZ_BACKEND_GPU || (o->backend == GPZ_BACKEND_AUTO && size >= GZ_GPU_MIN)) &&
-	    (ctx = get_ctx(o)) == NULL)
+	/* the output's size (at least the file's, should ISIZE have wrapped) chooses the backend */
+	uint64_t made_size = gzip_output_size(j);
+	gpz_ctx *ctx = job_ctx(o, j, made_size > size ? made_size : size, AT16_INFLATE);
+
+	if (ctx == NULL)
 		return -1;
-	if (ctx == NULL && (ctx = cpu_ctx(o)) == NULL)
-		return -1;
-	if (out && out->positional)
-		expect_gzip_output(j, out, c->out);
+	if (out && out->positional && made_size)
+		fio_out_expect(out, c->out + made_size);
 	while (r == GPZ_OK && at < size) {
 		uint64_t used = 0, made = 0;
 		io.base = c->out;
@@ -1421,10 +1450,11 @@ static int pass_through(const struct job *j, fio_in *in, fio_out *out, struct co
 	return 0;
 }
 
-/* Tell positional output how much a regular .gpz file will decode to (from its last trailer:
- * the whole file for one stream, a lower bound for several), so that it can reserve and map the
- * output once instead of frame by frame. A hint only: nothing is trusted beyond the space. */
-static void expect_output(const struct job *j, fio_out *out, uint64_t at)
+/* What a regular .gpz file will decode to (from its last trailer: the whole file for one
+ * stream, a lower bound for several), 0 when unknown: positional output reserves and maps the
+ * output once from it instead of frame by frame, and the backend is chosen by it. A hint only:
+ * nothing is trusted beyond the space. */
+static uint64_t gpz_output_size(const struct job *j)
 {
 	unsigned char t[GPZ_TRAILER_SIZE];
 	gpz_block_info info;
@@ -1433,9 +1463,10 @@ static void expect_output(const struct job *j, fio_out *out, uint64_t at)
 	if (!S_ISREG(j->st.st_mode) || j->st.st_size < GPZ_TRAILER_SIZE ||
 	    fio_pread_full(j->fd, t, sizeof t, (uint64_t)j->st.st_size - sizeof t, &got) != 0 ||
 	    got != sizeof t)
-		return;
+		return 0;
 	if (gpz_parse_block(t, sizeof t, &info) == GPZ_OK && info.kind == GPZ_BLOCK_TRAILER)
-		fio_out_expect(out, at + info.total_bytes);
+		return info.total_bytes;
+	return 0;
 }
 
 /* Decode every block of the input; out == NULL only tests. */
@@ -1446,6 +1477,7 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 	gpz_ctx *ctx;
 	fio_in in;
 	size_t got;
+	uint64_t made_size;
 	int more;
 
 	fio_in_init(&in, j->fd);
@@ -1466,12 +1498,14 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 		if (wbits != 0)
 			return decode_deflate(j, &in, wbits, out, c);
 	}
-	if ((ctx = job_ctx(o, j)) == NULL)
+	made_size = gpz_output_size(j);
+	if ((ctx = job_ctx(o, j, made_size ? made_size : (uint64_t)j->st.st_size, AT16_DECODE)) ==
+	    NULL)
 		return -1;
 	io.in = &in;
 	io.out = out;
-	if (out && out->positional)
-		expect_output(j, out, c->out);
+	if (out && out->positional && made_size)
+		fio_out_expect(out, c->out + made_size);
 	more = read_stream_header(j, &in, 1, 1);
 	while (more > 0) { /* each stream (concatenated ones too) through the frame engine */
 		uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
