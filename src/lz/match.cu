@@ -13,7 +13,8 @@
  *    table, the others link to the lane before them, and the highest writes the head. The warp
  *    leaves its head table (each hash's last position in the segment) for the next segment,
  *    whose first occurrences of a hash link there (links_join_kernel): the window is no longer
- *    than a segment, so nothing earlier can be in reach.
+ *    than a segment, so nothing earlier can be in reach. Where the hash has 15 bits (levels
+ *    2-9) a block a segment sorts the positions by hash instead (links_sort_kernel).
  * 2. find: one thread per position walks its chain (gpz_lz_pure_at) and stores both matches a
  *    level may use (full chain, quarter chain). A block takes 16 Ki positions and first copies
  *    the 32 KiB window before them, their bytes and all these links into shared memory (145 KiB):
@@ -31,6 +32,8 @@
 #include "lz/lz_gpu.h"
 #include "gpu/cuda_check.h"
 #include "lz/match_core.h"
+
+#include <cub/block/block_radix_sort.cuh>
 
 namespace {
 
@@ -125,6 +128,73 @@ links_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hsize, uint16_
 		for (unsigned i = lane; i < hsize / 8; i += 32)
 			reinterpret_cast<uint4 *>(last + blockIdx.x * (size_t)hsize)[i] =
 				reinterpret_cast<const uint4 *>(head)[i];
+}
+
+/* links_kernel's results by sorting instead of walking: a block a segment sorts its positions by
+ * hash (key hash << 15 | position, the sort stable, so a hash's positions stay in order), and
+ * each position's link is to the one before it in sorted order when both have its hash; the
+ * last of each hash is the head table left for the next segment. The walk's warp needs the whole
+ * head table in shared memory: 64 KiB at 15 hash bits leaves room for 3 warps an SM, and there
+ * the sort is faster (H100, 1 GiB: links with the hashes and the join 30.5 -> 44.8 GB/s at
+ * level 6, the whole call +6-7%); at level 1's 14 bits 6 warps walk faster than the sort (50.6
+ * against 45.3 GB/s; bench/NOTES.md). */
+constexpr unsigned SORT_FROM_BITS = 15;
+constexpr unsigned SORT_THREADS = 1024;
+constexpr unsigned SORT_ITEMS = SEG / SORT_THREADS;
+using links_sort = cub::BlockRadixSort<uint32_t, SORT_THREADS, SORT_ITEMS>;
+/* after the sort, its shared memory holds the segment's links, the head table and each
+ * thread's first and last sorted keys */
+constexpr size_t SORT_LAYOUT = SEG * sizeof(uint16_t) + GPZ_LZ_HASH_SIZE * sizeof(uint16_t) +
+                               2 * SORT_THREADS * sizeof(uint32_t);
+constexpr size_t SORT_SMEM = sizeof(links_sort::TempStorage) > SORT_LAYOUT
+                             ? sizeof(links_sort::TempStorage) : SORT_LAYOUT;
+
+__global__ void __launch_bounds__(SORT_THREADS, 1)
+links_sort_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hbits, uint16_t *links,
+                  uint16_t *last)
+{
+	extern __shared__ __align__(16) uint8_t sort_smem[];
+	auto &tmp = *reinterpret_cast<links_sort::TempStorage *>(sort_smem);
+	uint16_t *seg_links = reinterpret_cast<uint16_t *>(sort_smem);
+	uint16_t *head = seg_links + SEG;
+	uint32_t *first = reinterpret_cast<uint32_t *>(head + GPZ_LZ_HASH_SIZE);
+	uint32_t *lastk = first + SORT_THREADS;
+	const unsigned t = threadIdx.x, hsize = 1u << hbits, none = hsize; /* sorts after all */
+	const size_t s0 = lo + (size_t)blockIdx.x * SEG, s1 = hi - s0 < SEG ? hi : s0 + SEG;
+	const unsigned n = (unsigned)(s1 - s0);
+	uint32_t key[SORT_ITEMS];
+
+#pragma unroll
+	for (unsigned j = 0; j < SORT_ITEMS; j++) {
+		const unsigned pos = t * SORT_ITEMS + j;
+		const unsigned hv = pos < n ? hash[s0 - lo + pos] : NO_HASH;
+		key[j] = (hv == NO_HASH ? none : hv) << 15 | pos;
+	}
+	links_sort(tmp).Sort(key, 15, 15 + (int)hbits + 1);
+	__syncthreads(); /* the sort's memory is free */
+	first[t] = key[0];
+	lastk[t] = key[SORT_ITEMS - 1];
+	for (unsigned i = t; i < hsize; i += SORT_THREADS)
+		head[i] = 0;
+	__syncthreads();
+#pragma unroll
+	for (unsigned j = 0; j < SORT_ITEMS; j++) {
+		const unsigned h = key[j] >> 15, pos = key[j] & 0x7fff;
+		const uint32_t prev = j ? key[j - 1] : t ? lastk[t - 1] : ~0u;
+		const uint32_t next = j + 1 < SORT_ITEMS ? key[j + 1]
+		                    : t + 1 < SORT_THREADS ? first[t + 1] : ~0u;
+		if (pos >= n)
+			continue;
+		seg_links[pos] = h != none && prev >> 15 == h ? (uint16_t)(pos - (prev & 0x7fff)) : 0;
+		if (h != none && next >> 15 != h)
+			head[h] = (uint16_t)(pos + 1);
+	}
+	__syncthreads();
+	for (unsigned i = t; i < n; i += SORT_THREADS)
+		links[s0 - lo + i] = seg_links[i];
+	if (s1 < hi) /* the next segment's first occurrences look here (links_join_kernel) */
+		for (unsigned i = t; i < hsize; i += SORT_THREADS)
+			last[blockIdx.x * (size_t)hsize + i] = head[i];
 }
 
 /* Segment blockIdx.x + 1's positions whose hash did not occur earlier in their segment: their
@@ -469,8 +539,17 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 	hash_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(
 		src, n, lo, hi, cfg.hash_bytes, cfg.hash_bits, scratch);
 	uint16_t *last = scratch + (hi - lo + 7) / 8 * 8;
-	links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(scratch, lo, hi, hsize,
-	                                                                   links, last);
+	if (cfg.hash_bits < SORT_FROM_BITS) {
+		links_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), 32, smem, s>>>(scratch, lo, hi,
+		                                                                   hsize, links, last);
+	} else {
+		e = cudaFuncSetAttribute(links_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                         (int)SORT_SMEM);
+		if (e != cudaSuccess)
+			return e;
+		links_sort_kernel<<<(unsigned)((hi - lo + SEG - 1) / SEG), SORT_THREADS, SORT_SMEM, s>>>(
+			scratch, lo, hi, cfg.hash_bits, links, last);
+	}
 	if (hi - lo > SEG) {
 		e = cudaFuncSetAttribute(links_join_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		                         (int)smem);
