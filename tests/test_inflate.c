@@ -394,7 +394,7 @@ static gpz_result member_at(gpz_ctx *c, const uint8_t *in, size_t clen, size_t o
 static void members_at_window(void)
 {
 	uint64_t st = 17, used = 0;
-	size_t n = 3 * GPZ_DFL_PER_THREAD * PIECE + 5 * PIECE + 4321, clen = 0;
+	size_t n = 3 * GPZ_INFL_PER_THREAD * PIECE + 5 * PIECE + 4321, clen = 0;
 	uint8_t *src = malloc(n);
 	for (size_t i = 0; i < n; i++)
 		src[i] = i > 40000 && i % 5 == 0 ? src[i - 30000 - i % 2000]

@@ -94,6 +94,12 @@ void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n
  */
 #define GPZ_DFL_BATCH_MAX 4096 /* a .gpz LZ frame of up to 1 GiB is one GPU batch */
 #define GPZ_DFL_PER_THREAD 16 /* pieces a thread takes in a CPU batch (4 MiB) */
+/* ... and in an inflating one (8 MiB): a thread's stretch of a batch starts without its window
+ * (its first pieces decoded to 16-bit symbols, about 1.4x the work, until the window's bytes die
+ * out, ~1 MiB of text), so longer stretches spend less of it so. 1 GB of text -t on 16 threads
+ * of an H100 host: 0.44-0.55 s with 16, 0.39-0.46 with 32, 0.39-0.47 with 64 (3.3-3.8 on one);
+ * peak memory 227 -> 448 MB (bench/results/2026-11-26-h100-backend-choice.md). */
+#define GPZ_INFL_PER_THREAD 32
 #define GPZ_DFL_CPU_BATCH 256 /* the most pieces a CPU batch takes (64 MiB) */
 
 struct gpz_dfl_batch {

@@ -459,11 +459,11 @@ void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t 
 }
 
 /* The member's DEFLATE data, np index entries of `piece` output bytes at raw (lengths in lens),
- * into dst: *got bytes, *crc. Batches of GPZ_DFL_PER_THREAD pieces a thread, at most
+ * into dst: *got bytes, *crc. Batches of GPZ_INFL_PER_THREAD pieces a thread, at most
  * GPZ_DFL_CPU_BATCH pieces' bytes: their symbols need 2 bytes an output byte. */
 size_t gpz_infl_batch_entries(int nthreads, size_t piece)
 {
-	size_t nb = GPZ_DFL_PER_THREAD * (size_t)(nthreads > 1 ? nthreads : 1);
+	size_t nb = GPZ_INFL_PER_THREAD * (size_t)(nthreads > 1 ? nthreads : 1);
 	size_t most = GPZ_DFL_CPU_BATCH * GPZ_DEFLATE_PIECE / piece;
 	nb = nb < GPZ_DFL_CPU_BATCH ? nb : GPZ_DFL_CPU_BATCH;
 	return nb < most ? nb : most ? most : 1;
