@@ -425,6 +425,36 @@ static void members_at_window(void)
 	free(src);
 }
 
+/* Bytes that copy the bytes 30000 before them (one in 997 fresh): whatever a stretch of pieces
+ * decodes without its window stands for window bytes to its end, so the stretch after it (a
+ * lane's second thread) has no final window before the batch's turn, and must not be resolved
+ * early (gpz_infl_batch_resolve_inner); in the first batch its window is final, and it is. Two
+ * lanes of two threads: the batches after the first start without their window. */
+static void members_at_marks_persist(void)
+{
+	uint64_t st = 29, used = 0;
+	size_t n = 5 * GPZ_INFL_PER_THREAD * PIECE + 12345, clen = 0;
+	uint8_t *src = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		src[i] = i >= 30000 && test_rand(&st) % 997 ? src[i - 30000] : (uint8_t)test_rand(&st);
+	uint8_t *c = gpz_gzip(src, n, 1, GPZ_FORMAT_GZIP, &clen);
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
+	gpz_ctx *two;
+	gpz_ctx_create(&two, GPZ_BACKEND_CPU, 4);
+	gpz_ctx_set_depth(two, 2);
+	for (int k = 0; k < 2; k++) {
+		memset(m.dst, 0xA5, n + 1);
+		gpz_result r = member_at_out(two, c, clen, 0, &m, &used, k);
+		CHECK(r == GPZ_OK && used == clen && m.len == n && !memcmp(m.dst, src, n),
+		      "window bytes to every stretch's end, positional %d: %s", k,
+		      gpz_result_string(r));
+	}
+	gpz_ctx_free(two);
+	free(m.dst);
+	free(c);
+	free(src);
+}
+
 static void members_at(void)
 {
 	uint64_t st = 13, used = 0;
@@ -686,6 +716,7 @@ int main(int argc, char **argv)
 		bad_input();
 		members_at();
 		members_at_window();
+		members_at_marks_persist();
 		tail_index();
 	}
 	gpz_ctx_free(ctx1);

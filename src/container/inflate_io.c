@@ -138,6 +138,8 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 	}
 	gpz_result r = gpz_infl_batch_decode(io->lane_threads, &m->b, win, len);
 	free(win);
+	if (r == GPZ_OK)
+		gpz_infl_batch_resolve_inner(io->lane_threads, &m->b);
 	if (r == GPZ_OK && *len >= WINDOW && !m->res[nk - 1].marked) { /* ends in final bytes */
 		pthread_mutex_lock(&io->mu);
 		memcpy(io->window, out + *len - WINDOW, WINDOW);

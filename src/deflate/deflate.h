@@ -185,12 +185,16 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
  * later; the pieces after it straight to bytes once one ends clear of such bytes. *out_n
  * bytes in all. gpz_infl_batch_resolve then fills those in from `window` (the 32 KiB before
  * the batch; NULL when k0 is 0) and takes the CRC-32 of each piece not yet done (res[j].crc).
+ * gpz_infl_batch_resolve_inner may come between: it does so already for the pieces whose window
+ * lies in the batch and is final, so that what waits for the batch before is less.
  */
 struct gpz_infl_res {
 	gpz_result r;
 	size_t n;      /* output bytes */
 	int marked;    /* symbols of it stand for window bytes: its bytes wait for that window, */
 	size_t base;   /* the one before piece `base` of the batch (its first symbols' piece) */
+	int tail_final; /* its last 32 KiB (the next piece's window) are final bytes in dst */
+	int early;      /* its window is final before the batch's turn (resolve_inner) */
 	uint32_t crc;
 	int crc_done;  /* crc is taken (pieces without marks, as they are decoded) */
 };
@@ -219,6 +223,7 @@ size_t gpz_infl_batch_entries(int nthreads, size_t piece);
 gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, const uint8_t *window,
                                  size_t *out_n);
 void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window);
+void gpz_infl_batch_resolve_inner(int nthreads, struct gpz_infl_batch *b);
 /* The same for a batch the GPU decoded (deflate_gpu.h's gpz_gpu_infl_batch): its window bytes
  * listed as position << 15 | w, nlist of them, filled in from window; then the CRC-32s. */
 void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t *list,

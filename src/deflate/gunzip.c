@@ -269,6 +269,7 @@ static int decode_symbols(struct gpz_infl_batch *b, size_t j, size_t base)
 	size_t tail = pr->n > WINDOW ? pr->n - WINDOW : 0;
 	int clean = !any_window_symbol(sym + tail, pr->n - tail);
 	pr->marked = !clean || any_window_symbol(sym, tail);
+	pr->tail_final = clean;
 	if (clean)
 		narrow(sym + tail, b->dst + start + tail, pr->n - tail);
 	if (!pr->marked) {
@@ -317,6 +318,7 @@ static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *wind
 	pr->r = r;
 	pr->n = r == GPZ_OK ? n : 0;
 	pr->marked = 0;
+	pr->tail_final = 1;
 	pr->crc_done = 0;
 	if (r == GPZ_OK)
 		crc_of(b, j);
@@ -444,6 +446,44 @@ void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_
 	}
 	gpz_parallel_for(nthreads, b->nk, resolve_task, &t);
 	gpz_parallel_for(nthreads, b->nk, crc_task, &t);
+}
+
+/* The rest of an early piece (resolve_inner), then its CRC-32. */
+static void early_task(void *v, size_t j)
+{
+	const struct batch_task *t = v;
+	struct gpz_infl_res *pr = &t->b->res[j];
+	if (pr->early) {
+		resolve(t->b, j, window_of(t, pr->base), 0, pr->n > WINDOW ? pr->n - WINDOW : 0);
+		pr->marked = 0;
+		crc_of(t->b, j);
+	}
+}
+
+/* A stretch of pieces that began inside the batch has its window there: the last 32 KiB of the
+ * piece before its first, final once that piece's tail is (a stretch that ended clear of window
+ * bytes, or one resolved here first, in order). Such pieces need nothing from the batch before,
+ * so a lane resolves them on its own threads before its turn, where they took a 16-thread
+ * resolve in order with every other lane's (1 GB of gzip -6 text, 16 threads on an H100 host:
+ * 8.5 of the 49 ms a batch took on its lane, one batch after another). */
+void gpz_infl_batch_resolve_inner(int nthreads, struct gpz_infl_batch *b)
+{
+	struct batch_task t = { b, NULL };
+	int any = 0;
+
+	for (size_t j = 0; j < b->nk; j++) {
+		struct gpz_infl_res *pr = &b->res[j];
+		pr->early = pr->marked && pr->base > 0 && b->res[pr->base - 1].tail_final;
+		if (!pr->early)
+			continue;
+		if (!pr->tail_final)
+			resolve(b, j, window_of(&t, pr->base), pr->n > WINDOW ? pr->n - WINDOW : 0,
+			        pr->n);
+		pr->tail_final = 1;
+		any = 1;
+	}
+	if (any)
+		gpz_parallel_for(nthreads, b->nk, early_task, &t);
 }
 
 void gpz_infl_batch_fill(int nthreads, struct gpz_infl_batch *b, const uint64_t *list,
