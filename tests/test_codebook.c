@@ -317,6 +317,16 @@ static void test_encode_runs(void)
 				          memcmp(cb, want_cb, nch * 4) == 0,
 				      "runs: w %d chunk_log %d threads %d: not the reference bits", w, cl,
 				      threads);
+				/* given the alphabet (1-byte symbols: two a put) and a scratch */
+				memset(got, 0x3C, cap);
+				CHECK(gpz_huff_encode_in(src, n, w, table, alphabet, cl, threads, got, cap, cb,
+				                         &got_bits, &g_scratch) == GPZ_OK &&
+				          got_bits == bits && memcmp(got, want, (size_t)(bits / 8)) == 0 &&
+				          (bits % 8 == 0 || (got[bits / 8] & (0xFF00 >> (bits % 8))) ==
+				                                want[bits / 8]) &&
+				          memcmp(cb, want_cb, nch * 4) == 0,
+				      "runs: w %d chunk_log %d threads %d, encode_in: not the reference bits",
+				      w, cl, threads);
 			}
 			/* and back: the decoder's zero-run path (value 0 has the 1-bit code here) */
 			gpz_decoder d;
@@ -401,13 +411,13 @@ static void test_encode_threads(void)
 			 * threads side by side: the same bytes; too small a buffer refused */
 			memset(many, 0x66, cap);
 			memset(cbt, 0, nch * 4);
-			CHECK(gpz_huff_encode_in(src, n, w, table, cl, threads, many, cap, cbt, &bt,
-			                         &g_scratch) == GPZ_OK && bt == bits &&
+			CHECK(gpz_huff_encode_in(src, n, w, table, alphabet, cl, threads, many, cap, cbt,
+			                         &bt, &g_scratch) == GPZ_OK && bt == bits &&
 			          memcmp(one, many, (size_t)(bits + 7) / 8) == 0 &&
 			          memcmp(cb1, cbt, nch * 4) == 0,
 			      "case %zu (w %d, extra %zu): %d threads through the scratch give other bytes",
 			      ci, w, cases[ci].extra, threads);
-			CHECK(gpz_huff_encode_in(src, n, w, table, cl, threads, many,
+			CHECK(gpz_huff_encode_in(src, n, w, table, alphabet, cl, threads, many,
 			                         cap - GPZ_ENCODE_SLACK - 1, cbt, &bt, &g_scratch) ==
 			              GPZ_ERR_DST_TOO_SMALL, "case %zu: small dst, scratch", ci);
 		}
@@ -446,8 +456,8 @@ static void test_encode_expanding(void)
 		      "expanding: %d threads give other bytes", threads);
 		/* a slot of the scratch (its task's input size) is too small too */
 		memset(many, 0x78, room);
-		CHECK(gpz_huff_encode_in(src, n, 1, table, 14, threads, many, room, cbt, &bt,
-		                         &g_scratch) == GPZ_OK &&
+		CHECK(gpz_huff_encode_in(src, n, 1, table, alphabet, 14, threads, many, room, cbt,
+		                         &bt, &g_scratch) == GPZ_OK &&
 		          bt == bits && memcmp(one, many, (size_t)(bits + 7) / 8) == 0 &&
 		          memcmp(cb1, cbt, nch * 4) == 0,
 		      "expanding: %d threads, scratch, give other bytes", threads);

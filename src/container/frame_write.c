@@ -72,9 +72,9 @@ static gpz_result encode_payload(gpz_ctx *ctx, const uint8_t *src,
 			return GPZ_ERR_NOMEM;
 	}
 	/* all the room: with room for the input the encoder's threads need no memory of their own */
-	r = gpz_huff_encode_in(src, pl->n, pl->w, pl->table, pl->chunk_log, ctx->nthreads, buf,
-	                       buf == o ? room : pl->payload + GPZ_ENCODE_SLACK, chunk_bits, &bits,
-	                       ctx->scratch);
+	r = gpz_huff_encode_in(src, pl->n, pl->w, pl->table, pl->alphabet, pl->chunk_log,
+	                       ctx->nthreads, buf, buf == o ? room : pl->payload + GPZ_ENCODE_SLACK,
+	                       chunk_bits, &bits, ctx->scratch);
 	if (r == GPZ_OK && bits != pl->bits)
 		r = GPZ_ERR_PARAM; /* cannot happen: the histogram and the encoder disagree */
 	if (buf != o) {

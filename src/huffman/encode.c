@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1-byte symbols from which the encoder codes pairs (pair_table). */
+#define PAIR_MIN_SYMBOLS ((size_t)1 << 20)
 /* Symbols per parallel task (rounded to whole chunks). */
 #define TASK_SYMBOLS ((size_t)1 << 22)
 
@@ -77,12 +79,48 @@ static inline uint32_t run_code(uint32_t e, unsigned k, uint64_t *bits)
 	return len * k;
 }
 
+/* The pair table of 1-byte symbols: entry a | b << 8 (the two bytes read as a little-endian
+ * word) is a's code then b's, (bits << 8) | length, up to 2 * 24 bits. One put a pair instead of
+ * two halves the chain of shifts that sets the loop's pace (each put's place depends on the
+ * last one's length). NULL when there is no memory for it. */
+static uint64_t *pair_table(const uint32_t *table, uint32_t alphabet)
+{
+	uint64_t *pairs = malloc(65536 * sizeof(*pairs));
+
+	for (uint32_t b = 0; pairs && b < 256; b++) {
+		uint32_t eb = b < alphabet ? table[b] : 0;
+		for (uint32_t a = 0; a < 256; a++) {
+			uint32_t ea = a < alphabet ? table[a] : 0;
+			pairs[a | b << 8] = ((uint64_t)(ea >> 8) << (eb & 0xff) | eb >> 8) << 8 |
+			                    ((ea & 0xff) + (eb & 0xff));
+		}
+	}
+	return pairs;
+}
+
+/* Symbols j and j + 1: both in one put through the pair table when there is one (1-byte
+ * symbols), else a put each. */
+static inline void put_two(struct bit_writer *bw, const uint8_t *s, size_t j, int w,
+                           const uint32_t *table, const uint64_t *pairs)
+{
+	if (pairs) {
+		uint64_t e = pairs[gpz_load_le16(s + j)];
+		unsigned len = (unsigned)(e & 0xff);
+		bw->acc |= (e >> 8) << (64 - bw->nb - len);
+		bw->nb += len;
+	} else {
+		put_code(bw, table[gpz_load_symbol(s, j, w)]);
+		put_code(bw, table[gpz_load_symbol(s, j + 1, w)]);
+	}
+}
+
 /* Encode n symbols of width w; returns 0 on buffer overflow. w is a constant at each call site,
- * so the compiler specialises the loop per width. Runs of one symbol with a short code
- * (quantization codes: Nyx-Quant's most common symbol has p = 0.996, a 1-bit code) go a block of
- * RUN_BYTES at a time: one put of the block's bits, which the symbol's own puts would give. */
+ * and so is whether pairs is NULL, so the compiler specialises the loop for each. Runs of one
+ * symbol with a short code (quantization codes: Nyx-Quant's most common symbol has p = 0.996, a
+ * 1-bit code) go a block of RUN_BYTES at a time: one put of the block's bits, which the symbol's
+ * own puts would give. */
 static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t n, int w,
-                                 const uint32_t *table)
+                                 const uint32_t *table, const uint64_t *pairs)
 {
 	const unsigned k = RUN_BYTES / (unsigned)w; /* symbols a block */
 	uint64_t pat = n ? gpz_splat(gpz_load_symbol(s, 0, w), w) : 0, run_bits = 0;
@@ -105,8 +143,7 @@ static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t
 			}
 		}
 		for (size_t j = i; j < i + k; j += 2) {
-			put_code(bw, table[gpz_load_symbol(s, j, w)]);
-			put_code(bw, table[gpz_load_symbol(s, j + 1, w)]);
+			put_two(bw, s, j, w, table, pairs);
 			if (!flush(bw))
 				return 0;
 		}
@@ -115,8 +152,7 @@ static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t
 		pat = last;
 	}
 	for (; i + 2 <= n; i += 2) {
-		put_code(bw, table[gpz_load_symbol(s, i, w)]);
-		put_code(bw, table[gpz_load_symbol(s, i + 1, w)]);
+		put_two(bw, s, i, w, table, pairs);
 		if (!flush(bw))
 			return 0;
 	}
@@ -127,8 +163,8 @@ static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t
 
 /* Encode chunks [c0, c1) into buf (bit 0 = first bit); returns bits written, or -1. */
 static int64_t encode_chunks(const uint8_t *src, size_t n, int w, const uint32_t *table,
-                             int chunk_log, size_t c0, size_t c1, uint8_t *buf, size_t cap,
-                             uint32_t *chunk_bits)
+                             const uint64_t *pairs, int chunk_log, size_t c0, size_t c1,
+                             uint8_t *buf, size_t cap, uint32_t *chunk_bits)
 {
 	struct bit_writer bw = { 0, 0, buf, buf, cap >= 8 ? buf + cap - 8 : NULL };
 	size_t cs = (size_t)1 << chunk_log;
@@ -140,9 +176,10 @@ static int64_t encode_chunks(const uint8_t *src, size_t n, int w, const uint32_t
 		size_t m = n - first < cs ? n - first : cs;
 		const uint8_t *s = src + first * (size_t)w;
 		uint64_t before = bit_pos(&bw);
-		int ok = w == 1 ? encode_symbols(&bw, s, m, 1, table)
-		       : w == 2 ? encode_symbols(&bw, s, m, 2, table)
-		                : encode_symbols(&bw, s, m, 4, table);
+		int ok = w == 1 && pairs ? encode_symbols(&bw, s, m, 1, table, pairs)
+		       : w == 1          ? encode_symbols(&bw, s, m, 1, table, NULL)
+		       : w == 2          ? encode_symbols(&bw, s, m, 2, table, NULL)
+		                         : encode_symbols(&bw, s, m, 4, table, NULL);
 		if (!ok)
 			return -1;
 		chunk_bits[c] = (uint32_t)(bit_pos(&bw) - before);
@@ -179,6 +216,7 @@ struct enc_job {
 	size_t n;
 	int w;
 	const uint32_t *table;
+	const uint64_t *pairs; /* or NULL */
 	int chunk_log;
 	size_t nchunks, chunks_per_task, ntasks;
 	uint8_t *dst;
@@ -196,8 +234,8 @@ static void enc_task(void *ctx, size_t t)
 	size_t c0, c1;
 
 	gpz_task_range(t, j->chunks_per_task, j->nchunks, &c0, &c1);
-	j->bits[t] = encode_chunks(j->src, j->n, j->w, j->table, j->chunk_log, c0, c1, j->out[t],
-	                           j->cap[t], j->chunk_bits);
+	j->bits[t] = encode_chunks(j->src, j->n, j->w, j->table, j->pairs, j->chunk_log, c0, c1,
+	                           j->out[t], j->cap[t], j->chunk_bits);
 }
 
 /* Each task writes in dst where its input lies in src (its symbols' bytes): coded bits are
@@ -380,18 +418,21 @@ gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *
                            int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
                            uint32_t *chunk_bits, uint64_t *total_bits)
 {
-	return gpz_huff_encode_in(src, n, w, table, chunk_log, nthreads, dst, dst_cap, chunk_bits,
-	                          total_bits, NULL);
+	return gpz_huff_encode_in(src, n, w, table, 0, chunk_log, nthreads, dst, dst_cap,
+	                          chunk_bits, total_bits, NULL);
 }
 
 gpz_result gpz_huff_encode_in(const uint8_t *src, size_t n, int w, const uint32_t *table,
-                              int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
-                              uint32_t *chunk_bits, uint64_t *total_bits,
+                              uint32_t alphabet, int chunk_log, int nthreads, uint8_t *dst,
+                              size_t dst_cap, uint32_t *chunk_bits, uint64_t *total_bits,
                               struct gpz_scratch *scratch)
 {
 	size_t cs = (size_t)1 << chunk_log;
-	struct enc_job j = { src, n, w, table, chunk_log, (n + cs - 1) / cs, 0, 0, dst, dst_cap,
-	                     NULL, NULL, 0, NULL, chunk_bits };
+	/* the pair table costs about 0.1 ms to make: for a MiB of symbols or more */
+	uint64_t *pairs = w == 1 && alphabet && n >= PAIR_MIN_SYMBOLS ? pair_table(table, alphabet)
+	                                                              : NULL;
+	struct enc_job j = { src, n, w, table, pairs, chunk_log, (n + cs - 1) / cs, 0, 0, dst,
+	                     dst_cap, NULL, NULL, 0, NULL, chunk_bits };
 	gpz_result r = GPZ_OK;
 	int64_t total = -1;
 	int staged = 0; /* tasks 1.. in the scratch */
@@ -423,6 +464,7 @@ gpz_result gpz_huff_encode_in(const uint8_t *src, size_t n, int w, const uint32_
 	free(j.out);
 	free(j.cap);
 	free(j.bits);
+	free(pairs);
 	if (r == GPZ_OK)
 		*total_bits = (uint64_t)total;
 	return r;

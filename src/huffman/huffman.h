@@ -106,10 +106,11 @@ gpz_result gpz_huff_encode(const uint8_t *src, size_t n, int w, const uint32_t *
                            uint32_t *chunk_bits, uint64_t *total_bits);
 
 /* The same, with tasks after the first staged in scratch (kept by the caller from call to
- * call) and joined by the threads side by side; NULL: as gpz_huff_encode. Same bytes. */
+ * call) and joined by the threads side by side (NULL: as gpz_huff_encode), and, given the
+ * table's alphabet (0: not given), 1-byte symbols coded two at a time. Same bytes. */
 gpz_result gpz_huff_encode_in(const uint8_t *src, size_t n, int w, const uint32_t *table,
-                              int chunk_log, int nthreads, uint8_t *dst, size_t dst_cap,
-                              uint32_t *chunk_bits, uint64_t *total_bits,
+                              uint32_t alphabet, int chunk_log, int nthreads, uint8_t *dst,
+                              size_t dst_cap, uint32_t *chunk_bits, uint64_t *total_bits,
                               struct gpz_scratch *scratch);
 
 /* ---- decode.c ---- */
