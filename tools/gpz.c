@@ -684,7 +684,7 @@ static gpz_ctx *cpu_ctx(const struct opts *o)
 #define AT16_DECODE_IN ((uint64_t)768 << 20)
 #define AT16_INFLATE ((uint64_t)1472 << 20)     /* gzip members gpz wrote */
 /* LZ-symbol frames were not measured so: a frame's worth at 16 threads, as every job was. */
-#define AT_LZ_SYMBOLS ((uint64_t)64 << 20)
+#define AT16_LZ_SYMBOLS ((uint64_t)64 << 20)
 
 /* Is the GPU worth starting for a job of `bytes` that it wins from at16 on at 16 threads? */
 static int gpu_worth(const struct opts *o, uint64_t bytes, uint64_t at16)
@@ -695,27 +695,24 @@ static int gpu_worth(const struct opts *o, uint64_t bytes, uint64_t at16)
 	return bytes >= at16 / 16 * (threads > 0 ? threads : 1);
 }
 
-/* The context for a job of `bytes` (regular files: those whose size is known) that the GPU wins
- * from at16 on at 16 threads: the automatic backend keeps smaller ones on the CPU alone (the
- * bytes are the same either way). */
-static gpz_ctx *job_ctx(const struct opts *o, const struct job *j, uint64_t bytes,
-                        uint64_t at16)
+/* The context for a job: the automatic backend keeps a regular file (one whose size is known)
+ * on the CPU alone where the GPU is not worth its start (the bytes are the same either way). */
+static gpz_ctx *job_ctx(const struct opts *o, const struct job *j, int gpu_pays)
 {
-	if (o->backend == GPZ_BACKEND_AUTO && S_ISREG(j->st.st_mode) && !gpu_worth(o, bytes, at16))
+	if (o->backend == GPZ_BACKEND_AUTO && S_ISREG(j->st.st_mode) && !gpu_pays)
 		return cpu_ctx(o);
 	return get_ctx(o);
 }
 
-/* Where the GPU starts to pay for compressing to the options' format and level. */
-static uint64_t compress_at16(const struct opts *o)
+/* Does the GPU pay for compressing `bytes` to the options' format and level? */
+static int compress_pays(const struct opts *o, uint64_t bytes)
 {
 	int level = o->format != GPZ_FORMAT_GPZ ? o->level : o->params.lz_level;
+	uint64_t at16 = level > 0 ? (level <= 3 ? AT16_DEFLATE_FAST : AT16_DEFLATE)
+	              : o->params.lz_symbols ? AT16_LZ_SYMBOLS
+	              : o->params.symbol_bytes == 1 ? AT16_HUFF_BYTES : AT16_HUFF_WIDE;
 
-	if (level > 0)
-		return level <= 3 ? AT16_DEFLATE_FAST : AT16_DEFLATE;
-	if (o->params.lz_symbols)
-		return AT_LZ_SYMBOLS * 16;
-	return o->params.symbol_bytes == 1 ? AT16_HUFF_BYTES : AT16_HUFF_WIDE;
+	return gpu_worth(o, bytes, at16);
 }
 
 static double now_seconds(void)
@@ -977,7 +974,7 @@ static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx,
 static int compress_deflate(const struct opts *o, const struct job *j, fio_out *out,
                             struct counts *c)
 {
-	gpz_ctx *ctx = job_ctx(o, j, (uint64_t)j->st.st_size, compress_at16(o));
+	gpz_ctx *ctx = job_ctx(o, j, compress_pays(o, (uint64_t)j->st.st_size));
 	struct engine_io io = { j, NULL, out, 0, 0, 0, 0 };
 	gpz_deflate_stream *ds;
 	gpz_gzip_info gi = { NULL, 0, 0, 0 };
@@ -1165,7 +1162,7 @@ static int compress_stream(const struct opts *o, const struct job *j, fio_out *o
 	/* Fail early when the size is known; pipes are caught at their end. */
 	if (S_ISREG(j->st.st_mode) && size % (uint64_t)o->params.symbol_bytes != 0)
 		return size_error(j, size, o->params.symbol_bytes);
-	ctx = job_ctx(o, j, size, compress_at16(o));
+	ctx = job_ctx(o, j, compress_pays(o, size));
 	if (ctx == NULL)
 		return -1;
 	before = gpz_ctx_gpu_fallbacks(ctx);
@@ -1358,7 +1355,8 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 
 	/* the output's size (at least the file's, should ISIZE have wrapped) chooses the backend */
 	uint64_t made_size = gzip_output_size(j);
-	gpz_ctx *ctx = job_ctx(o, j, made_size > size ? made_size : size, AT16_INFLATE);
+	gpz_ctx *ctx = job_ctx(o, j, gpu_worth(o, made_size > size ? made_size : size,
+	                                       AT16_INFLATE));
 
 	if (ctx == NULL)
 		return -1;
@@ -1503,11 +1501,9 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 	}
 	made_size = gpz_output_size(j);
 	/* the GPU where both what is decoded and what it decodes to are large */
-	if (o->backend == GPZ_BACKEND_AUTO && S_ISREG(j->st.st_mode) &&
-	    !gpu_worth(o, (uint64_t)j->st.st_size, AT16_DECODE_IN))
-		ctx = cpu_ctx(o);
-	else
-		ctx = job_ctx(o, j, made_size ? made_size : (uint64_t)j->st.st_size, AT16_DECODE);
+	ctx = job_ctx(o, j, gpu_worth(o, (uint64_t)j->st.st_size, AT16_DECODE_IN) &&
+	                    gpu_worth(o, made_size ? made_size : (uint64_t)j->st.st_size,
+	                              AT16_DECODE));
 	if (ctx == NULL)
 		return -1;
 	io.in = &in;
