@@ -87,7 +87,9 @@ gpz_result gpz_ctx_create(gpz_ctx **out, gpz_backend backend, int nthreads)
 			free(ctx);
 			return r;
 		}
-	} else if (backend == GPZ_BACKEND_AUTO && gpz_gpu_built() && gpz_gpu_available()) {
+	} else if (backend == GPZ_BACKEND_AUTO && gpz_gpu_built()) {
+		/* whether there is a GPU is the starter's question too: the driver's first call
+		 * takes about 0.1 s, which the caller would otherwise wait for */
 		ctx->settled = 0;
 		pthread_once(&starts_once, register_wait);
 		starts_add(1);
