@@ -465,6 +465,63 @@ static void test_encode_expanding(void)
 	free(src); free(len); free(cb1); free(cbt); free(one); free(many);
 }
 
+/* The decoder's plain path (no zero runs) on skewed symbols, whose codes run to the limit (far
+ * past the lookup table: every kind of step), and on even ones (1-byte: 8-bit codes; 2-byte: all
+ * longer than the table), at chunk sizes where four chunks go together and where they do not,
+ * a symbol count that is no multiple of a chunk, several threads; then the same payload with a
+ * bit flipped and cut short, which must decode to an error or to other symbols, never past its
+ * end (the ASan build runs this too). */
+static void test_decode_plain(void)
+{
+	for (int w = 1; w <= 2; w++) {
+		for (int skewed = 0; skewed <= 1; skewed++) {
+			for (int cl = 6; cl <= 16; cl += 5) {
+				size_t n = ((size_t)1 << 19) + 13, nch = (n + ((size_t)1 << cl) - 1) >> cl;
+				uint32_t limit = gpz_alphabet_limit(w), alphabet = 0;
+				uint8_t *src = malloc(n * (size_t)w), *len = calloc(limit, 1);
+				uint32_t *counts = malloc(limit * 4), *code = calloc(limit, 4);
+				uint32_t *table = calloc(limit, 4);
+				uint64_t *starts = calloc(nch + 1, 8), at = 0;
+				fill_symbols(src, n, w, skewed, 77 + (uint64_t)cl);
+				uint64_t bits = make_code(src, n, w, counts, len, code, table, &alphabet);
+				size_t cap = (size_t)(bits + 7) / 8;
+				uint8_t *pay = calloc(cap, 1), *back = malloc(n * (size_t)w);
+				for (size_t i = 0; i < n; i++) {
+					uint32_t v = gpz_load_symbol(src, i, w);
+					for (int b = len[v] - 1; b >= 0; b--, at++)
+						pay[at / 8] |= (uint8_t)(((code[v] >> b) & 1) << (7 - at % 8));
+					starts[(i >> cl) + 1] = at;
+				}
+				gpz_decoder d;
+				CHECK(gpz_decoder_init(&d, len, alphabet, w) == GPZ_OK, "decoder");
+				for (int threads = 1; threads <= 3; threads += 2) {
+					memset(back, 0x77, n * (size_t)w);
+					CHECK(gpz_huff_decode(&d, pay, cap, starts, n, w, cl, threads, back) ==
+					              GPZ_OK && memcmp(back, src, n * (size_t)w) == 0,
+					      "plain: w %d skewed %d chunk_log %d threads %d: other symbols", w,
+					      skewed, cl, threads);
+				}
+				/* the payload exactly as long as its bits: no slack past the end */
+				uint8_t *tight = malloc(cap);
+				memcpy(tight, pay, cap);
+				tight[cap / 2] ^= 0x10;
+				gpz_result r = gpz_huff_decode(&d, tight, cap, starts, n, w, cl, 1, back);
+				CHECK(r != GPZ_OK || memcmp(back, src, n * (size_t)w) != 0,
+				      "plain: w %d chunk_log %d: a flipped bit went unnoticed", w, cl);
+				free(tight);
+				tight = malloc(cap / 2);
+				memcpy(tight, pay, cap / 2);
+				CHECK(gpz_huff_decode(&d, tight, cap / 2, starts, n, w, cl, 1, back) != GPZ_OK,
+				      "plain: w %d chunk_log %d: a payload cut in half decoded", w, cl);
+				free(tight);
+				gpz_decoder_free(&d);
+				free(src); free(len); free(counts); free(code); free(table); free(starts);
+				free(pay); free(back);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	test_optimal_small();
@@ -477,6 +534,7 @@ int main(void)
 	test_encode_runs();
 	test_encode_threads();
 	test_encode_expanding();
+	test_decode_plain();
 	gpz_scratch_free(&g_scratch);
 	if (test_failures)
 		fprintf(stderr, "%d failures\n", test_failures);
