@@ -465,18 +465,21 @@ static void test_encode_expanding(void)
 	free(src); free(len); free(cb1); free(cbt); free(one); free(many);
 }
 
-/* The decoder's plain path (no zero runs) on skewed symbols, whose codes run to the limit (far
- * past the lookup table: every kind of step), and on even ones (1-byte: 8-bit codes; 2-byte: all
- * longer than the table), at chunk sizes where four chunks go together and where they do not,
- * a symbol count that is no multiple of a chunk, several threads; then the same payload with a
- * bit flipped and cut short, which must decode to an error or to other symbols, never past its
- * end (the ASan build runs this too). */
+/* The encoder's two-chunk path and the decoder's plain path (no zero runs, no 1-bit code) on
+ * skewed symbols, whose codes run to the limit (far past the decoder's lookup table: every kind
+ * of step), and on even ones (1-byte: 8-bit codes; 2-byte: all longer than the table), at chunk
+ * sizes where chunks go two or four together and where they do not, a symbol count that is no
+ * multiple of a chunk, several threads, output buffers with just the room the bits need; then
+ * the payload with a bit flipped and cut short, which must decode to an error or to other
+ * symbols, never past its end (the ASan build runs this too). */
 static void test_decode_plain(void)
 {
 	for (int w = 1; w <= 2; w++) {
 		for (int skewed = 0; skewed <= 1; skewed++) {
 			for (int cl = 6; cl <= 16; cl += 5) {
-				size_t n = ((size_t)1 << 19) + 13, nch = (n + ((size_t)1 << cl) - 1) >> cl;
+				/* 1-byte symbols: enough for the encoder's pair table */
+				size_t n = ((size_t)1 << (w == 1 ? 20 : 19)) + 13;
+				size_t nch = (n + ((size_t)1 << cl) - 1) >> cl;
 				uint32_t limit = gpz_alphabet_limit(w), alphabet = 0;
 				uint8_t *src = malloc(n * (size_t)w), *len = calloc(limit, 1);
 				uint32_t *counts = malloc(limit * 4), *code = calloc(limit, 4);
@@ -492,6 +495,31 @@ static void test_decode_plain(void)
 						pay[at / 8] |= (uint8_t)(((code[v] >> b) & 1) << (7 - at % 8));
 					starts[(i >> cl) + 1] = at;
 				}
+				CHECK(len[0] != 1, "plain: no 1-bit code");
+				size_t room = cap + GPZ_ENCODE_SLACK;
+				uint8_t *enc = malloc(room);
+				uint32_t *cb = malloc(nch * 4);
+				for (int threads = 1; threads <= 3; threads += 2) {
+					for (int sc = 0; sc <= 1; sc++) {
+						uint64_t got_bits = 0;
+						int same = 1;
+						memset(enc, 0xA5, room);
+						CHECK(gpz_huff_encode_in(src, n, w, table, alphabet, cl, threads, enc,
+						                         room, cb, &got_bits,
+						                         sc ? &g_scratch : NULL) == GPZ_OK &&
+						          got_bits == bits && memcmp(enc, pay, (size_t)(bits / 8)) == 0 &&
+						          (bits % 8 == 0 || (enc[bits / 8] & (0xFF00 >> (bits % 8))) ==
+						                                pay[bits / 8]),
+						      "plain: w %d skewed %d chunk_log %d threads %d scratch %d: not the "
+						      "reference bits", w, skewed, cl, threads, sc);
+						for (size_t c = 0; c < nch; c++)
+							same &= cb[c] == starts[c + 1] - starts[c];
+						CHECK(same, "plain: w %d chunk_log %d threads %d: chunk lengths", w, cl,
+						      threads);
+					}
+				}
+				free(enc);
+				free(cb);
 				gpz_decoder d;
 				CHECK(gpz_decoder_init(&d, len, alphabet, w) == GPZ_OK, "decoder");
 				for (int threads = 1; threads <= 3; threads += 2) {

@@ -98,6 +98,15 @@ static uint64_t *pair_table(const uint32_t *table, uint32_t alphabet)
 	return pairs;
 }
 
+/* Has a symbol of the code a 1-bit code (so that encode_symbols' runs may fire)? */
+static int one_bit_code(const uint32_t *table, uint32_t alphabet)
+{
+	for (uint32_t s = 0; s < alphabet; s++)
+		if ((table[s] & 0xff) == 1)
+			return 1;
+	return 0;
+}
+
 /* Symbols j and j + 1: both in one put through the pair table when there is one (1-byte
  * symbols), else a put each. */
 static inline void put_two(struct bit_writer *bw, const uint8_t *s, size_t j, int w,
@@ -161,29 +170,88 @@ static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t
 	return flush(bw);
 }
 
-/* Encode chunks [c0, c1) into buf (bit 0 = first bit); returns bits written, or -1. */
+static void bits_append(uint8_t *dst, uint64_t dst_bits, const uint8_t *src, uint64_t src_bits);
+
+/* Two whole chunks of m 1-byte symbols (m even) coded side by side through the pair table, a
+ * into bw's buffer and b into `side` (3 m + 16 bytes), then b's bits moved to the end of a's:
+ * each put's place waits for the last one's length, so one chunk's puts form a chain, and two
+ * chains keep the core busier (the move costs a few percent of the coding). No test a put: the
+ * room for both chunks' worst case (3 bytes a symbol) is checked first; 0 without it (nothing
+ * written). The bits are those of encode_symbols on a, then on b, where no symbol has a 1-bit
+ * code (that path's runs never fire then). */
+static int encode_two(struct bit_writer *bw, const uint8_t *a, const uint8_t *b, size_t m,
+                      const uint64_t *pairs, uint8_t *side, uint32_t *a_bits, uint32_t *b_bits)
+{
+	uint64_t acc_a = bw->acc, acc_b = 0, start = bit_pos(bw), end_a, nb_bits, total;
+	unsigned nb_a = bw->nb, nb_b = 0;
+	uint8_t *pa = bw->p, *pb = side;
+
+	if ((size_t)(bw->limit - bw->p) < 6 * m + 16 || bw->p > bw->limit)
+		return 0;
+	for (size_t j = 0; j < m; j += 2) {
+		const uint64_t ea = pairs[gpz_load_le16(a + j)], eb = pairs[gpz_load_le16(b + j)];
+		const unsigned la = (unsigned)(ea & 0xff), lb = (unsigned)(eb & 0xff);
+		acc_a |= (ea >> 8) << (64 - nb_a - la);
+		acc_b |= (eb >> 8) << (64 - nb_b - lb);
+		nb_a += la;
+		nb_b += lb;
+		gpz_store_be64(pa, acc_a);
+		gpz_store_be64(pb, acc_b);
+		pa += nb_a >> 3;
+		pb += nb_b >> 3;
+		acc_a <<= nb_a & ~7u;
+		acc_b <<= nb_b & ~7u;
+		nb_a &= 7;
+		nb_b &= 7;
+	}
+	gpz_store_be64(pb, acc_b); /* b's last bits, zero-padded, for the move */
+	end_a = (uint64_t)(pa - bw->start) * 8 + nb_a;
+	nb_bits = (uint64_t)(pb - side) * 8 + nb_b;
+	*a_bits = (uint32_t)(end_a - start);
+	*b_bits = (uint32_t)nb_bits;
+	bits_append(bw->start, end_a, side, nb_bits);
+	total = end_a + nb_bits;
+	bw->p = bw->start + total / 8;
+	bw->nb = (unsigned)(total % 8);
+	bw->acc = bw->nb ? (uint64_t)(bw->p[0] & (0xff00u >> bw->nb)) << 56 : 0;
+	return 1;
+}
+
+/* Encode chunks [c0, c1) into buf (bit 0 = first bit); returns bits written, or -1. two: 1-byte
+ * symbols with a pair table and no 1-bit code, whose whole chunks go two at a time. */
 static int64_t encode_chunks(const uint8_t *src, size_t n, int w, const uint32_t *table,
-                             const uint64_t *pairs, int chunk_log, size_t c0, size_t c1,
-                             uint8_t *buf, size_t cap, uint32_t *chunk_bits)
+                             const uint64_t *pairs, int two, int chunk_log, size_t c0,
+                             size_t c1, uint8_t *buf, size_t cap, uint32_t *chunk_bits)
 {
 	struct bit_writer bw = { 0, 0, buf, buf, cap >= 8 ? buf + cap - 8 : NULL };
 	size_t cs = (size_t)1 << chunk_log;
+	uint8_t *side = two && c1 - c0 >= 2 ? malloc(3 * cs + 16) : NULL;
 
-	if (!bw.limit)
+	if (!bw.limit) {
+		free(side);
 		return -1;
+	}
 	for (size_t c = c0; c < c1; c++) {
 		size_t first = c * cs;
 		size_t m = n - first < cs ? n - first : cs;
 		const uint8_t *s = src + first * (size_t)w;
 		uint64_t before = bit_pos(&bw);
+		if (side && c + 1 < c1 && n - first >= 2 * cs &&
+		    encode_two(&bw, s, s + cs, cs, pairs, side, &chunk_bits[c], &chunk_bits[c + 1])) {
+			c++;
+			continue;
+		}
 		int ok = w == 1 && pairs ? encode_symbols(&bw, s, m, 1, table, pairs)
 		       : w == 1          ? encode_symbols(&bw, s, m, 1, table, NULL)
 		       : w == 2          ? encode_symbols(&bw, s, m, 2, table, NULL)
 		                         : encode_symbols(&bw, s, m, 4, table, NULL);
-		if (!ok)
+		if (!ok) {
+			free(side);
 			return -1;
+		}
 		chunk_bits[c] = (uint32_t)(bit_pos(&bw) - before);
 	}
+	free(side);
 	return (int64_t)bit_pos(&bw);
 }
 
@@ -217,6 +285,7 @@ struct enc_job {
 	int w;
 	const uint32_t *table;
 	const uint64_t *pairs; /* or NULL */
+	int two;               /* whole chunks two at a time (encode_two) */
 	int chunk_log;
 	size_t nchunks, chunks_per_task, ntasks;
 	uint8_t *dst;
@@ -234,8 +303,8 @@ static void enc_task(void *ctx, size_t t)
 	size_t c0, c1;
 
 	gpz_task_range(t, j->chunks_per_task, j->nchunks, &c0, &c1);
-	j->bits[t] = encode_chunks(j->src, j->n, j->w, j->table, j->pairs, j->chunk_log, c0, c1,
-	                           j->out[t], j->cap[t], j->chunk_bits);
+	j->bits[t] = encode_chunks(j->src, j->n, j->w, j->table, j->pairs, j->two, j->chunk_log, c0,
+	                           c1, j->out[t], j->cap[t], j->chunk_bits);
 }
 
 /* Each task writes in dst where its input lies in src (its symbols' bytes): coded bits are
@@ -431,8 +500,9 @@ gpz_result gpz_huff_encode_in(const uint8_t *src, size_t n, int w, const uint32_
 	/* the pair table costs about 0.1 ms to make: for a MiB of symbols or more */
 	uint64_t *pairs = w == 1 && alphabet && n >= PAIR_MIN_SYMBOLS ? pair_table(table, alphabet)
 	                                                              : NULL;
-	struct enc_job j = { src, n, w, table, pairs, chunk_log, (n + cs - 1) / cs, 0, 0, dst,
-	                     dst_cap, NULL, NULL, 0, NULL, chunk_bits };
+	struct enc_job j = { src, n, w, table, pairs, pairs && !one_bit_code(table, alphabet),
+	                     chunk_log, (n + cs - 1) / cs, 0, 0, dst, dst_cap, NULL, NULL, 0, NULL,
+	                     chunk_bits };
 	gpz_result r = GPZ_OK;
 	int64_t total = -1;
 	int staged = 0; /* tasks 1.. in the scratch */
