@@ -550,6 +550,43 @@ static void test_decode_plain(void)
 	}
 }
 
+/* Tasks of 1-byte symbols (4 Mi each) that end on two chunks coded together, joined through a
+ * lane's scratch that holds an earlier frame's bytes: a task's bits are moved with the bytes after
+ * them read as padding, and where they end against the next task's decides whether that padding
+ * is read at all, so several sizes (a mutation that left garbage there was caught at the
+ * last). */
+static void test_encode_two_tasks(void)
+{
+	static const size_t shape[] = { 0, 5, 28 }; /* the last caught it */
+	const int cl = 14;
+	for (size_t v = 0; v < sizeof shape / sizeof shape[0]; v++) {
+		size_t k = shape[v];
+		size_t n = ((size_t)9 << 20) + 13 + 1237 * k, nch = (n + ((size_t)1 << cl) - 1) >> cl;
+		uint32_t alphabet = 0, counts[256], code[256], table[256], *cb = malloc(nch * 4);
+		uint8_t len[256], *src = malloc(n);
+		uint64_t at = 0, got_bits = 0;
+		fill_symbols(src, n, 1, 1, 901 + k);
+		uint64_t bits = make_code(src, n, 1, counts, len, code, table, &alphabet);
+		size_t room = (size_t)(bits + 7) / 8 + GPZ_ENCODE_SLACK, dirty = n + ((size_t)1 << 16);
+		uint8_t *want = calloc(room, 1), *got = malloc(room), *sp;
+		for (size_t i = 0; i < n; i++)
+			for (int b = len[src[i]] - 1; b >= 0; b--, at++)
+				want[at / 8] |= (uint8_t)(((code[src[i]] >> b) & 1) << (7 - at % 8));
+		sp = gpz_scratch_get(&g_scratch, dirty);
+		CHECK(sp != NULL, "scratch");
+		if (sp)
+			memset(sp, 0x5A, dirty);
+		memset(got, 0xA5, room);
+		CHECK(gpz_huff_encode_in(src, n, 1, table, alphabet, cl, 3, got, room, cb, &got_bits,
+		                         &g_scratch) == GPZ_OK && got_bits == bits &&
+		          memcmp(got, want, (size_t)(bits / 8)) == 0 &&
+		          (bits % 8 == 0 || (got[bits / 8] & (0xFF00 >> (bits % 8))) ==
+		                                want[bits / 8]),
+		      "two-chunk tasks, %zu symbols: not the reference bits", n);
+		free(cb); free(src); free(want); free(got);
+	}
+}
+
 int main(void)
 {
 	test_optimal_small();
@@ -563,6 +600,7 @@ int main(void)
 	test_encode_threads();
 	test_encode_expanding();
 	test_decode_plain();
+	test_encode_two_tasks();
 	gpz_scratch_free(&g_scratch);
 	if (test_failures)
 		fprintf(stderr, "%d failures\n", test_failures);

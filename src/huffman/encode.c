@@ -214,6 +214,9 @@ static int encode_two(struct bit_writer *bw, const uint8_t *a, const uint8_t *b,
 	bw->p = bw->start + total / 8;
 	bw->nb = (unsigned)(total % 8);
 	bw->acc = bw->nb ? (uint64_t)(bw->p[0] & (0xff00u >> bw->nb)) << 56 : 0;
+	/* zeros after the bits, as after every flush: a task's bits are moved with the 8 bytes
+	 * past them read as padding (bits_append) */
+	gpz_store_be64(bw->p, bw->acc);
 	return 1;
 }
 
