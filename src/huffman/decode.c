@@ -142,18 +142,27 @@ static void reader_init(struct bit_reader *br, const uint8_t *payload, size_t si
 	br->nb -= (unsigned)(bit % 8);
 }
 
+/* The symbol of a code longer than the table at the top of bits (PEEK of them valid, or at least
+ * as many as the longest code), by the canonical limits; its length in *len. */
+static inline uint32_t long_code(const gpz_decoder *d, uint64_t bits, unsigned *len)
+{
+	const uint32_t top = (uint32_t)(bits >> (64 - PEEK));
+	unsigned l = TB + 1;
+
+	while (top >= d->limit[l])
+		l++;
+	*len = l;
+	return d->sorted[d->base[l] + (int32_t)(top >> (PEEK - l))];
+}
+
 static inline uint32_t decode_one(const gpz_decoder *d, struct bit_reader *br)
 {
 	uint32_t e = d->table[br->buf >> (64 - TB)];
-	uint32_t len = e & 31, sym = e >> 5;
+	unsigned len = e & 31;
+	uint32_t sym = e >> 5;
 
-	if (len == 0) {
-		uint32_t top = (uint32_t)(br->buf >> (64 - PEEK));
-		len = TB + 1;
-		while (top >= d->limit[len])
-			len++;
-		sym = d->sorted[d->base[len] + (int32_t)(top >> (PEEK - len))];
-	}
+	if (len == 0)
+		sym = long_code(d, br->buf, &len);
 	br->buf <<= len;
 	br->nb -= len;
 	return sym;
@@ -257,11 +266,7 @@ static inline __attribute__((always_inline)) void fast_step(const gpz_decoder *d
 	unsigned len = (unsigned)(e >> 52);
 
 	if (__builtin_expect((e >> 48 & 3) == 0, 0)) { /* a code longer than the table */
-		const uint32_t top = (uint32_t)(*bits >> (64 - PEEK));
-		len = TB + 1;
-		while (top >= d->limit[len])
-			len++;
-		gpz_store_symbol(*out, 0, w, d->sorted[d->base[len] + (int32_t)(top >> (PEEK - len))]);
+		gpz_store_symbol(*out, 0, w, long_code(d, *bits, &len));
 		*out += w;
 	} else {
 		if (w == 1)
