@@ -252,8 +252,9 @@ static inline void decode_multi_r(const gpz_decoder *d, struct bit_reader *br, u
  * The bulk of four chunks of 1- or 2-byte symbols without zero runs: a reader here is only where
  * it is (p, and `used` bits of the byte at p), its 64 bits loaded afresh every two steps with no
  * test, for as many rounds as no chunk can reach its end or the payload's (computed, then run
- * without a check). The same lookups as multi_step, in a third of its instructions: the plain
- * loop tested the payload's end at every step and kept its four readers' state partly in memory.
+ * without a check). The same lookups as multi_step; the plain loop tested the payload's end at
+ * every step and kept its four readers' state partly in memory, and took 1.5-1.8x the time on
+ * text (bench/NOTES.md, twenty-first session).
  */
 #define FAST_SLOTS 6 /* symbols a round writes at most: two steps of up to 3 */
 #define FAST_BYTES 6 /* bytes a round consumes at most: two codes of up to 24 bits */
@@ -287,7 +288,7 @@ static inline size_t fast_rounds(const uint8_t *const p[4], const uint8_t *pend,
 	size_t r = SIZE_MAX;
 	for (int k = 0; k < 4; k++) {
 		size_t slots = (size_t)(oend[k] - o[k]) / (size_t)w;
-		size_t in = (size_t)(pend - p[k]);
+		size_t in = p[k] < pend ? (size_t)(pend - p[k]) : 0; /* a chunk start past the end */
 		size_t ro = slots >= 4 + FAST_SLOTS ? (slots - 4) / FAST_SLOTS : 0;
 		size_t ri = in >= 16 + FAST_BYTES ? (in - 16) / FAST_BYTES : 0;
 		r = ro < r ? ro : r;
@@ -314,6 +315,7 @@ decode_fast4(const gpz_decoder *d, struct bit_reader br[4], uint8_t *dst[4], siz
 	}
 	while ((r = fast_rounds(p, pend, o, oend, w)) >= 4) {
 		for (; r > 0; r--) {
+			/* unrolled, the readers live in registers (GCC kept the arrays in memory) */
 #pragma GCC unroll 4
 			for (int k = 0; k < 4; k++) {
 				uint64_t bits;

@@ -175,7 +175,7 @@ static void bits_append(uint8_t *dst, uint64_t dst_bits, const uint8_t *src, uin
 /* Two whole chunks of m 1-byte symbols (m even) coded side by side through the pair table, a
  * into bw's buffer and b into `side` (3 m + 16 bytes), then b's bits moved to the end of a's:
  * each put's place waits for the last one's length, so one chunk's puts form a chain, and two
- * chains keep the core busier (the move costs a few percent of the coding). No test a put: the
+ * chains keep the core busier (the move is one pass over b's bytes). No test a put: the
  * room for both chunks' worst case (3 bytes a symbol) is checked first; 0 without it (nothing
  * written). The bits are those of encode_symbols on a, then on b, where no symbol has a 1-bit
  * code (that path's runs never fire then). */
