@@ -187,25 +187,36 @@ static inline void decode_symbols(const gpz_decoder *d, struct bit_reader *br, u
 
 /* 1- and 2-byte symbols: up to 3 symbols per lookup, written with one 4- or 8-byte store. The
  * store covers 4 output slots, so a step needs 4 slots left. One step at *i: */
+/* The step at the top of bits (at least PEEK valid): up to 3 symbols of the multi-symbol table
+ * in one 4-slot store at out, or one code longer than the table; returns how many, and the bits
+ * they took in *len. */
+static inline unsigned step_at(const gpz_decoder *d, uint64_t bits, uint8_t *out, int w,
+                               unsigned *len)
+{
+	const uint64_t e = d->multi[bits >> (64 - TB)];
+	const unsigned cnt = (unsigned)(e >> 48 & 3);
+
+	*len = (unsigned)(e >> 52);
+	if (__builtin_expect(cnt == 0, 0)) { /* a code longer than the table */
+		gpz_store_symbol(out, 0, w, long_code(d, bits, len));
+		return 1;
+	}
+	if (w == 1)
+		gpz_store_le32(out, (uint32_t)e);
+	else
+		gpz_store_le64(out, e & 0xffffffffffffull);
+	return cnt;
+}
+
 static inline void multi_step(const gpz_decoder *d, struct bit_reader *br, uint8_t *dst,
                               size_t *i, int w)
 {
-	uint64_t e;
-	unsigned cnt;
+	unsigned len;
+
 	refill(br);
-	e = d->multi[br->buf >> (64 - TB)];
-	cnt = (e >> 48) & 3;
-	if (cnt == 0) {
-		gpz_store_symbol(dst, (*i)++, w, decode_one(d, br));
-		return;
-	}
-	if (w == 1)
-		gpz_store_le32(dst + *i, (uint32_t)e);
-	else
-		gpz_store_le64(dst + 2 * *i, e & 0xffffffffffffull);
-	br->buf <<= e >> 52;
-	br->nb -= (unsigned)(e >> 52);
-	*i += cnt;
+	*i += step_at(d, br->buf, dst + *i * (size_t)w, w, &len);
+	br->buf <<= len;
+	br->nb -= len;
 }
 
 /* 32 copies of the 1-bit code "0" when the next 32 bits are zero and 32 slots are left: one
@@ -263,19 +274,9 @@ static inline __attribute__((always_inline)) void fast_step(const gpz_decoder *d
                                                             uint64_t *bits, unsigned *used,
                                                             uint8_t **out, int w)
 {
-	const uint64_t e = d->multi[*bits >> (64 - TB)];
-	unsigned len = (unsigned)(e >> 52);
+	unsigned len;
 
-	if (__builtin_expect((e >> 48 & 3) == 0, 0)) { /* a code longer than the table */
-		gpz_store_symbol(*out, 0, w, long_code(d, *bits, &len));
-		*out += w;
-	} else {
-		if (w == 1)
-			gpz_store_le32(*out, (uint32_t)e);
-		else
-			gpz_store_le64(*out, e & 0xffffffffffffull);
-		*out += (size_t)(e >> 48 & 3) * (size_t)w;
-	}
+	*out += step_at(d, *bits, *out, w, &len) * (size_t)w;
 	*bits <<= len;
 	*used += len;
 }

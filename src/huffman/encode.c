@@ -46,15 +46,22 @@ static inline void put_code(struct bit_writer *bw, uint32_t e)
 	bw->nb += len;
 }
 
+/* The pending bits stored (8 bytes, zeros after them), whole bytes moved past; the caller has
+ * made sure of the room. */
+static inline void store_bits(struct bit_writer *bw)
+{
+	gpz_store_be64(bw->p, bw->acc);
+	bw->p += bw->nb >> 3;
+	bw->acc <<= bw->nb & ~7u;
+	bw->nb &= 7;
+}
+
 /* Returns 0 when the store would pass the end of the buffer. */
 static inline int flush(struct bit_writer *bw)
 {
 	if (bw->p > bw->limit)
 		return 0;
-	gpz_store_be64(bw->p, bw->acc);
-	bw->p += bw->nb >> 3;
-	bw->acc <<= bw->nb & ~7u;
-	bw->nb &= 7;
+	store_bits(bw);
 	return 1;
 }
 
@@ -170,53 +177,63 @@ static inline int encode_symbols(struct bit_writer *bw, const uint8_t *s, size_t
 	return flush(bw);
 }
 
-static void bits_append(uint8_t *dst, uint64_t dst_bits, const uint8_t *src, uint64_t src_bits);
+/* Move src_bits bits from src (zero-padded, readable 8 bytes past its last byte) to bit offset
+ * dst_bits of dst, whose bits past dst_bits are zero. Writes up to 8 bytes past the end. src may
+ * lie in dst at or after the bits' destination: every store lands on bytes already read. */
+static void bits_append(uint8_t *dst, uint64_t dst_bits, const uint8_t *src, uint64_t src_bits)
+{
+	uint8_t *d = dst + dst_bits / 8;
+	unsigned sh = (unsigned)(dst_bits % 8);
+	size_t nbytes = (size_t)((src_bits + 7) / 8);
+	uint64_t carry;
+
+	if (sh == 0) {
+		if (d != src)
+			memmove(d, src, nbytes);
+		return;
+	}
+	carry = (uint64_t)d[0] << 56;
+	for (size_t i = 0; i < nbytes; i += 8) {
+		uint64_t v = gpz_load_be64(src + i);
+		gpz_store_be64(d + i, carry | (v >> sh));
+		carry = v << (64 - sh);
+	}
+	d[(nbytes + 7) / 8 * 8] = (uint8_t)(carry >> 56);
+}
 
 /* Two whole chunks of m 1-byte symbols (m even) coded side by side through the pair table, a
  * into bw's buffer and b into `side` (3 m + 16 bytes), then b's bits moved to the end of a's:
  * each put's place waits for the last one's length, so one chunk's puts form a chain, and two
- * chains keep the core busier (the move is one pass over b's bytes). No test a put: the
- * room for both chunks' worst case (3 bytes a symbol) is checked first; 0 without it (nothing
- * written). The bits are those of encode_symbols on a, then on b, where no symbol has a 1-bit
- * code (that path's runs never fire then). */
+ * chains keep the core busier (the move is one pass over b's bytes). No test a put: the room for
+ * both chunks' worst case (3 bytes a symbol) is checked first; 0 without it (nothing written).
+ * The bits are those of encode_symbols on a, then on b, where no symbol has a 1-bit code (that
+ * path's runs never fire then). */
 static int encode_two(struct bit_writer *bw, const uint8_t *a, const uint8_t *b, size_t m,
                       const uint64_t *pairs, uint8_t *side, uint32_t *a_bits, uint32_t *b_bits)
 {
-	uint64_t acc_a = bw->acc, acc_b = 0, start = bit_pos(bw), end_a, nb_bits, total;
-	unsigned nb_a = bw->nb, nb_b = 0;
-	uint8_t *pa = bw->p, *pb = side;
+	struct bit_writer wa = *bw, wb = { 0, 0, side, side, side + 3 * m + 8 };
+	uint64_t start = bit_pos(bw), end_a, total;
 
-	if ((size_t)(bw->limit - bw->p) < 6 * m + 16 || bw->p > bw->limit)
+	if (bw->p > bw->limit || (size_t)(bw->limit - bw->p) < 6 * m + 16)
 		return 0;
 	for (size_t j = 0; j < m; j += 2) {
-		const uint64_t ea = pairs[gpz_load_le16(a + j)], eb = pairs[gpz_load_le16(b + j)];
-		const unsigned la = (unsigned)(ea & 0xff), lb = (unsigned)(eb & 0xff);
-		acc_a |= (ea >> 8) << (64 - nb_a - la);
-		acc_b |= (eb >> 8) << (64 - nb_b - lb);
-		nb_a += la;
-		nb_b += lb;
-		gpz_store_be64(pa, acc_a);
-		gpz_store_be64(pb, acc_b);
-		pa += nb_a >> 3;
-		pb += nb_b >> 3;
-		acc_a <<= nb_a & ~7u;
-		acc_b <<= nb_b & ~7u;
-		nb_a &= 7;
-		nb_b &= 7;
+		put_two(&wa, a, j, 1, NULL, pairs);
+		put_two(&wb, b, j, 1, NULL, pairs);
+		store_bits(&wa);
+		store_bits(&wb);
 	}
-	gpz_store_be64(pb, acc_b); /* b's last bits, zero-padded, for the move */
-	end_a = (uint64_t)(pa - bw->start) * 8 + nb_a;
-	nb_bits = (uint64_t)(pb - side) * 8 + nb_b;
+	store_bits(&wb); /* b's last bits and 8 bytes of zeros, which bits_append reads */
+	end_a = bit_pos(&wa);
 	*a_bits = (uint32_t)(end_a - start);
-	*b_bits = (uint32_t)nb_bits;
-	bits_append(bw->start, end_a, side, nb_bits);
-	total = end_a + nb_bits;
+	*b_bits = (uint32_t)bit_pos(&wb);
+	bits_append(bw->start, end_a, side, *b_bits);
+	total = end_a + *b_bits;
 	bw->p = bw->start + total / 8;
 	bw->nb = (unsigned)(total % 8);
 	bw->acc = bw->nb ? (uint64_t)(bw->p[0] & (0xff00u >> bw->nb)) << 56 : 0;
 	/* zeros after the bits, as after every flush: a task's bits are moved with the 8 bytes
 	 * past them read as padding (bits_append) */
-	gpz_store_be64(bw->p, bw->acc);
+	store_bits(bw);
 	return 1;
 }
 
@@ -256,30 +273,6 @@ static int64_t encode_chunks(const uint8_t *src, size_t n, int w, const uint32_t
 	}
 	free(side);
 	return (int64_t)bit_pos(&bw);
-}
-
-/* Move src_bits bits from src (zero-padded, readable 8 bytes past its last byte) to bit offset
- * dst_bits of dst, whose bits past dst_bits are zero. Writes up to 8 bytes past the end. src may
- * lie in dst at or after the bits' destination: every store lands on bytes already read. */
-static void bits_append(uint8_t *dst, uint64_t dst_bits, const uint8_t *src, uint64_t src_bits)
-{
-	uint8_t *d = dst + dst_bits / 8;
-	unsigned sh = (unsigned)(dst_bits % 8);
-	size_t nbytes = (size_t)((src_bits + 7) / 8);
-	uint64_t carry;
-
-	if (sh == 0) {
-		if (d != src)
-			memmove(d, src, nbytes);
-		return;
-	}
-	carry = (uint64_t)d[0] << 56;
-	for (size_t i = 0; i < nbytes; i += 8) {
-		uint64_t v = gpz_load_be64(src + i);
-		gpz_store_be64(d + i, carry | (v >> sh));
-		carry = v << (64 - sh);
-	}
-	d[(nbytes + 7) / 8 * 8] = (uint8_t)(carry >> 56);
 }
 
 struct enc_job {
