@@ -6,33 +6,35 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline uint16_t gpz_load_le16(const void *p)
+#include "common/hd.h"
+
+GPZ_HD_INLINE uint16_t gpz_load_le16(const void *p)
 {
 	const uint8_t *b = (const uint8_t *)p;
 	return (uint16_t)(b[0] | (b[1] << 8));
 }
 
-static inline uint32_t gpz_load_le32(const void *p)
+GPZ_HD_INLINE uint32_t gpz_load_le32(const void *p)
 {
 	const uint8_t *b = (const uint8_t *)p;
 	return (uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) |
 	       ((uint32_t)b[3] << 24);
 }
 
-static inline uint64_t gpz_load_le64(const void *p)
+GPZ_HD_INLINE uint64_t gpz_load_le64(const void *p)
 {
 	const uint8_t *b = (const uint8_t *)p;
 	return (uint64_t)gpz_load_le32(b) | ((uint64_t)gpz_load_le32(b + 4) << 32);
 }
 
-static inline void gpz_store_le16(void *p, uint16_t v)
+GPZ_HD_INLINE void gpz_store_le16(void *p, uint16_t v)
 {
 	uint8_t *b = (uint8_t *)p;
 	b[0] = (uint8_t)v;
 	b[1] = (uint8_t)(v >> 8);
 }
 
-static inline void gpz_store_le32(void *p, uint32_t v)
+GPZ_HD_INLINE void gpz_store_le32(void *p, uint32_t v)
 {
 	uint8_t *b = (uint8_t *)p;
 	b[0] = (uint8_t)v;
@@ -41,7 +43,7 @@ static inline void gpz_store_le32(void *p, uint32_t v)
 	b[3] = (uint8_t)(v >> 24);
 }
 
-static inline void gpz_store_le64(void *p, uint64_t v)
+GPZ_HD_INLINE void gpz_store_le64(void *p, uint64_t v)
 {
 	gpz_store_le32(p, (uint32_t)v);
 	gpz_store_le32((uint8_t *)p + 4, (uint32_t)(v >> 32));

@@ -6,6 +6,8 @@
 #include <stdint.h>
 
 #include "gpz.h"
+#include "common/bits.h"
+#include "common/hd.h"
 #include "deflate/deflate.h"
 #include "huffman/huffman.h"
 #include "lzsym/lzsym.h"
@@ -30,7 +32,7 @@ extern "C" {
 #define GPZ_CONTENT_SIZE 8   /* content checksum at the end of a frame */
 
 /* Chunks of a Huffman frame. */
-static inline uint64_t gpz_frame_chunks(uint64_t n_symbols, int chunk_log)
+GPZ_HD_INLINE uint64_t gpz_frame_chunks(uint64_t n_symbols, int chunk_log)
 {
 	return (n_symbols + ((uint64_t)1 << chunk_log) - 1) >> chunk_log;
 }
@@ -78,6 +80,71 @@ struct gpz_frame_plan {
 	size_t index_at, check_at, payload_at, sum_at, total; /* offsets in the frame; size */
 };
 
+/* The lanes layout's largest payload for `bits` coded bits in nchunks chunks: each chunk's lanes
+ * round their bits up to words, at most 32 words more than its bits need. */
+GPZ_HD_INLINE uint64_t gpz_lanes_payload_bound(uint64_t bits, uint64_t nchunks)
+{
+	return 4 * ((bits + 31) / 32 + GPZ_LANES * nchunks);
+}
+
+/* The plan's rules that both backends apply, the device to many frames at once (frames_gpu.cu):
+ * the header bytes, the offsets that follow from head_bytes, nchunks and payload, and the
+ * choice between a Huffman frame whose codebook takes cb_bytes and a stored one. */
+GPZ_HD_INLINE void gpz_frame_put_header(uint8_t *h, const struct gpz_frame_plan *pl,
+                                        uint32_t alphabet_field, uint32_t cb_bytes)
+{
+	int huff = pl->type == GPZ_FRAME_HUFFMAN;
+	for (int i = 0; i < GPZ_FRAME_HEADER_SIZE; i++)
+		h[i] = 0;
+	h[0] = (uint8_t)pl->type;
+	h[1] = (uint8_t)pl->w;
+	h[2] = (uint8_t)(huff ? pl->chunk_log : 0);
+	h[3] = (uint8_t)(huff ? pl->max_len : 0);
+	gpz_store_le32(h + 4, alphabet_field);
+	gpz_store_le64(h + 8, pl->n);
+	gpz_store_le32(h + 16, cb_bytes);
+	h[20] = (uint8_t)(huff && pl->lanes);
+	gpz_store_le64(h + 24, pl->payload);
+}
+
+GPZ_HD_INLINE void gpz_frame_set_layout(struct gpz_frame_plan *pl)
+{
+	pl->index_at = pl->head_bytes;
+	pl->check_at = pl->index_at + 4 * (size_t)pl->nchunks;
+	pl->payload_at = pl->check_at + GPZ_CHECK_SIZE;
+	pl->sum_at = pl->payload_at + pl->payload;
+	pl->total = pl->sum_at + GPZ_CONTENT_SIZE;
+}
+
+/* A stored or constant frame's fields (its header still to be put). */
+GPZ_HD_INLINE void gpz_frame_set_simple(struct gpz_frame_plan *pl, gpz_frame_type type)
+{
+	pl->type = type;
+	pl->nchunks = 0;
+	pl->payload = type == GPZ_FRAME_STORED ? pl->n * (size_t)pl->w : 0;
+	pl->head_bytes = GPZ_FRAME_HEADER_SIZE;
+}
+
+/* A Huffman frame's fields from its code (bits, max_len set) and codebook size, when it is
+ * smaller than stored; 0 (nothing set) when it is not. */
+GPZ_HD_INLINE int gpz_frame_set_huffman(struct gpz_frame_plan *pl, size_t cb_bytes, int lanes)
+{
+	uint64_t nchunks = gpz_frame_chunks(pl->n, pl->chunk_log);
+	/* the lanes layout's size is known once coded: its bound decides against stored, the same
+	 * on both backends */
+	size_t payload = lanes ? (size_t)gpz_lanes_payload_bound(pl->bits, nchunks)
+	                       : (size_t)((pl->bits + 7) / 8);
+	if (GPZ_FRAME_FIXED + cb_bytes + 4 * (size_t)nchunks + payload >=
+	    GPZ_FRAME_FIXED + pl->n * (size_t)pl->w)
+		return 0;
+	pl->type = GPZ_FRAME_HUFFMAN;
+	pl->nchunks = nchunks;
+	pl->lanes = lanes;
+	pl->payload = payload;
+	pl->head_bytes = GPZ_FRAME_HEADER_SIZE + cb_bytes;
+	return 1;
+}
+
 /* counts[0 .. alphabet) of n >= 1 symbols; alphabet from the histogram. `lengths`, when not
  * NULL, are the code lengths already built for these counts (by the GPU codebook, which
  * reproduces gpz_code_lengths exactly, and only when they fit GPZ_MAX_CODE_LEN). */
@@ -87,12 +154,6 @@ gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
 void gpz_frame_plan_free(struct gpz_frame_plan *pl);
 /* A lanes-layout frame's payload size once coded: the header's field and the offsets after it. */
 void gpz_frame_plan_set_payload(struct gpz_frame_plan *pl, size_t payload);
-/* The lanes layout's largest payload for `bits` coded bits in nchunks chunks: each chunk's lanes
- * round their bits up to words, at most 32 words more than its bits need. */
-static inline uint64_t gpz_lanes_payload_bound(uint64_t bits, uint64_t nchunks)
-{
-	return 4 * ((bits + 31) / 32 + GPZ_LANES * nchunks);
-}
 
 /* A parsed Huffman frame's payload layout (header byte 20): 1 for the lanes layout. */
 static inline int gpz_frame_lanes(const uint8_t *frame)

@@ -6,31 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_header(uint8_t *h, const struct gpz_frame_plan *pl, uint32_t alphabet_field,
-                       uint32_t cb_bytes)
-{
-	int huff = pl->type == GPZ_FRAME_HUFFMAN;
-	memset(h, 0, GPZ_FRAME_HEADER_SIZE);
-	h[0] = (uint8_t)pl->type;
-	h[1] = (uint8_t)pl->w;
-	h[2] = (uint8_t)(huff ? pl->chunk_log : 0);
-	h[3] = (uint8_t)(huff ? pl->max_len : 0);
-	gpz_store_le32(h + 4, alphabet_field);
-	gpz_store_le64(h + 8, pl->n);
-	gpz_store_le32(h + 16, cb_bytes);
-	h[20] = (uint8_t)(huff && pl->lanes);
-	gpz_store_le64(h + 24, pl->payload);
-}
-
-static void set_layout(struct gpz_frame_plan *pl)
-{
-	pl->index_at = pl->head_bytes;
-	pl->check_at = pl->index_at + 4 * (size_t)pl->nchunks;
-	pl->payload_at = pl->check_at + GPZ_CHECK_SIZE;
-	pl->sum_at = pl->payload_at + pl->payload;
-	pl->total = pl->sum_at + GPZ_CONTENT_SIZE;
-}
-
 /* Lengths, encoder table and payload size of a Huffman code for the counts. */
 static gpz_result plan_codes(struct gpz_frame_plan *pl, const uint32_t *counts,
                              const uint8_t *lengths)
@@ -68,15 +43,12 @@ static gpz_result plan_simple(struct gpz_frame_plan *pl, gpz_frame_type type, ui
 	free(pl->table);
 	pl->len = NULL;
 	pl->table = NULL;
-	pl->type = type;
-	pl->nchunks = 0;
-	pl->payload = type == GPZ_FRAME_STORED ? pl->n * (size_t)pl->w : 0;
-	pl->head_bytes = GPZ_FRAME_HEADER_SIZE;
+	gpz_frame_set_simple(pl, type);
 	pl->head = malloc(pl->head_bytes);
 	if (!pl->head)
 		return GPZ_ERR_NOMEM;
-	put_header(pl->head, pl, type == GPZ_FRAME_CONSTANT ? value : 0, 0);
-	set_layout(pl);
+	gpz_frame_put_header(pl->head, pl, type == GPZ_FRAME_CONSTANT ? value : 0, 0);
+	gpz_frame_set_layout(pl);
 	return GPZ_OK;
 }
 
@@ -85,7 +57,7 @@ gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
                                const uint8_t *lengths)
 {
 	uint32_t used = 0;
-	size_t cb_bytes, huff_total;
+	size_t cb_bytes;
 	uint8_t *cb;
 	gpz_result r;
 
@@ -106,22 +78,13 @@ gpz_result gpz_frame_plan_make(struct gpz_frame_plan *pl, const gpz_params *p,
 		return GPZ_ERR_NOMEM;
 	cb = pl->head + GPZ_FRAME_HEADER_SIZE;
 	cb_bytes = gpz_lengths_write(pl->len, alphabet, cb);
-	pl->nchunks = gpz_frame_chunks(n, p->chunk_log);
-	pl->lanes = p->huff_lanes;
-	/* the lanes layout's size is known once coded: its bound decides against stored, the same
-	 * on both backends */
-	pl->payload = pl->lanes ? (size_t)gpz_lanes_payload_bound(pl->bits, pl->nchunks)
-	                        : (size_t)((pl->bits + 7) / 8);
-	huff_total = GPZ_FRAME_FIXED + cb_bytes + 4 * (size_t)pl->nchunks + pl->payload;
-	if (huff_total >= GPZ_FRAME_FIXED + n * (size_t)pl->w) {
+	if (!gpz_frame_set_huffman(pl, cb_bytes, p->huff_lanes)) {
 		free(pl->head);
 		pl->head = NULL;
 		return plan_simple(pl, GPZ_FRAME_STORED, 0);
 	}
-	pl->type = GPZ_FRAME_HUFFMAN;
-	pl->head_bytes = GPZ_FRAME_HEADER_SIZE + cb_bytes;
-	put_header(pl->head, pl, alphabet, (uint32_t)cb_bytes);
-	set_layout(pl);
+	gpz_frame_put_header(pl->head, pl, alphabet, (uint32_t)cb_bytes);
+	gpz_frame_set_layout(pl);
 	return GPZ_OK;
 }
 
@@ -129,7 +92,7 @@ void gpz_frame_plan_set_payload(struct gpz_frame_plan *pl, size_t payload)
 {
 	pl->payload = payload;
 	gpz_store_le64(pl->head + 24, payload);
-	set_layout(pl);
+	gpz_frame_set_layout(pl);
 }
 
 void gpz_frame_plan_free(struct gpz_frame_plan *pl)

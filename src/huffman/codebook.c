@@ -4,6 +4,7 @@
  * two-queue Huffman, package-merge when over the limit. The GPU backend reproduces them. */
 #include "huffman/huffman.h"
 #include "huffman/code_lengths.h"
+#include "huffman/codebook_bytes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,63 +103,15 @@ gpz_result gpz_lengths_check(const uint8_t *len, uint32_t alphabet)
 	return used >= 2 && kraft == ((uint64_t)1 << GPZ_MAX_CODE_LEN) ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
-/* Serialised lengths, one byte per item:
- *   0 .. 24     one length
- *   31, varint  a run of (98 + varint) zero lengths; the varint is LEB128 (7 bits per byte, low
- *               group first, high bit set on all but the last byte, at most 3 bytes)
- *   32 .. 127   a run of (v - 30) zero lengths (2 .. 97)
- *   128 .. 255  (v - 126) more copies of the previous length (2 .. 129)
- * Values 25 .. 30 are invalid. Long zero runs make sparse alphabets of 4-byte symbols cheap. */
-#define LONG_ZRUN 31
-#define ZRUN_BASE 32
-#define ZRUN_MAX 97
-#define REP_BASE 128
-#define REP_MAX 129
-
+/* The items are codebook_bytes.h's. */
 size_t gpz_lengths_bound(uint32_t alphabet)
 {
 	return alphabet;
 }
 
-static size_t write_zero_run(uint32_t run, uint8_t *dst)
-{
-	size_t o = 0;
-	if (run > ZRUN_MAX) {
-		uint32_t k = run - ZRUN_MAX - 1;
-		dst[o++] = LONG_ZRUN;
-		for (; k >= 128; k >>= 7)
-			dst[o++] = (uint8_t)(0x80 | (k & 127));
-		dst[o++] = (uint8_t)k;
-		return o;
-	}
-	if (run >= 2)
-		dst[o++] = (uint8_t)(ZRUN_BASE + run - 2);
-	else
-		dst[o++] = 0;
-	return o;
-}
-
 size_t gpz_lengths_write(const uint8_t *len, uint32_t alphabet, uint8_t *dst)
 {
-	size_t o = 0;
-	uint32_t s = 0;
-
-	while (s < alphabet) {
-		uint32_t run = 1;
-		while (s + run < alphabet && len[s + run] == len[s])
-			run++;
-		s += run;
-		if (len[s - run] == 0) {
-			o += write_zero_run(run, dst + o);
-			continue;
-		}
-		dst[o++] = len[s - run];
-		for (run--; run >= 2; run -= run < REP_MAX ? run : REP_MAX)
-			dst[o++] = (uint8_t)(REP_BASE + (run < REP_MAX ? run : REP_MAX) - 2);
-		if (run)
-			dst[o++] = len[s - 1];
-	}
-	return o;
+	return gpz_cb_write(len, alphabet, dst);
 }
 
 /* LEB128 of at most 3 bytes (21 bits); returns bytes read, 0 when malformed or truncated. */
@@ -188,20 +141,20 @@ gpz_result gpz_lengths_read(const uint8_t *src, size_t src_size, uint32_t alphab
 			len[s++] = (uint8_t)v;
 			continue;
 		}
-		if (v == LONG_ZRUN) {
+		if (v == GPZ_CB_LONG_ZRUN) {
 			size_t k = read_varint(src + i, src_size - i, &run);
 			if (!k)
 				return GPZ_ERR_CORRUPT;
 			i += k;
-			run += ZRUN_MAX + 1;
-		} else if (v < ZRUN_BASE || (v >= REP_BASE && s == 0)) {
+			run += GPZ_CB_ZRUN_MAX + 1;
+		} else if (v < GPZ_CB_ZRUN_BASE || (v >= GPZ_CB_REP_BASE && s == 0)) {
 			return GPZ_ERR_CORRUPT;
 		} else {
-			run = v < REP_BASE ? v - ZRUN_BASE + 2 : v - REP_BASE + 2;
+			run = v < GPZ_CB_REP_BASE ? v - GPZ_CB_ZRUN_BASE + 2 : v - GPZ_CB_REP_BASE + 2;
 		}
 		if (run > alphabet - s)
 			return GPZ_ERR_CORRUPT;
-		memset(len + s, v < REP_BASE ? 0 : len[s - 1], run);
+		memset(len + s, v < GPZ_CB_REP_BASE ? 0 : len[s - 1], run);
 		s += run;
 	}
 	*used = i;
