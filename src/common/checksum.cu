@@ -57,30 +57,51 @@ __device__ uint64_t xxh64_vec(const uint8_t *data, size_t len, uint64_t seed)
 	return gpz_xxh_finish(h, (uint64_t)len, data + stripes * 32, len % 32);
 }
 
+/* Frames of frame_n bytes (the last may be shorter), each block hashed with its index in its
+ * frame as the seed and added into its frame's sum. */
 __global__ void __launch_bounds__(32)
-checksum_kernel(const uint8_t *data, size_t size, size_t nblocks, bool aligned,
-                unsigned long long *sum)
+checksum_kernel(const uint8_t *data, size_t size, size_t frame_n, size_t frame_blocks,
+                size_t nblocks, bool aligned, unsigned long long *sums)
 {
 	size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	if (b >= nblocks)
 		return;
-	size_t off = b * GPZ_CHECKSUM_BLOCK;
-	size_t len = size - off < GPZ_CHECKSUM_BLOCK ? size - off : GPZ_CHECKSUM_BLOCK;
-	uint64_t h = aligned ? xxh64_vec(data + off, len, b) : gpz_xxh64(data + off, len, b);
-	atomicAdd(sum, (unsigned long long)h);
+	size_t f = b / frame_blocks, i = b % frame_blocks;
+	size_t end = min(size, (f + 1) * frame_n), off = f * frame_n + i * GPZ_CHECKSUM_BLOCK;
+	size_t len = end - off < GPZ_CHECKSUM_BLOCK ? end - off : GPZ_CHECKSUM_BLOCK;
+	uint64_t h = aligned ? xxh64_vec(data + off, len, i) : gpz_xxh64(data + off, len, i);
+	atomicAdd(&sums[f], (unsigned long long)h);
+}
+
+static gpz_result launch(const uint8_t *d_data, size_t size, size_t frame_n, size_t nframes,
+                         uint64_t *d_sums, cudaStream_t s)
+{
+	size_t frame_blocks = frame_n ? (frame_n + GPZ_CHECKSUM_BLOCK - 1) / GPZ_CHECKSUM_BLOCK : 1;
+	size_t last = size - (nframes - 1) * frame_n;
+	size_t nblocks = (nframes - 1) * frame_blocks +
+	                 (last == 0 ? 1 : (last + GPZ_CHECKSUM_BLOCK - 1) / GPZ_CHECKSUM_BLOCK);
+	bool aligned = reinterpret_cast<uintptr_t>(d_data) % 16 == 0 &&
+	               (nframes == 1 || frame_n % 16 == 0);
+
+	GPZ_CUDA_TRY(cudaMemsetAsync(d_sums, 0, nframes * sizeof(*d_sums), s));
+	/* small blocks spread the few threads over every multiprocessor */
+	checksum_kernel<<<(unsigned)((nblocks + 31) / 32), 32, 0, s>>>(
+		d_data, size, frame_n, frame_blocks, nblocks, aligned, (unsigned long long *)d_sums);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
 }
 
 extern "C" gpz_result gpz_gpu_checksum(const uint8_t *d_data, size_t size, uint64_t *d_sum,
                                        gpz_stream_t stream)
 {
-	cudaStream_t s = (cudaStream_t)stream;
-	size_t nblocks = size == 0 ? 1 : (size + GPZ_CHECKSUM_BLOCK - 1) / GPZ_CHECKSUM_BLOCK;
-	bool aligned = reinterpret_cast<uintptr_t>(d_data) % 16 == 0;
+	return launch(d_data, size, size, 1, d_sum, (cudaStream_t)stream);
+}
 
-	GPZ_CUDA_TRY(cudaMemsetAsync(d_sum, 0, sizeof(*d_sum), s));
-	/* small blocks spread the few threads over every multiprocessor */
-	checksum_kernel<<<(unsigned)((nblocks + 31) / 32), 32, 0, s>>>(
-		d_data, size, nblocks, aligned, (unsigned long long *)d_sum);
-	GPZ_LAUNCH_TRY();
-	return GPZ_OK;
+extern "C" gpz_result gpz_gpu_checksum_frames(const uint8_t *d_data, size_t size, size_t frame_n,
+                                              uint64_t *d_sums, gpz_stream_t stream)
+{
+	if (size == 0 || frame_n == 0)
+		return GPZ_ERR_PARAM;
+	return launch(d_data, size, frame_n, (size + frame_n - 1) / frame_n, d_sums,
+	              (cudaStream_t)stream);
 }

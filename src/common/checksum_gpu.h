@@ -21,6 +21,10 @@ gpz_result gpz_gpu_checksum(const uint8_t *d_data, size_t size, uint64_t *d_sum,
  * gzip's CRC-32 (zlib's crc32(0, data, n)) and zlib's Adler-32 (adler32(1, data, n)) of n bytes
  * at d_data (any alignment, n may be 0) into *d_out (device u32). Two kernels on the stream; no
  * workspace. */
+/* The content checksum of each frame of frame_n bytes (the last may be shorter) into d_sums[f]. */
+gpz_result gpz_gpu_checksum_frames(const uint8_t *d_data, size_t size, size_t frame_n,
+                                   uint64_t *d_sums, gpz_stream_t stream);
+
 gpz_result gpz_gpu_crc32(const uint8_t *d_data, size_t n, uint32_t *d_out, gpz_stream_t stream);
 gpz_result gpz_gpu_adler32(const uint8_t *d_data, size_t n, uint32_t *d_out,
                            gpz_stream_t stream);

@@ -34,8 +34,9 @@ struct lib_shape {
 	template <int W>
 	gpz_result launch(const uint8_t *d_src, const gpz_enc::enc_args &a, cudaStream_t s) const
 	{
-		if constexpr (W == 1)
-			return gpz_enc::launch_shape<W, 256, 32, 1, 3, 1>(d_src, a, s); /* shape 6 */
+		if constexpr (W == 1) /* shape 6; many frames side by side are 1-byte symbols */
+			return a.frames ? gpz_enc::launch_shape<W, 256, 32, 1, 3, 1, true>(d_src, a, s)
+			                : gpz_enc::launch_shape<W, 256, 32, 1, 3, 1>(d_src, a, s);
 		else
 			return gpz_enc::launch_shape<W, 256, 32, 2, 3, 2>(d_src, a, s); /* shape 15 */
 	}
@@ -46,7 +47,7 @@ struct lib_shape {
 extern "C" size_t gpz_gpu_encode_work(size_t n, int chunk_log, int max_len)
 {
 	(void)max_len;
-	return gpz_enc::work_layout(n, chunk_log).total;
+	return gpz_gpu_encode_frames_work(n, n ? n : 1, chunk_log);
 }
 
 extern "C" gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w,
@@ -57,4 +58,22 @@ extern "C" gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w,
 	/* one kernel pair (aligned input or not) per width: the shape each width measured best */
 	return gpz_enc::encode_run(d_src, n, w, d_table, alphabet, max_len, chunk_log, d_chunk_bits,
 	                           d_payload, d_work, work_bytes, lib_shape(), stream);
+}
+
+extern "C" size_t gpz_gpu_encode_frames_work(size_t n, size_t frame_n, int chunk_log)
+{
+	size_t ntiles, entries;
+	if (n == 0 || frame_n == 0)
+		return 0;
+	gpz_enc::frame_counts(n, frame_n, gpz_enc::MIN_TILE, chunk_log, &ntiles, &entries);
+	return gpz_enc::work_layout(ntiles, entries).total;
+}
+
+extern "C" gpz_result gpz_gpu_encode_frames(const uint8_t *d_src, size_t n, size_t frame_n,
+                                            int w, const struct gpz_gpu_enc_frame *d_frames,
+                                            uint32_t alphabet, int chunk_log, void *d_work,
+                                            size_t work_bytes, gpz_stream_t stream)
+{
+	return gpz_enc::encode_frames_run(d_src, n, frame_n, w, d_frames, alphabet, chunk_log,
+	                                  d_work, work_bytes, lib_shape(), stream);
 }

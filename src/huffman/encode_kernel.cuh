@@ -10,6 +10,7 @@
 
 #include "gpu/cuda_check.h"
 #include "huffman/huffman_gpu.h"
+#include "common/bits.h"
 
 namespace gpz_enc {
 namespace { /* every file that includes this gets its own kernels */
@@ -180,8 +181,10 @@ __device__ __forceinline__ void place_codes(uint32_t *buf, uint32_t off, const u
 	}
 }
 
-/* Warp 0: the bit offset where tile t starts, from the published states of tiles < t. */
-__device__ uint64_t look_back(unsigned long long *state, size_t t)
+/* Warp 0: the bit offset where tile t starts, from the published states of tiles t0 .. t - 1
+ * (t0, its frame's first tile, publishes its end at once; tiles before it, another frame's,
+ * may never publish anything). */
+__device__ uint64_t look_back(unsigned long long *state, size_t t, size_t t0)
 {
 	int lane = threadIdx.x % 32;
 	uint64_t prefix = 0;
@@ -189,7 +192,7 @@ __device__ uint64_t look_back(unsigned long long *state, size_t t)
 		long long idx = j - lane;
 		uint64_t v;
 		do {
-			v = idx >= 0 ? *(volatile unsigned long long *)&state[idx] : ST_INC;
+			v = idx >= (long long)t0 ? *(volatile unsigned long long *)&state[idx] : ST_INC;
 		} while (__any_sync(0xffffffffu, (v >> 62) == 0));
 		unsigned inc = __ballot_sync(0xffffffffu, (v & ST_INC) != 0);
 		int stop = inc ? __ffs(inc) - 1 : 32;
@@ -203,106 +206,183 @@ __device__ uint64_t look_back(unsigned long long *state, size_t t)
 	}
 }
 
+/* Where one frame's payload goes and the code it is written with. The encoder codes one frame
+ * (gpz_gpu_encode) or many side by side (gpz_gpu_encode_frames: frames of frame_n symbols but
+ * the last, each with its own code, payload and chunk index; a tile never spans two frames and
+ * the look-back scan stops at its frame's first tile). */
+typedef gpz_gpu_enc_frame enc_frame;
+
 struct enc_args {
-	size_t n, tile, ntiles, nchunks;
-	const uint32_t *table;
-	uint32_t alphabet;
+	size_t n, tile, ntiles;      /* symbols and tiles of every frame */
+	size_t frame_n, frame_tiles, frame_chunks; /* a whole frame's symbols, tiles and chunks */
+	size_t nframes;
+	const enc_frame *frames;     /* per frame, in device memory; NULL: the one frame `one` */
+	enc_frame one;
+	uint32_t alphabet;           /* table entries (tables up to SMEM_TABLE are staged) */
 	int chunk_log;
-	uint32_t base_bits;          /* bit offset of the payload in its first aligned word */
 	unsigned long long *state;   /* per tile, zeroed before the launch */
 	unsigned int *counter;       /* zeroed before the launch */
 	uint32_t *head;              /* per tile: its bits in the word shared with the tile before */
-	uint64_t *chunk_pos;         /* per chunk + 1: bit position of its start */
-	uint32_t *out;               /* aligned word array holding the payload */
+	uint64_t *chunk_pos;         /* per frame, frame_chunks + 1: bit position of a chunk start */
 	uint32_t buf_words;          /* shared-memory tile buffer; the input stage follows it */
 };
 
+/* Tile t's frame, its first tile, the frame's symbols [fs, fe) and the tile's [first, end). */
+struct tile_span {
+	size_t f, t0, fs, fe, first, end;
+};
+
+template <bool FRAMES>
+__device__ __forceinline__ tile_span span_of(const enc_args &a, size_t t)
+{
+	tile_span p;
+	if (!FRAMES) { /* one frame: the code of the encoder before frames existed */
+		p.f = p.t0 = p.fs = 0;
+		p.fe = a.n;
+		p.first = t * a.tile;
+		p.end = min(a.n, p.first + a.tile);
+		return p;
+	}
+	/* tiles are fewer than 2^31 (encode_run): a 32-bit division, not a 64-bit one's ~70 */
+	p.f = (uint32_t)t / (uint32_t)a.frame_tiles;
+	p.t0 = p.f * a.frame_tiles;
+	p.fs = p.f * a.frame_n;
+	p.fe = min(a.n, p.fs + a.frame_n);
+	p.first = p.fs + (t - p.t0) * a.tile;
+	p.end = min(p.fe, p.first + a.tile);
+	return p;
+}
+
+__device__ __forceinline__ enc_frame frame_of(const enc_args &a, size_t f)
+{
+	return a.frames ? a.frames[f] : a.one;
+}
+
 /* Issue the loads of tile t ahead of its use (PF 1: into registers, PF 2: asynchronous copies
  * into shared memory); nothing for PF 0 or past the last tile. */
-template <int W, bool VEC, int SPT, int PF>
+template <int W, bool VEC, int SPT, int PF, bool FRAMES>
 __device__ __forceinline__ void prefetch(const uint8_t *src, const enc_args &a, size_t t,
-                                         size_t tile, raw_syms<W, SPT> &raw, uint4 *stage)
+                                         raw_syms<W, SPT> &raw, uint4 *stage)
 {
-	if (PF == 1 && t < a.ntiles)
-		load_raw<W, VEC, SPT>(src, t * tile + (size_t)threadIdx.x * SPT,
-		                      min(a.n, t * tile + tile), raw);
-	if (PF == 2 && VEC && t < a.ntiles)
-		stage_async<W, SPT>(stage, src, t * tile, a.n);
+	if (PF == 0 || t >= a.ntiles)
+		return;
+	tile_span sp = span_of<FRAMES>(a, t);
+	if (PF == 1)
+		load_raw<W, VEC, SPT>(src, sp.first + (size_t)threadIdx.x * SPT, sp.end, raw);
+	if (PF == 2 && VEC)
+		stage_async<W, SPT>(stage, src, sp.first, sp.end);
 }
 
 /* One block shape: THREADS x SPT symbols per tile. PF = 0: one tile per block, loaded when it
  * is processed; PF = 1 or 2: a few blocks per multiprocessor loop over the tiles and the loads
  * of the block's next tile are issued before the current tile's look-back and stores, into
- * registers (1) or by asynchronous copies into shared memory (2). */
-template <int W, bool VEC, int THREADS, int SPT, int PF, int MINB, int PARTS>
+ * registers (1) or by asynchronous copies into shared memory (2). FRAMES: many frames side by
+ * side (a.frames), else the one frame a.one. */
+template <int W, bool VEC, int THREADS, int SPT, int PF, int MINB, int PARTS, bool FRAMES>
 __global__ void __launch_bounds__(THREADS, MINB)
 encode_kernel(const uint8_t *src, enc_args a)
 {
 	typedef cub::BlockScan<uint32_t, THREADS, cub::BLOCK_SCAN_WARP_SCANS> BlockScan;
-	const size_t TILE = THREADS * SPT;
 	extern __shared__ uint32_t smem[];
 	__shared__ typename BlockScan::TempStorage scan_tmp;
 	__shared__ unsigned s_tile, s_next;
 	__shared__ unsigned long long s_start;
 	uint32_t *stable = smem;                                     /* staged table, if small */
 	uint32_t *buf = smem + (a.alphabet <= SMEM_TABLE ? a.alphabet : 0);
-	const uint32_t *tab = a.table;
 	uint4 *stage = reinterpret_cast<uint4 *>(
 		smem + (((a.alphabet <= SMEM_TABLE ? a.alphabet : 0) + a.buf_words + 3) & ~3u));
 	raw_syms<W, SPT> raw;
+	size_t staged = ~(size_t)0; /* the frame whose table is in stable */
+	/* The next tile's frame and (tables of at most THREADS entries) the thread's word of its
+	 * table, loaded with the tile's input: many frames side by side change frame every tile. */
+	enc_frame fr_next = a.one;
+	uint32_t tw_next = 0;
+	const bool one_word = a.alphabet <= THREADS;
+	auto fetch = [&](size_t tn) {
+		if (FRAMES && tn < a.ntiles) {
+			fr_next = a.frames[span_of<FRAMES>(a, tn).f];
+			if (one_word && fr_next.huff && threadIdx.x < a.alphabet)
+				tw_next = fr_next.table[threadIdx.x];
+		}
+	};
 
-	if (a.alphabet <= SMEM_TABLE) {
-		for (uint32_t i = threadIdx.x; i < a.alphabet; i += THREADS)
-			stable[i] = a.table[i];
-		tab = stable;
-	}
 	if (threadIdx.x == 0)
 		s_tile = atomicAdd(a.counter, 1u);
 	__syncthreads();
 	size_t t = s_tile;
-	prefetch<W, VEC, SPT, PF>(src, a, t, TILE, raw, stage);
+	prefetch<W, VEC, SPT, PF, FRAMES>(src, a, t, raw, stage);
+	fetch(t);
 	/* A block holds its tile and the next one it claimed; every tile it waits for is held by a
 	 * block working on a smaller tile, so the block on the smallest tile always proceeds. */
 	while (t < a.ntiles) {
-		size_t first = t * TILE, end = min(a.n, first + TILE);
-		size_t i = first + (size_t)threadIdx.x * SPT;
+		const tile_span sp = span_of<FRAMES>(a, t);
+		const enc_frame fr = fr_next;
+		const uint32_t tw = tw_next;
+		size_t i = sp.first + (size_t)threadIdx.x * SPT;
 		uint32_t e[SPT], nb = 0, off, total, lead[PARTS], lead_at[PARTS];
 
 		if (threadIdx.x == 0)
 			s_next = atomicAdd(a.counter, 1u);
+		if (FRAMES && !fr.huff) { /* a stored or constant frame among many: nothing to code */
+			if (PF == 2 && VEC)
+				__pipeline_wait_prior(0); /* the stage is refilled below */
+			__syncthreads();
+			t = s_next;
+			prefetch<W, VEC, SPT, PF, FRAMES>(src, a, t, raw, stage);
+			fetch(t);
+			__syncthreads(); /* s_next is reused */
+			continue;
+		}
+		const uint32_t *tab = fr.table;
+		if (a.alphabet <= SMEM_TABLE) { /* the loop's last barrier is behind every reader */
+			if (sp.f != staged) {
+				if (FRAMES && one_word) {
+					if (threadIdx.x < a.alphabet)
+						stable[threadIdx.x] = tw;
+				} else {
+					for (uint32_t k = threadIdx.x; k < a.alphabet; k += THREADS)
+						stable[k] = fr.table[k];
+				}
+				staged = sp.f;
+				__syncthreads();
+			}
+			tab = stable;
+		}
 		if (PF == 0)
-			load_raw<W, VEC, SPT>(src, i, end, raw);
+			load_raw<W, VEC, SPT>(src, i, sp.end, raw);
 		if (PF == 2 && VEC)
 			stage_read<W, SPT>(stage, raw);
-		load_codes<W, VEC, SPT>(src, i, end, raw, tab, e);
+		load_codes<W, VEC, SPT>(src, i, sp.end, raw, tab, e);
 #pragma unroll
 		for (int k = 0; k < SPT; k++)
 			nb += e[k] & 0xff;
 		BlockScan(scan_tmp).ExclusiveSum(nb, off, total);
 		if (threadIdx.x == 0)
 			*(volatile unsigned long long *)&a.state[t] =
-				t ? ST_AGG | total : ST_INC | (a.base_bits + (uint64_t)total);
+				t != sp.t0 ? ST_AGG | total : ST_INC | (fr.base_bits + (uint64_t)total);
 		place_codes<SPT, PARTS>(buf, off, e, lead, lead_at);
 		if (threadIdx.x < 32) {
-			uint64_t start = t ? look_back(a.state, t) : a.base_bits;
+			uint64_t start = t != sp.t0 ? look_back(a.state, t, sp.t0) : fr.base_bits;
 			if (threadIdx.x == 0) {
 				s_start = start;
-				if (t)
+				if (t != sp.t0)
 					*(volatile unsigned long long *)&a.state[t] = ST_INC | (start + total);
 			}
 		}
 		__syncthreads(); /* whole words stored, tile start and next tile known */
 		size_t next = s_next;
-		prefetch<W, VEC, SPT, PF>(src, a, next, TILE, raw, stage);
+		prefetch<W, VEC, SPT, PF, FRAMES>(src, a, next, raw, stage);
+		fetch(next);
 #pragma unroll
 		for (int p = 0; p < PARTS; p++)
 			if (lead_at[p] != 0xffffffffu)
 				atomicOr(&buf[lead_at[p]], lead[p]);
 		uint64_t start = s_start;
-		if (i < end && (i & (((size_t)1 << a.chunk_log) - 1)) == 0)
-			a.chunk_pos[i >> a.chunk_log] = start + off;
-		if (end == a.n && threadIdx.x == 0)
-			a.chunk_pos[a.nchunks] = start + total;
+		uint64_t *cpos = a.chunk_pos + sp.f * (a.frame_chunks + 1);
+		if (i < sp.end && ((i - sp.fs) & (((size_t)1 << a.chunk_log) - 1)) == 0)
+			cpos[(i - sp.fs) >> a.chunk_log] = start + off;
+		if (sp.end == sp.fe && threadIdx.x == 0)
+			cpos[(sp.fe - sp.fs + ((size_t)1 << a.chunk_log) - 1) >> a.chunk_log] = start + total;
 		__syncthreads(); /* leading bits ORed in */
 		uint32_t sh = (uint32_t)(start % 32);
 		uint64_t base = start / 32;
@@ -314,7 +394,7 @@ encode_kernel(const uint8_t *src, enc_args a)
 			if (j == 0 && sh)
 				a.head[t] = v;
 			else
-				a.out[base + j] = v;
+				fr.out[base + j] = v;
 		}
 		if (threadIdx.x == 0 && (sh == 0 || total == 0))
 			a.head[t] = 0;
@@ -323,28 +403,38 @@ encode_kernel(const uint8_t *src, enc_args a)
 	}
 }
 
-/* OR each tile's head bits into the word the tile before it wrote (tile 0's head holds bytes of
- * whatever precedes the payload: only the payload's bytes are stored), and chunk lengths from
- * chunk start positions. */
-__global__ void finish_kernel(enc_args a, uint8_t *payload_words, uint32_t *chunk_bits)
+/* OR each tile's head bits into the word the tile before it wrote (a frame's first tile's head
+ * holds bytes of whatever precedes its payload: only the payload's bytes are stored), and each
+ * frame's chunk lengths from its chunk start positions. */
+__global__ void finish_kernel(enc_args a)
 {
-	size_t nt = max(a.ntiles, a.nchunks);
+	size_t nc = a.nframes * a.frame_chunks, nt = max(a.ntiles, nc);
 	for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < nt;
 	     k += (size_t)gridDim.x * blockDim.x) {
-		if (k < a.nchunks)
-			chunk_bits[k] = (uint32_t)(a.chunk_pos[k + 1] - a.chunk_pos[k]);
+		if (k < nc) {
+			size_t f = k / a.frame_chunks, c = k % a.frame_chunks;
+			size_t fn = min(a.n - f * a.frame_n, a.frame_n);
+			const enc_frame fr = frame_of(a, f);
+			const uint64_t *cpos = a.chunk_pos + f * (a.frame_chunks + 1);
+			if (fr.huff && c < ((fn + ((size_t)1 << a.chunk_log) - 1) >> a.chunk_log))
+				gpz_store_le32(fr.index + 4 * c, (uint32_t)(cpos[c + 1] - cpos[c]));
+		}
 		if (k >= a.ntiles)
 			continue;
-		uint64_t start = k ? a.state[k - 1] & ST_VAL : a.base_bits;
-		uint32_t h = a.head[k];
-		if (start % 32 == 0 || (k && h == 0))
+		const tile_span sp = a.frames ? span_of<true>(a, k) : span_of<false>(a, k);
+		const enc_frame fr = frame_of(a, sp.f);
+		if (!fr.huff)
 			continue;
-		uint8_t *p = payload_words + (start / 32) * 4;
+		uint64_t start = k != sp.t0 ? a.state[k - 1] & ST_VAL : fr.base_bits;
+		uint32_t h = a.head[k];
+		if (start % 32 == 0 || (k != sp.t0 && h == 0))
+			continue;
+		uint8_t *p = reinterpret_cast<uint8_t *>(fr.out) + (start / 32) * 4;
 		for (uint32_t b = 0; b < 4; b++) {
 			uint8_t v = (uint8_t)(h >> (8 * b));
-			if (k)
+			if (k != sp.t0)
 				p[b] |= v;
-			else if (b >= a.base_bits / 8)
+			else if (b >= fr.base_bits / 8)
 				p[b] = v;
 		}
 	}
@@ -360,25 +450,37 @@ struct enc_work {
 	size_t counter, head, chunk_pos, total;
 };
 
-enc_work work_layout(size_t n, int chunk_log)
+enc_work work_layout(size_t ntiles, size_t chunk_pos_entries)
 {
-	size_t tile = 2048; /* the smallest tile of any shape */
-	size_t ntiles = (n + tile - 1) / tile, nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
 	enc_work l;
 	l.counter = ntiles * 8;
 	l.head = align256(l.counter + 4);
 	l.chunk_pos = l.head + align256(ntiles * 4);
-	l.total = l.chunk_pos + align256((nchunks + 1) * 8);
+	l.total = l.chunk_pos + align256(chunk_pos_entries * 8);
 	return l;
 }
 
+/* The smallest tile of any shape: workspace bounds hold for every shape. */
+constexpr size_t MIN_TILE = 2048;
 
-template <int W, int THREADS, int SPT, int PF, int MINB, int PARTS>
+/* Tiles and chunk-start entries of n symbols in frames of frame_n. */
+void frame_counts(size_t n, size_t frame_n, size_t tile, int chunk_log, size_t *ntiles,
+                  size_t *entries)
+{
+	size_t nframes = (n + frame_n - 1) / frame_n, last = n - (nframes - 1) * frame_n;
+	size_t chunks = (frame_n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
+	*ntiles = (nframes - 1) * ((frame_n + tile - 1) / tile) + (last + tile - 1) / tile;
+	*entries = nframes * (chunks + 1);
+}
+
+template <int W, int THREADS, int SPT, int PF, int MINB, int PARTS, bool FRAMES = false>
 gpz_result launch_shape(const uint8_t *d_src, const enc_args &a, cudaStream_t s)
 {
 	bool vec = reinterpret_cast<uintptr_t>(d_src) % 16 == 0;
-	auto k = vec ? encode_kernel<W, true, THREADS, SPT, PF, MINB, PARTS>
-	             : encode_kernel<W, false, THREADS, SPT, PF, MINB, PARTS>;
+	if ((a.frames != NULL) != FRAMES)
+		return GPZ_ERR_PARAM;
+	auto k = vec ? encode_kernel<W, true, THREADS, SPT, PF, MINB, PARTS, FRAMES>
+	             : encode_kernel<W, false, THREADS, SPT, PF, MINB, PARTS, FRAMES>;
 	size_t grid = a.ntiles;
 	size_t smem = (((a.alphabet <= SMEM_TABLE ? a.alphabet : 0) + a.buf_words + 3) & ~(size_t)3) * 4 +
 	              (PF == 2 ? (size_t)THREADS * SPT * W : 0);
@@ -400,52 +502,98 @@ gpz_result launch_shape(const uint8_t *d_src, const enc_args &a, cudaStream_t s)
 	return GPZ_OK;
 }
 
+/* Zero the states and the counter, launch the shape's kernel, then finish_kernel. */
+template <class Shape>
+gpz_result run_args(const uint8_t *d_src, int w, enc_args &a, uint8_t *p, const enc_work &l,
+                    const Shape &shape, cudaStream_t s)
+{
+	a.state = (unsigned long long *)p;
+	a.counter = (unsigned int *)(p + l.counter);
+	a.head = (uint32_t *)(p + l.head);
+	a.chunk_pos = (uint64_t *)(p + l.chunk_pos);
+	/* the counter sits right after the largest state array: zero the states in use and it */
+	GPZ_CUDA_TRY(cudaMemsetAsync(p, 0, a.ntiles * 8, s));
+	GPZ_CUDA_TRY(cudaMemsetAsync(p + l.counter, 0, 4, s));
+	gpz_result r = w == 1 ? shape.template launch<1>(d_src, a, s)
+	             : w == 2 ? shape.template launch<2>(d_src, a, s)
+	                      : shape.template launch<4>(d_src, a, s);
+	if (r != GPZ_OK)
+		return r;
+	size_t nt = max(a.ntiles, a.nframes * a.frame_chunks);
+	unsigned blocks = (unsigned)((nt + 255) / 256 < 4096 ? (nt + 255) / 256 : 4096);
+	finish_kernel<<<blocks, 256, 0, s>>>(a);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
+}
+
+/* The args of n symbols in frames of frame_n (frame_n >= n: one frame) coded in tiles of
+ * `tile` with codes of at most max_len bits, and the workspace's layout; false when they do not
+ * fit the workspace or the encoder's limits. */
+bool frames_args(size_t n, size_t frame_n, size_t tile, int chunk_log, uint32_t alphabet,
+                 int max_len, const void *d_work, size_t work_bytes, enc_args &a, enc_work &l)
+{
+	size_t ntiles, entries;
+	if (n == 0 || frame_n == 0 || (frame_n < n && frame_n % 32) || chunk_log < 8 ||
+	    max_len < 1 || max_len > GPZ_MAX_CODE_LEN || !tile ||
+	    reinterpret_cast<uintptr_t>(d_work) % 256)
+		return false;
+	frame_counts(n, frame_n, tile, chunk_log, &ntiles, &entries);
+	l = work_layout(ntiles, entries);
+	if (work_bytes < l.total || ntiles > 0x7fffffffu)
+		return false;
+	a.n = n;
+	a.frame_n = frame_n < n ? frame_n : n;
+	a.tile = tile;
+	a.ntiles = ntiles;
+	a.frame_tiles = (a.frame_n + tile - 1) / tile;
+	a.nframes = (n + a.frame_n - 1) / a.frame_n;
+	a.frame_chunks = entries / a.nframes - 1;
+	a.frames = NULL;
+	a.one = enc_frame();
+	a.alphabet = alphabet;
+	a.chunk_log = chunk_log;
+	a.buf_words = (uint32_t)(tile * (size_t)max_len / 32 + 2);
+	return true;
+}
+
 /* Run the encoder with one block shape: Shape has `tile` (symbols per tile) and
- * `launch<W>(d_src, args, stream)`, which launches encode_kernel through launch_shape. */
+ * `launch<W>(d_src, args, stream)`, which launches encode_kernel through launch_shape (with
+ * FRAMES for encode_frames_run's args, which only the library's shape takes). */
 template <class Shape>
 gpz_result encode_run(const uint8_t *d_src, size_t n, int w, const uint32_t *d_table,
                       uint32_t alphabet, int max_len, int chunk_log, uint32_t *d_chunk_bits,
                       uint8_t *d_payload, void *d_work, size_t work_bytes, const Shape &shape,
                       cudaStream_t s)
 {
-	uint8_t *p = (uint8_t *)d_work;
-	enc_work l = work_layout(n, chunk_log);
 	size_t mis = reinterpret_cast<uintptr_t>(d_payload) % 4;
 	enc_args a;
-	gpz_result r;
+	enc_work l;
 
-	if (n == 0 || chunk_log < 8 || max_len < 1 || max_len > GPZ_MAX_CODE_LEN || !shape.tile ||
-	    work_bytes < l.total || reinterpret_cast<uintptr_t>(d_work) % 256)
+	if (!frames_args(n, n, shape.tile, chunk_log, alphabet, max_len, d_work, work_bytes, a, l))
 		return GPZ_ERR_PARAM;
-	a.n = n;
-	a.tile = shape.tile;
-	a.ntiles = (n + a.tile - 1) / a.tile;
-	a.nchunks = (n + ((size_t)1 << chunk_log) - 1) >> chunk_log;
-	if (a.ntiles > 0x7fffffffu)
+	a.one.out = (uint32_t *)(d_payload - mis);
+	a.one.index = (uint8_t *)d_chunk_bits;
+	a.one.table = d_table;
+	a.one.base_bits = (uint32_t)(8 * mis);
+	a.one.huff = 1;
+	return run_args(d_src, w, a, (uint8_t *)d_work, l, shape, s);
+}
+
+/* Frames of frame_n symbols (the last may be shorter) side by side, each as encode_run codes
+ * one, with the code, payload and index d_frames[f] gives (tables of `alphabet` entries). */
+template <class Shape>
+gpz_result encode_frames_run(const uint8_t *d_src, size_t n, size_t frame_n, int w,
+                             const enc_frame *d_frames, uint32_t alphabet, int chunk_log,
+                             void *d_work, size_t work_bytes, const Shape &shape, cudaStream_t s)
+{
+	enc_args a;
+	enc_work l;
+
+	if (frame_n >= n || !frames_args(n, frame_n, shape.tile, chunk_log, alphabet,
+	                                 GPZ_MAX_CODE_LEN, d_work, work_bytes, a, l))
 		return GPZ_ERR_PARAM;
-	a.table = d_table;
-	a.alphabet = alphabet;
-	a.chunk_log = chunk_log;
-	a.base_bits = (uint32_t)(8 * mis);
-	a.state = (unsigned long long *)p;
-	a.counter = (unsigned int *)(p + l.counter);
-	a.head = (uint32_t *)(p + l.head);
-	a.chunk_pos = (uint64_t *)(p + l.chunk_pos);
-	a.out = (uint32_t *)(d_payload - mis);
-	/* the counter sits right after the largest state array: zero the states in use and it */
-	GPZ_CUDA_TRY(cudaMemsetAsync(p, 0, a.ntiles * 8, s));
-	GPZ_CUDA_TRY(cudaMemsetAsync(p + l.counter, 0, 4, s));
-	a.buf_words = (uint32_t)(a.tile * (size_t)max_len / 32 + 2);
-	r = w == 1 ? shape.template launch<1>(d_src, a, s)
-	  : w == 2 ? shape.template launch<2>(d_src, a, s)
-	           : shape.template launch<4>(d_src, a, s);
-	if (r != GPZ_OK)
-		return r;
-	size_t nt = a.ntiles > a.nchunks ? a.ntiles : a.nchunks;
-	unsigned blocks = (unsigned)((nt + 255) / 256 < 4096 ? (nt + 255) / 256 : 4096);
-	finish_kernel<<<blocks, 256, 0, s>>>(a, (uint8_t *)a.out, d_chunk_bits);
-	GPZ_LAUNCH_TRY();
-	return GPZ_OK;
+	a.frames = d_frames;
+	return run_args(d_src, w, a, (uint8_t *)d_work, l, shape, s);
 }
 
 } // namespace

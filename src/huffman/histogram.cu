@@ -92,10 +92,16 @@ __global__ void __launch_bounds__(THREADS) histogram_kernel(const uint8_t *src, 
  * or to counters in one bank, wait for each other. Each lane has a column of its own, bin s of
  * lane l at s * 32 + l (bank l whatever the symbol), summed when the block merges. */
 __global__ void __launch_bounds__(THREADS) histogram_bytes_kernel(const uint8_t *src, size_t n,
+                                                                 size_t frame_n,
                                                                  uint32_t *global,
                                                                  uint32_t *stats)
 {
 	__shared__ uint32_t cols[256 * 32];
+	/* frame blockIdx.y of frames of frame_n bytes: its own counts and largest symbol */
+	src += blockIdx.y * frame_n;
+	n = min(frame_n, n - blockIdx.y * frame_n);
+	global += 256 * (size_t)blockIdx.y;
+	stats += 2 * (size_t)blockIdx.y;
 	const uint32_t lane = threadIdx.x & 31;
 	uint32_t vmax = 0;
 
@@ -174,7 +180,8 @@ static gpz_result launch(const uint8_t *d_src, size_t n, uint32_t *d_counts, uin
 	if (blocks > (size_t)max_blocks)
 		blocks = (size_t)max_blocks;
 	if constexpr (W == 1) {
-		histogram_bytes_kernel<<<(unsigned)blocks, THREADS, 0, s>>>(d_src, n, d_counts, d_stats);
+		histogram_bytes_kernel<<<(unsigned)blocks, THREADS, 0, s>>>(d_src, n, n, d_counts,
+		                                                            d_stats);
 	} else {
 		/* the largest need, the same from every call (calls on several host threads must not
 		 * lower it under each other's launch) */
@@ -203,4 +210,28 @@ extern "C" gpz_result gpz_gpu_histogram(const uint8_t *d_src, size_t n, int w, u
 	if (w == 2)
 		return launch<2>(d_src, n, d_counts, d_stats, limit, s);
 	return launch<4>(d_src, n, d_counts, d_stats, limit, s);
+}
+
+extern "C" gpz_result gpz_gpu_histogram_frames(const uint8_t *d_src, size_t n, size_t frame_n,
+                                               uint32_t *d_counts, uint32_t *d_stats,
+                                               gpz_stream_t stream)
+{
+	cudaStream_t s = (cudaStream_t)stream;
+	size_t nframes = frame_n ? (n + frame_n - 1) / frame_n : 0;
+	if (n == 0 || frame_n % 16 || reinterpret_cast<uintptr_t>(d_src) % 16 || nframes > 65535)
+		return GPZ_ERR_PARAM;
+	GPZ_CUDA_TRY(cudaMemsetAsync(d_counts, 0, nframes * 256 * sizeof(uint32_t), s));
+	GPZ_CUDA_TRY(cudaMemsetAsync(d_stats, 0, nframes * 2 * sizeof(uint32_t), s));
+	/* 16 vectors a thread or more and about 3 blocks a multiprocessor in all, as one frame's
+	 * launch has (every block adds its 256 counts into its frame's) */
+	int dev, sms;
+	GPZ_CUDA_TRY(cudaGetDevice(&dev));
+	GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	size_t blocks = (frame_n / 16 + THREADS * 16 - 1) / (THREADS * 16);
+	size_t share = (3 * (size_t)sms + nframes - 1) / nframes;
+	blocks = blocks < share ? blocks : share;
+	dim3 grid((unsigned)(blocks ? blocks : 1), (unsigned)nframes);
+	histogram_bytes_kernel<<<grid, THREADS, 0, s>>>(d_src, n, frame_n, d_counts, d_stats);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
 }

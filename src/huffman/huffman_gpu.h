@@ -25,6 +25,11 @@ extern "C" {
 gpz_result gpz_gpu_histogram(const uint8_t *d_src, size_t n, int w, uint32_t *d_counts,
                              uint32_t *d_stats, gpz_stream_t stream);
 
+/* 1-byte symbols in frames of frame_n bytes (a multiple of 16; d_src 16-byte aligned; at most
+ * 65535 frames): frame f's 256 counts at d_counts + 256 f, its largest symbol at d_stats[2 f]. */
+gpz_result gpz_gpu_histogram_frames(const uint8_t *d_src, size_t n, size_t frame_n,
+                                    uint32_t *d_counts, uint32_t *d_stats, gpz_stream_t stream);
+
 /* ---- codebook.cu ----
  * Code lengths on the GPU, bit for bit those of gpz_code_lengths(counts, alphabet, 0, len) (the
  * unlimited two-queue Huffman construction over symbols sorted by (count, symbol), ties to the
@@ -53,6 +58,26 @@ gpz_result gpz_gpu_encode(const uint8_t *d_src, size_t n, int w, const uint32_t 
                           uint32_t alphabet, int max_len, int chunk_log, uint32_t *d_chunk_bits,
                           uint8_t *d_payload, void *d_work, size_t work_bytes,
                           gpz_stream_t stream);
+/* Many frames side by side (the device's batched frames, container/frames_gpu.cu): n symbols
+ * in frames of frame_n (a multiple of 32; the last may be shorter), frame f coded as
+ * gpz_gpu_encode codes one, into d_frames[f] (device memory, read by the kernels): its payload
+ * words (`out`, 4-byte aligned, the payload starting `base_bits` into the first word; the words
+ * before and after it keep other bytes: as gpz_gpu_encode, bytes before the payload are
+ * not touched and up to 3 past it may be), its chunk index (u32 little-endian bit lengths at
+ * `index`) and its table of `alphabet` entries; frames with `huff` 0 are skipped. d_work:
+ * gpz_gpu_encode_frames_work() bytes, 256-byte aligned. */
+struct gpz_gpu_enc_frame {
+	uint32_t *out;
+	uint8_t *index;
+	const uint32_t *table;
+	uint32_t base_bits;
+	uint32_t huff;
+};
+size_t gpz_gpu_encode_frames_work(size_t n, size_t frame_n, int chunk_log);
+gpz_result gpz_gpu_encode_frames(const uint8_t *d_src, size_t n, size_t frame_n, int w,
+                                 const struct gpz_gpu_enc_frame *d_frames, uint32_t alphabet,
+                                 int chunk_log, void *d_work, size_t work_bytes,
+                                 gpz_stream_t stream);
 /* ---- decode.cu ----
  * Decode n symbols of width w in chunks of 2^chunk_log from d_payload; chunk c spans bits
  * [d_chunk_start[c], d_chunk_start[c + 1]). dec is the host-built decoder (its tables are copied
