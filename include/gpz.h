@@ -322,9 +322,12 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * Compress or decompress buffers in device memory on the caller's CUDA stream (a cudaStream_t
  * passed as void *; NULL = the default stream). d_src and d_dst are device pointers; the output
  * is the same .gpz stream the host calls write. The context must use the GPU backend
- * (GPZ_ERR_NO_GPU otherwise). Host synchronisation: compression synchronises once per
- * frame after the histogram (the codebook is decided on the host from the counts) and once per
- * frame at its end; decompression copies each frame's header, codebook and chunk index to the
+ * (GPZ_ERR_NO_GPU otherwise). Host synchronisation: compression of several Huffman-only frames
+ * of 1-byte symbols (one bitstream a chunk, frame_bytes a multiple of 32 and of at most 4096
+ * chunks, d_src 16-byte aligned, at most 65535 frames) plans and codes them all on the device
+ * and synchronises once in all; other compression synchronises once per frame after the
+ * histogram (the codebook is decided on the host from the counts) and once per frame at its
+ * end; decompression copies each frame's header, codebook and chunk index to the
  * host and synchronises once per frame. A call of several frames works on several at once (up
  * to 4 compressing, 8 decoding), each on a host thread and CUDA streams of its own (the
  * caller's stream is waited for first); when a call returns, its output is complete, the bytes

@@ -133,6 +133,64 @@ static void lz_symbol_cases(uint8_t *buf)
 	}
 }
 
+/* Frame k's bytes for the frames coded all at once on the device (frames_gpu.cu): each kind
+ * of frame the plan can make, side by side. */
+static void frame_kind(uint8_t *f, size_t n, int kind, uint64_t *st)
+{
+	switch (kind % 6) {
+	case 0: /* constant */
+		memset(f, 0xff, n);
+		break;
+	case 1: /* random bytes: stored */
+		for (size_t i = 0; i < n; i++)
+			f[i] = (uint8_t)test_rand(st);
+		break;
+	case 2: /* skewed, every byte value (alphabet 256) */
+		test_skewed_symbols(f, n, 1, st);
+		f[n / 2] = 255;
+		break;
+	case 3: /* two symbols */
+		for (size_t i = 0; i < n; i++)
+			f[i] = (uint8_t)(test_rand(st) % 3 ? 'a' : 'b');
+		break;
+	case 4: { /* Fibonacci counts: over 24 bits, package-merge (when the frame is long enough) */
+		size_t k = 0;
+		uint32_t a = 1, b = 1;
+		for (int i = 0; k < n; i++) {
+			for (uint32_t j = 0; j < a && k < n; j++)
+				f[k++] = (uint8_t)(7 * i);
+			uint32_t c = a + b;
+			a = b;
+			b = c;
+		}
+		break;
+	}
+	default: /* text-like */
+		for (size_t i = 0; i < n; i++)
+			f[i] = (uint8_t)("etaoin shrdlu"[test_rand_skewed(st, 13)]);
+	}
+}
+
+static void batched_frames(uint8_t *buf)
+{
+	uint64_t st = 7;
+	size_t sizes[] = { 32, 96, 4096, 65536, 1 << 20 };
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		size_t fs = sizes[z], nf = fs < 4096 ? 40 : fs < (1 << 20) ? 13 : 7;
+		for (size_t f = 0; f < nf; f++)
+			frame_kind(buf + f * fs, fs, (int)f, &st);
+		size_t tails[] = { 0, 1, 33 };
+		for (int t = 0; t < 3; t++) {
+			char what[80];
+			gpz_params p = params(1, fs < 65536 ? 8 : 12);
+			p.frame_bytes = fs;
+			frame_kind(buf + nf * fs, tails[t], 5, &st);
+			snprintf(what, sizeof(what), "frames of %zu all at once, +%zu", fs, tails[t]);
+			same(buf, nf * fs + tails[t], &p, what, 1);
+		}
+	}
+}
+
 /* The device calls with several frames (worked on at once) report what the host calls report,
  * the first failure in stream order: damaged frames, a short output buffer, truncations. */
 static void device_api_errors(uint8_t *buf, size_t n)
@@ -278,6 +336,7 @@ static void edge_cases(void)
 		p.frame_bytes = GPZ_MAX_FRAME_BYTES;
 	}
 	lz_symbol_cases(buf);
+	batched_frames(buf);
 	for (size_t i = 0; i < 1000003; i++)
 		buf[i] = (uint8_t)("abcdefgh"[test_rand(&st) % 8] + (i / 65536) % 3);
 	device_api_errors(buf, 1000003);

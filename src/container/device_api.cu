@@ -174,7 +174,11 @@ extern "C" size_t gpz_device_workspace_size(const gpz_params *p, size_t src_size
 	const size_t lanes = nframes < COMPRESS_LANES ? nframes : COMPRESS_LANES;
 	const size_t one = gpz_gpu_frame_workspace(p, frame);
 	/* with several frames, each lane also holds one frame's output */
-	return lanes > 1 ? lanes * (one + gpz_frame_bound(frame, p)) : one;
+	const size_t per_frame = lanes > 1 ? lanes * (one + gpz_frame_bound(frame, p)) : one;
+	/* frames that may go through frames_gpu.cu (its rule but the input's address) */
+	const size_t batched = gpz_gpu_frames_take(p, NULL, src_size)
+	                               ? gpz_gpu_frames_workspace(p, src_size) : 0;
+	return per_frame > batched ? per_frame : batched;
 }
 
 /* Frame k into the lane's buffer, then, after the frames before it, to its place. */
@@ -236,9 +240,16 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 		r = gpz_cuda_result(cudaMemcpyAsync(d, hdr, w, cudaMemcpyHostToDevice, st));
 	pos = w;
 	const size_t nframes = (src_size + p->frame_bytes - 1) / p->frame_bytes;
+	if (r == GPZ_OK && gpz_gpu_frames_take(p, s, src_size)) { /* every frame at once */
+		r = gpz_gpu_frames_compress_dev(ctx->gpu, p, s, src_size, d + pos, dst_cap - pos, &w,
+		                                (gpz_stream_t)st);
+		pos += w;
+		done = src_size;
+		frames = (uint32_t)nframes;
+	}
 	struct gpz_gpu *g[GPZ_DEV_LANES];
-	const int nl =
-	        r == GPZ_OK && p->lz_level == 0 ? lanes_for(ctx, nframes, COMPRESS_LANES, g) : 1;
+	const int nl = r == GPZ_OK && p->lz_level == 0 && done < src_size
+	                       ? lanes_for(ctx, nframes, COMPRESS_LANES, g) : 1;
 	if (nl > 1) {
 		struct lanes_job j;
 		memset(&j, 0, sizeof(j));

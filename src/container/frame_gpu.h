@@ -49,6 +49,18 @@ gpz_result gpz_gpu_frame_decompress_dev(struct gpz_gpu *g, const uint8_t *d_src,
                                         size_t src_size, uint8_t *d_dst, size_t cap,
                                         size_t *written, uint64_t *stored_sum,
                                         gpz_stream_t stream);
+/* Many frames of 1-byte symbols at once (frames_gpu.cu): every frame of the `size` bytes at
+ * d_src (frames of p->frame_bytes) into d_dst, the bytes gpz_gpu_frame_compress_dev writes frame
+ * after frame, with one synchronisation in all; *written the frames' bytes. GPZ_ERR_DST_TOO_SMALL
+ * (nothing written) when they pass cap. gpz_gpu_frames_take says whether it takes p and the
+ * input (Huffman-only, 1-byte symbols, one bitstream a chunk, frames a multiple of 32 bytes,
+ * d_src 16-byte aligned, at most 65535 frames); gpz_gpu_frames_workspace is the g->work it
+ * takes. */
+int gpz_gpu_frames_take(const gpz_params *p, const void *d_src, size_t size);
+size_t gpz_gpu_frames_workspace(const gpz_params *p, size_t size);
+gpz_result gpz_gpu_frames_compress_dev(struct gpz_gpu *g, const gpz_params *p,
+                                       const uint8_t *d_src, size_t size, uint8_t *d_dst,
+                                       size_t cap, size_t *written, gpz_stream_t stream);
 /* The most of g->work one frame of frame_bytes takes in gpz_gpu_frame_compress_dev. */
 size_t gpz_gpu_frame_workspace(const gpz_params *p, size_t frame_bytes);
 
