@@ -2,8 +2,10 @@
 // to 1 GiB in device memory, one frame, gpz_compress_device and gpz_decompress_device timed with
 // CUDA events (median of RUNS after one warm-up), round trip checked. Under
 // `ncu --metrics gpu__time_duration.sum` the kernels of each call are listed, so the time
-// outside kernels (host planning, copies, synchronisations) is the difference.
-// Usage: pipe_probe FILE W CHUNK_LOG LANES(0|1) RUNS
+// outside kernels (host planning, copies, synchronisations) is the difference. FRAME_BYTES
+// (default: the whole GiB, one frame) cuts it into frames; CHECK=1 also compresses the input on
+// the CPU backend and compares the two outputs byte for byte.
+// Usage: pipe_probe FILE W CHUNK_LOG LANES(0|1) RUNS [FRAME_BYTES [CHECK]]
 #define GPZ_ADVANCED
 #include "gpz.h"
 
@@ -44,7 +46,7 @@ int main(int argc, char **argv)
 	p.symbol_bytes = (int)w;
 	p.chunk_log = atoi(argv[3]);
 	p.huff_lanes = atoi(argv[4]);
-	p.frame_bytes = n;
+	p.frame_bytes = argc > 6 ? (size_t)strtoull(argv[6], NULL, 0) : n;
 	size_t cap = n + n / 4 + (1 << 20), got = 0, back = 0;
 	uint8_t *d_in, *d_c, *d_out;
 	CK(cudaMalloc(&d_in, n));
@@ -76,15 +78,41 @@ int main(int argc, char **argv)
 			td.push_back(d);
 		}
 	}
+	/* decompression again, runs back to back (above, each follows a compression, whose host
+	 * threads, or their absence, can change how fast the host answers the decoder's waits) */
+	std::vector<float> ta;
+	for (int r = 0; r < runs; r++) {
+		float d = timed([&] {
+			return gpz_decompress_device(ctx, d_c, got, d_out, n + 64, &back, 0);
+		});
+		if (d < 0)
+			return 1;
+		ta.push_back(d);
+	}
+	std::sort(ta.begin(), ta.end());
 	std::vector<uint8_t> chk(n);
 	CK(cudaMemcpy(chk.data(), d_out, n, cudaMemcpyDeviceToHost));
+	const char *same = "not compared";
+	if (argc > 7 && atoi(argv[7])) {
+		gpz_ctx *cpu;
+		std::vector<uint8_t> gc(got), cc(cap);
+		size_t cgot = 0;
+		CK(cudaMemcpy(gc.data(), d_c, got, cudaMemcpyDeviceToHost));
+		if (gpz_ctx_create(&cpu, GPZ_BACKEND_CPU, 0) != GPZ_OK ||
+		    gpz_compress(cpu, &p, h.data(), n, cc.data(), cap, &cgot) != GPZ_OK)
+			return 1;
+		same = cgot == got && memcmp(cc.data(), gc.data(), got) == 0 ? "same" : "DIFFERENT";
+		gpz_ctx_free(cpu);
+	}
 	std::sort(tc.begin(), tc.end());
 	std::sort(td.begin(), td.end());
-	printf("%s w%zu c%d lanes %d: ratio %.4f, compress %.3f ms (%.0f GB/s), decompress %.3f ms "
-	       "(%.0f GB/s), round trip %s\n", argv[1], w, p.chunk_log, p.huff_lanes,
+	printf("%s w%zu c%d lanes %d frames %zu: ratio %.4f, compress %.3f ms (%.0f GB/s), "
+	       "decompress %.3f ms (%.0f GB/s; back to back %.0f GB/s), round trip %s, CPU bytes "
+	       "%s\n", argv[1], w,
+	       p.chunk_log, p.huff_lanes, p.frame_bytes,
 	       (double)n / (double)got, tc[tc.size() / 2], n / 1e6 / tc[tc.size() / 2],
-	       td[td.size() / 2], n / 1e6 / td[td.size() / 2],
-	       back == n && chk == h ? "ok" : "FAILED");
+	       td[td.size() / 2], n / 1e6 / td[td.size() / 2], n / 1e6 / ta[ta.size() / 2],
+	       back == n && chk == h ? "ok" : "FAILED", same);
 	gpz_ctx_free(ctx);
 	return 0;
 }
