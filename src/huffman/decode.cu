@@ -837,6 +837,134 @@ static double now_us(void)
 #define TICK(i) ((void)0)
 #endif
 
+/* The part of sorted[] the long codes use: from the first code longer than TB to the end
+ * (lo = hi = 0 without long codes); false when the decoder is inconsistent. */
+static bool sorted_span(const gpz_decoder *dec, uint32_t *lo, uint32_t *hi)
+{
+	*lo = *hi = 0;
+	if (dec->max_len <= TB)
+		return true;
+	*lo = (uint32_t)(dec->base[TB + 1] + (int32_t)((dec->limit[TB] >> (PEEK - TB)) << 1));
+	*hi = (uint32_t)(dec->base[dec->max_len] +
+	                 (int32_t)(dec->limit[dec->max_len] >> (PEEK - dec->max_len)));
+	return *hi >= *lo && dec->sorted;
+}
+
+static bool decoder_ok(const gpz_decoder *dec, int w, int chunk_log)
+{
+	return dec && (w == 1 || w == 2 || w == 4) && chunk_log >= GPZ_MIN_CHUNK_LOG &&
+	       chunk_log <= GPZ_MAX_CHUNK_LOG && dec->max_len >= 1 &&
+	       dec->max_len <= GPZ_MAX_CODE_LEN;
+}
+
+/* The host half of an image: table, base and the inline part of sorted[] (nsorted entries,
+ * inline when they fit), the flag cleared. */
+static void fill_image(const gpz_decoder *dec, int w, uint32_t lo, size_t ninline, dec_image *img)
+{
+	memset(img, 0, offsetof(dec_image, sorted));
+	build_table(dec, w, img->table);
+	memcpy(img->base, dec->base, sizeof(img->base));
+	if (ninline)
+		memcpy(img->sorted, dec->sorted + lo, ninline * sizeof(uint32_t));
+}
+
+/* What a launch takes from the host decoder besides its image. */
+static void make_plan(const gpz_decoder *dec, int w, uint32_t lo, struct gpz_gpu_dec_plan *pl)
+{
+	memcpy(pl->limit, dec->limit, sizeof(pl->limit));
+	pl->lo = lo;
+	pl->gcd = length_gcd(dec);
+	pl->max_len = dec->max_len;
+	pl->w = w;
+	/* A 1-bit codeword is the canonical code "0": runs of zero bits repeat its symbol. */
+	pl->run = (dec->table[0] & 31) == 1;
+	pl->run_sym = pl->run ? dec->table[0] >> 5 : 0;
+}
+
+/* Queue the decode of one payload with its image at d_img (sorted[] inline, or at d_sorted). */
+static gpz_result launch_decode(const struct gpz_gpu_dec_plan *pl, const dec_image *d_img,
+                                const uint32_t *d_sorted, const uint8_t *d_payload,
+                                size_t payload_size, const uint64_t *d_chunk_start, size_t n,
+                                int chunk_log, uint8_t *d_dst, cudaStream_t st)
+{
+	size_t cs = (size_t)1 << chunk_log;
+	const int w = pl->w;
+	kparams kp;
+	uintptr_t a = (uintptr_t)d_payload;
+	memset(&kp, 0, sizeof(kp));
+	kp.img = d_img;
+	kp.sorted = d_sorted ? d_sorted
+	                     : (const uint32_t *)((const uint8_t *)d_img + offsetof(dec_image, sorted));
+	kp.src.bytes = d_payload;
+	kp.src.head = a & 3;
+	kp.src.words = (const uint32_t *)(a - (a & 3));
+	kp.src.vend = kp.src.head + payload_size;
+	kp.src.full_lo = (kp.src.head + 3) / 4;
+	kp.src.full_hi = kp.src.vend / 4;
+	kp.chunk_start = d_chunk_start;
+	kp.n = n;
+	kp.nchunks = (n + cs - 1) / cs;
+	kp.payload_bits = (uint64_t)payload_size * 8;
+	kp.dst = d_dst;
+	kp.flag = (uint32_t *)((const uint8_t *)d_img + offsetof(dec_image, flag));
+	kp.next = (unsigned long long *)((const uint8_t *)d_img + offsetof(dec_image, next));
+	memcpy(kp.limit, pl->limit, sizeof(kp.limit));
+	kp.sorted_lo = pl->lo;
+	kp.gcd = pl->gcd;
+	kp.align = kp.gcd % 8 == 0 ? kp.gcd : kp.gcd % 4 == 0 ? 2 * kp.gcd
+	         : kp.gcd % 2 == 0 ? 4 * kp.gcd : 8 * kp.gcd;
+	kp.chunk_log = chunk_log;
+	kp.max_len = pl->max_len;
+	if (pl->run) {
+		uint64_t sym = pl->run_sym;
+		uint64_t pat = w == 1 ? sym * 0x0101010101010101ull
+		             : w == 2 ? sym * 0x0001000100010001ull
+		                      : sym * 0x0000000100000001ull;
+		/* The writers lay the pattern at absolute byte positions: rotate it so that its
+		 * symbols line up with those of a destination that is not w-aligned. */
+		unsigned ph = (unsigned)((uintptr_t)d_dst % (uintptr_t)w);
+		kp.run = 1;
+		kp.run_pattern = ph ? (pat << (8 * ph)) | (pat >> (64 - 8 * ph)) : pat;
+	}
+	return w == 1 ? launch<1>(kp, st) : w == 2 ? launch<2>(kp, st) : launch<4>(kp, st);
+}
+
+extern "C" size_t gpz_gpu_decode_image_size(uint32_t alphabet)
+{
+	size_t inline_sorted = alphabet < INLINE_SORTED ? alphabet : INLINE_SORTED;
+	return (offsetof(dec_image, sorted) + inline_sorted * sizeof(uint32_t) + 15) & ~(size_t)15;
+}
+
+extern "C" size_t gpz_gpu_decode_flag_at(void)
+{
+	return offsetof(dec_image, flag);
+}
+
+extern "C" gpz_result gpz_gpu_decode_image(const gpz_decoder *dec, int w, void *h_img,
+                                           size_t *bytes, struct gpz_gpu_dec_plan *plan)
+{
+	uint32_t lo, hi;
+	if (!decoder_ok(dec, w, GPZ_MIN_CHUNK_LOG) || !sorted_span(dec, &lo, &hi) ||
+	    hi - lo > INLINE_SORTED)
+		return GPZ_ERR_PARAM;
+	fill_image(dec, w, lo, hi - lo, (dec_image *)h_img);
+	make_plan(dec, w, lo, plan);
+	*bytes = (offsetof(dec_image, sorted) + (hi - lo) * sizeof(uint32_t) + 15) & ~(size_t)15;
+	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_decode_queue(const struct gpz_gpu_dec_plan *plan, const void *d_img,
+                                           const uint8_t *d_payload, size_t payload_size,
+                                           const uint64_t *d_chunk_start, size_t n,
+                                           int chunk_log, uint8_t *d_dst, gpz_stream_t stream)
+{
+	if (!plan || !d_img || chunk_log < GPZ_MIN_CHUNK_LOG || chunk_log > GPZ_MAX_CHUNK_LOG ||
+	    (payload_size && !d_payload) || (n && !d_dst))
+		return GPZ_ERR_PARAM;
+	return launch_decode(plan, (const dec_image *)d_img, NULL, d_payload, payload_size,
+	                     d_chunk_start, n, chunk_log, d_dst, (cudaStream_t)stream);
+}
+
 extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload,
                                      size_t payload_size, const uint64_t *d_chunk_start,
                                      size_t n, int w, int chunk_log, uint8_t *d_dst,
@@ -847,31 +975,19 @@ extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_pa
 	double tk[8] = { 0 };
 #endif
 	TICK(0);
-	if (!dec || !d_chunk_start || (w != 1 && w != 2 && w != 4) ||
-	    chunk_log < GPZ_MIN_CHUNK_LOG || chunk_log > GPZ_MAX_CHUNK_LOG || dec->max_len < 1 ||
-	    dec->max_len > GPZ_MAX_CODE_LEN || (payload_size && !d_payload) || (n && !d_dst))
+	uint32_t lo, hi;
+	if (!decoder_ok(dec, w, chunk_log) || !d_chunk_start || (payload_size && !d_payload) ||
+	    (n && !d_dst))
 		return GPZ_ERR_PARAM;
-
-	/* The part of sorted[] the long codes use: from the first code longer than TB to the end. */
-	uint32_t lo = 0, hi = 0;
-	if (dec->max_len > TB) {
-		lo = (uint32_t)(dec->base[TB + 1] + (int32_t)((dec->limit[TB] >> (PEEK - TB)) << 1));
-		hi = (uint32_t)(dec->base[dec->max_len] +
-		                (int32_t)(dec->limit[dec->max_len] >> (PEEK - dec->max_len)));
-		if (hi < lo || !dec->sorted)
-			return GPZ_ERR_PARAM;
-	}
+	if (!sorted_span(dec, &lo, &hi))
+		return GPZ_ERR_PARAM;
 	const size_t nsorted = hi - lo, ninline = nsorted <= INLINE_SORTED ? nsorted : 0;
 	const size_t send = offsetof(dec_image, sorted) + ninline * sizeof(uint32_t);
 
 	dec_image *img = (dec_image *)malloc(sizeof(*img));
 	if (!img)
 		return GPZ_ERR_NOMEM;
-	memset(img, 0, sizeof(*img));
-	build_table(dec, w, img->table);
-	memcpy(img->base, dec->base, sizeof(img->base));
-	if (ninline)
-		memcpy(img->sorted, dec->sorted + lo, ninline * sizeof(uint32_t));
+	fill_image(dec, w, lo, ninline, img);
 	TICK(1);
 
 	/* Device memory: a leased image slot; an allocation only for a large sorted[] (or when
@@ -904,50 +1020,13 @@ extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_pa
 	TICK(3);
 	gpz_result r = gpz_cuda_result(e);
 	if (r == GPZ_OK) {
-		size_t cs = (size_t)1 << chunk_log;
-		kparams kp;
-		uintptr_t a = (uintptr_t)d_payload;
-		memset(&kp, 0, sizeof(kp));
-		kp.img = d_img;
-		kp.sorted = ninline ? (const uint32_t *)((const uint8_t *)d_img +
-		                                         offsetof(dec_image, sorted))
-		                    : d_sorted;
-		kp.src.bytes = d_payload;
-		kp.src.head = a & 3;
-		kp.src.words = (const uint32_t *)(a - (a & 3));
-		kp.src.vend = kp.src.head + payload_size;
-		kp.src.full_lo = (kp.src.head + 3) / 4;
-		kp.src.full_hi = kp.src.vend / 4;
-		kp.chunk_start = d_chunk_start;
-		kp.n = n;
-		kp.nchunks = (n + cs - 1) / cs;
-		kp.payload_bits = (uint64_t)payload_size * 8;
-		kp.dst = d_dst;
-		kp.flag = (uint32_t *)((uint8_t *)d_img + offsetof(dec_image, flag));
-		kp.next = (unsigned long long *)((uint8_t *)d_img + offsetof(dec_image, next));
-		memcpy(kp.limit, dec->limit, sizeof(kp.limit));
-		kp.sorted_lo = lo;
-		kp.gcd = length_gcd(dec);
-		kp.align = kp.gcd % 8 == 0 ? kp.gcd : kp.gcd % 4 == 0 ? 2 * kp.gcd
-		         : kp.gcd % 2 == 0 ? 4 * kp.gcd : 8 * kp.gcd;
-		kp.chunk_log = chunk_log;
-		kp.max_len = dec->max_len;
-		/* A 1-bit codeword is the canonical code "0": runs of zero bits repeat its symbol. */
-		if ((dec->table[0] & 31) == 1) {
-			uint64_t sym = dec->table[0] >> 5;
-			uint64_t pat = w == 1 ? sym * 0x0101010101010101ull
-			             : w == 2 ? sym * 0x0001000100010001ull
-			                      : sym * 0x0000000100000001ull;
-			/* The writers lay the pattern at absolute byte positions: rotate it so that its
-			 * symbols line up with those of a destination that is not w-aligned. */
-			unsigned ph = (unsigned)((uintptr_t)d_dst % (uintptr_t)w);
-			kp.run = 1;
-			kp.run_pattern = ph ? (pat << (8 * ph)) | (pat >> (64 - 8 * ph)) : pat;
-		}
-		r = w == 1 ? launch<1>(kp, st) : w == 2 ? launch<2>(kp, st) : launch<4>(kp, st);
+		struct gpz_gpu_dec_plan plan;
+		make_plan(dec, w, lo, &plan);
+		r = launch_decode(&plan, d_img, ninline ? NULL : d_sorted, d_payload, payload_size,
+		                  d_chunk_start, n, chunk_log, d_dst, st);
 		TICK(4);
 		if (r == GPZ_OK)
-			r = gpz_cuda_result(cudaMemcpyAsync(&flag, kp.flag, sizeof(flag),
+			r = gpz_cuda_result(cudaMemcpyAsync(&flag, &d_img->flag, sizeof(flag),
 			                                    cudaMemcpyDeviceToHost, st));
 		TICK(5);
 	}

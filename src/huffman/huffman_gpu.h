@@ -87,6 +87,27 @@ gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload, size
                           const uint64_t *d_chunk_start, size_t n, int w, int chunk_log,
                           uint8_t *d_dst, gpz_stream_t stream);
 
+/* The same decode in two halves, for many payloads queued without a wait: the host builds a
+ * decoder's table image at h_img (at most gpz_gpu_decode_image_size(alphabet) bytes for a code
+ * of `alphabet` lengths, *bytes of them used, a multiple of 16) and the rest a launch needs
+ * (*plan), so that the decoder itself can go; the caller copies the image to the device at a
+ * 16-byte aligned d_img (GPZ_ERR_PARAM when its long codes' table does not fit an image); then
+ * gpz_gpu_decode_queue launches the decode on the stream. Nothing waits: the uint32 at d_img +
+ * gpz_gpu_decode_flag_at() becomes nonzero when some chunk is corrupt. */
+struct gpz_gpu_dec_plan {
+	uint32_t limit[GPZ_MAX_CODE_LEN + 2];
+	uint32_t lo, gcd, run_sym;
+	int max_len, run, w;
+};
+size_t gpz_gpu_decode_image_size(uint32_t alphabet);
+size_t gpz_gpu_decode_flag_at(void);
+gpz_result gpz_gpu_decode_image(const gpz_decoder *dec, int w, void *h_img, size_t *bytes,
+                                struct gpz_gpu_dec_plan *plan);
+gpz_result gpz_gpu_decode_queue(const struct gpz_gpu_dec_plan *plan, const void *d_img,
+                                const uint8_t *d_payload, size_t payload_size,
+                                const uint64_t *d_chunk_start, size_t n, int chunk_log,
+                                uint8_t *d_dst, gpz_stream_t stream);
+
 /* ---- lanes.cu: the 32-lane interleaved layout (huffman.h, lanes.c) ----
  * Encode n symbols in chunks of 2^chunk_log into d_payload (payload_cap bytes, any alignment):
  * d_chunk_words[c] receives each chunk's word count, *total_words (host) their sum; exactly the
