@@ -375,6 +375,24 @@ static gpz_result list_frames(const uint8_t *s, size_t src_size, cudaStream_t st
 	return r;
 }
 
+/* Whether the stream at s starts with a Huffman-only, stored or constant frame of at most
+ * SMALL_FRAME bytes that is not its last block: one that frames_decode_gpu.cu may take whole
+ * (a frame at a time costs a few host round trips a frame). */
+#define SMALL_FRAME ((uint64_t)16 << 20)
+
+static bool small_frames(const uint8_t *s, size_t src_size, cudaStream_t st)
+{
+	uint8_t buf[GPZ_HEADER_SIZE + GPZ_BLOCK_PEEK_SIZE];
+	gpz_block_info in;
+	if (src_size < sizeof(buf) || gpz_cuda_d2h(buf, s, sizeof(buf), st) != GPZ_OK ||
+	    gpz_read_header(buf, GPZ_HEADER_SIZE) != GPZ_OK ||
+	    gpz_parse_block(buf + GPZ_HEADER_SIZE, GPZ_BLOCK_PEEK_SIZE, &in) != GPZ_OK)
+		return false;
+	return in.kind == GPZ_BLOCK_FRAME && in.frame_type >= GPZ_FRAME_HUFFMAN &&
+	       in.frame_type <= GPZ_FRAME_CONSTANT && in.content_bytes <= SMALL_FRAME &&
+	       in.block_bytes + GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE < src_size;
+}
+
 extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, size_t src_size,
                                             void *d_dst, size_t dst_cap, size_t *dst_size,
                                             void *stream)
@@ -390,6 +408,14 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 	*dst_size = 0;
 	if (src_size == 0) /* as the host call: a stream has a header at least */
 		return GPZ_ERR_TRUNCATED;
+	if (small_frames((const uint8_t *)d_src, src_size, st)) {
+		gpz_result rb = gpz_gpu_frames_decompress_dev(ctx->gpu, ctx->nthreads,
+		                                              (const uint8_t *)d_src, src_size,
+		                                              (uint8_t *)d_dst, dst_cap, dst_size,
+		                                              (gpz_stream_t)st);
+		if (rb != GPZ_ERR_PARAM) /* done, or the GPU failed */
+			return rb;
+	}
 	memset(&fl, 0, sizeof(fl));
 	/* a failure in the list comes after every frame listed: theirs are reported first */
 	gpz_result lr = list_frames((const uint8_t *)d_src, src_size, st, &fl), r = GPZ_OK;

@@ -51,6 +51,13 @@ __global__ void fill_kernel(uint8_t *dst, size_t n, int w, uint32_t v)
 			dst[i * w + b] = (uint8_t)(v >> (8 * b));
 }
 
+extern "C" gpz_result gpz_gpu_fill(uint8_t *d_dst, size_t n, int w, uint32_t v,
+                                   gpz_stream_t stream)
+{
+	fill_kernel<<<1024, 256, 0, (cudaStream_t)stream>>>(d_dst, n, w, v);
+	return gpz_cuda_result(cudaGetLastError());
+}
+
 /* ---- compress ---- */
 
 struct enc_layout {
@@ -454,8 +461,8 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	} else if (r == GPZ_OK) {
 		r = gpz_gpu_reserve(&g->work, &g->work_cap, 256);
 		if (r == GPZ_OK) {
-			fill_kernel<<<1024, 256, 0, s>>>(d_dst, (size_t)n, in.symbol_bytes, in.alphabet);
-			r = gpz_cuda_result(cudaGetLastError());
+			r = gpz_gpu_fill(d_dst, (size_t)n, in.symbol_bytes, in.alphabet,
+			                 (gpz_stream_t)s);
 		}
 	}
 	size_t sum_at = in.frame_type == GPZ_FRAME_HUFFMAN ? gpz_align256((nchunks + 1) * 8)

@@ -1,0 +1,502 @@
+/*
+ * frames_decode_gpu.cu - a stream of many small Huffman-only frames decoded from device memory
+ * with a few waits in all, not several a frame (gpz_decompress_device; frames_gpu.cu writes such
+ * streams for the ratio a code per frame gives text).
+ *
+ * A thread walks the frame headers on the device (their sizes chain); every frame's bytes up to
+ * its payload, its payload's last byte and its content checksum come back to the host in one
+ * copy. The host then checks each frame with the same functions as a frame at a time
+ * (gpz_parse_block, the header check, gpz_frame_prepare_decode, the padding rule) and builds the
+ * decoders' table images on the context's threads; they go to the device in one copy, each
+ * frame's decode is queued on one of a few streams (frames of 64 chunks fill a sliver of the
+ * GPU, so several run at once), then one launch sums every frame's content and one compares the
+ * sums and the decoders' flags. Any stream this does not take, or any check that fails, is left
+ * to the frame-at-a-time path, which then reports exactly what a host call would.
+ */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "common/context.h"
+#include "common/parallel.h"
+#include "container/frame.h"
+}
+#include "common/checksum_gpu.h"
+#include "container/frame_gpu.h"
+#include "gpu/gpu.h"
+#include "gpu/cuda_check.h"
+#include "huffman/huffman_gpu.h"
+
+namespace {
+
+constexpr size_t MAX_FRAMES = 65536;
+constexpr int STREAMS = 16;
+constexpr size_t MAX_IMAGES = (size_t)256 << 20; /* bytes of table images a call */
+constexpr size_t TAIL = 16; /* a frame's content checksum and its payload's last byte */
+
+/* What the walk found: status 0 when the frames run from the stream header to a trailer that
+ * ends the input, every one of a kind this path takes. */
+struct walk_out {
+	unsigned long long status, nf, end, packed;
+};
+
+struct walk_arrays {
+	uint64_t *at;        /* frame offsets in the input */
+	uint64_t *block;     /* frame sizes */
+	uint64_t *head;      /* bytes up to the payload: header, codebook, index, header check */
+	uint64_t *packed_at; /* where the frame's head and tail go in the packed copy */
+};
+
+__device__ uint64_t le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* One thread: frame after frame from the stream header on; Huffman (one bitstream a chunk),
+ * stored and constant frames only, every size within the input. The host checks each header
+ * again with gpz_parse_block before anything is decoded. */
+__global__ void walk_kernel(const uint8_t *s, size_t size, walk_out *o, walk_arrays a)
+{
+	size_t pos = GPZ_HEADER_SIZE, nf = 0, packed = 0;
+	unsigned long long status = 1;
+	while (pos < size && nf < MAX_FRAMES) {
+		const uint8_t *b = s + pos;
+		if (b[0] == GPZ_TRAILER_TYPE) {
+			status = size - pos == GPZ_TRAILER_SIZE ? 0 : 1;
+			break;
+		}
+		if (size - pos < GPZ_FRAME_HEADER_SIZE || b[0] < GPZ_FRAME_HUFFMAN ||
+		    b[0] > GPZ_FRAME_CONSTANT)
+			break;
+		const uint64_t n = le(b + 8, 8), cb = le(b + 16, 4), payload = le(b + 24, 8);
+		const int cl = b[2];
+		if (n == 0 || n > GPZ_MAX_FRAME_BYTES || cb > (1u << 22) || payload > ((uint64_t)1 << 34))
+			break;
+		uint64_t nch = 0;
+		if (b[0] == GPZ_FRAME_HUFFMAN) {
+			if (b[20] != 0 || cl < GPZ_MIN_CHUNK_LOG || cl > GPZ_MAX_CHUNK_LOG)
+				break;
+			nch = (n + ((uint64_t)1 << cl) - 1) >> cl;
+		}
+		const uint64_t head = GPZ_FRAME_HEADER_SIZE + cb + 4 * nch + GPZ_CHECK_SIZE;
+		const uint64_t block = head + payload + GPZ_CONTENT_SIZE;
+		if (block > size - pos)
+			break;
+		a.at[nf] = pos;
+		a.block[nf] = block;
+		a.head[nf] = head;
+		a.packed_at[nf] = packed;
+		packed += ((head + 15) & ~(uint64_t)15) + TAIL;
+		nf++;
+		pos += block;
+	}
+	o->status = status;
+	o->nf = nf;
+	o->end = pos;
+	o->packed = packed;
+}
+
+/* A block a frame: its head, then its checksum and last payload byte, into the packed copy. */
+__global__ void gather_kernel(const uint8_t *s, walk_arrays a, uint8_t *packed)
+{
+	const size_t f = blockIdx.x;
+	const uint8_t *b = s + a.at[f];
+	const uint64_t head = a.head[f], block = a.block[f];
+	uint8_t *d = packed + a.packed_at[f];
+	for (size_t i = threadIdx.x; i < head; i += blockDim.x)
+		d[i] = b[i];
+	uint8_t *t = d + ((head + 15) & ~(uint64_t)15);
+	if (threadIdx.x < 8)
+		t[threadIdx.x] = b[block - 8 + threadIdx.x];
+	if (threadIdx.x == 8)
+		t[8] = block > head + GPZ_CONTENT_SIZE ? b[block - GPZ_CONTENT_SIZE - 1] : 0;
+}
+
+/* A thread a frame: its decoder's flag (Huffman frames) and its content checksum against the
+ * stored one; *bad counts the frames that fail. */
+__global__ void verify_kernel(size_t nf, const uint8_t *packed, walk_arrays a,
+                              const uint64_t *img_at, const uint8_t *imgs, size_t flag_at,
+                              const uint64_t *sums, unsigned long long *bad)
+{
+	size_t f = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (f >= nf)
+		return;
+	const uint8_t *t = packed + a.packed_at[f] + ((a.head[f] + 15) & ~(uint64_t)15);
+	bool flag = img_at[f] != ~(uint64_t)0 &&
+	            *reinterpret_cast<const uint32_t *>(imgs + img_at[f] + flag_at) != 0;
+	if (flag || le(t, 8) != sums[f])
+		atomicAdd(bad, 1ull);
+}
+
+/* The host's view of one frame, checked. */
+struct frame_job {
+	const uint8_t *head; /* in the packed host copy */
+	uint8_t last;        /* the payload's last byte */
+	gpz_block_info in;
+	uint64_t payload, n, nchunks, out, starts_at, img_at;
+	struct gpz_gpu_dec_plan plan; /* the decoder itself lives only while its image is made */
+	gpz_result r;
+};
+
+struct batch {
+	struct frame_job *jobs;
+	size_t nf;
+	int w;
+	uint64_t *h_starts;
+	uint8_t *h_imgs;
+};
+
+/* Frame k's decoder, chunk starts and table image (context threads, one frame each). */
+void prepare_frame(void *v, size_t k)
+{
+	struct batch *b = (struct batch *)v;
+	struct frame_job *j = &b->jobs[k];
+	if (j->in.frame_type != GPZ_FRAME_HUFFMAN)
+		return;
+	uint64_t *starts = b->h_starts + j->starts_at;
+	size_t bytes = 0;
+	gpz_decoder dec;
+	memset(&dec, 0, sizeof(dec));
+	j->r = gpz_frame_prepare_decode(j->head, &j->in, &dec, starts);
+	if (j->r == GPZ_OK && !gpz_frame_padding_ok(j->last, j->payload, starts[j->nchunks]))
+		j->r = GPZ_ERR_CORRUPT;
+	if (j->r == GPZ_OK)
+		j->r = gpz_gpu_decode_image(&dec, b->w, b->h_imgs + j->img_at, &bytes, &j->plan);
+	gpz_decoder_free(&dec);
+}
+
+/* The serial checks of every frame head, and the layout of the starts and images; false when
+ * this path does not take the stream. */
+bool plan_frames(struct batch *b, const uint8_t *host, const uint64_t *packed_at,
+                 const uint64_t *head_bytes, const uint64_t *block, size_t cap, size_t slot,
+                 uint64_t *total, uint64_t *nstarts)
+{
+	uint64_t out = 0, starts = 0, img = 0;
+	for (size_t k = 0; k < b->nf; k++) {
+		struct frame_job *j = &b->jobs[k];
+		const uint64_t hb = head_bytes[k];
+		j->head = host + packed_at[k];
+		j->last = j->head[((hb + 15) & ~(uint64_t)15) + 8];
+		const size_t check_at = (size_t)hb - GPZ_CHECK_SIZE;
+		if (gpz_parse_block(j->head, (size_t)hb, &j->in) != GPZ_OK ||
+		    j->in.kind != GPZ_BLOCK_FRAME || j->in.block_bytes != block[k] ||
+		    j->in.symbol_bytes != b->w ||
+		    gpz_load_le32(j->head + check_at) != gpz_header_check(j->head, check_at))
+			return false;
+		/* the checksum launch takes frames of one size (but the last) */
+		if (k && k + 1 < b->nf && j->in.content_bytes != b->jobs[0].in.content_bytes)
+			return false;
+		if (k + 1 == b->nf && k && j->in.content_bytes > b->jobs[0].in.content_bytes)
+			return false;
+		j->payload = gpz_load_le64(j->head + 24);
+		j->n = j->in.content_bytes / (uint64_t)j->in.symbol_bytes;
+		j->out = out;
+		out += j->in.content_bytes;
+		j->nchunks = j->in.frame_type == GPZ_FRAME_HUFFMAN ? gpz_frame_chunks(j->n, j->in.chunk_log)
+		                                                   : 0;
+		j->starts_at = starts;
+		starts += j->nchunks ? j->nchunks + 1 : 0;
+		j->img_at = j->in.frame_type == GPZ_FRAME_HUFFMAN ? img : ~(uint64_t)0;
+		img += j->in.frame_type == GPZ_FRAME_HUFFMAN ? slot : 0;
+		j->r = GPZ_OK;
+	}
+	*total = out;
+	*nstarts = starts;
+	return out <= cap;
+}
+
+size_t a256(size_t x)
+{
+	return (x + 255) & ~(size_t)255;
+}
+
+/* Device workspace: the walk's results, then (sized after it) the packed heads, then the chunk
+ * starts, the image offsets and the table images (laid out as the host's pinned copy of them),
+ * the sums and the verdict. */
+struct dlayout {
+	size_t out, at, block, head, packed_at, packed, starts, img_at, imgs, sums, bad, total;
+};
+
+dlayout dlayout_for(size_t packed, size_t nstarts, size_t imgs, size_t nf)
+{
+	dlayout l;
+	l.out = 0;
+	l.at = 256;
+	l.block = l.at + MAX_FRAMES * 8;
+	l.head = l.block + MAX_FRAMES * 8;
+	l.packed_at = l.head + MAX_FRAMES * 8;
+	l.packed = l.packed_at + MAX_FRAMES * 8;
+	l.starts = l.packed + a256(packed);
+	l.img_at = l.starts + a256(nstarts * 8);
+	l.imgs = l.img_at + a256(nf * 8);
+	l.sums = l.imgs + a256(imgs);
+	l.bad = l.sums + a256(nf * 8);
+	l.total = l.bad + 256;
+	return l;
+}
+
+walk_arrays arrays_at(uint8_t *w, const dlayout &l)
+{
+	walk_arrays a = { (uint64_t *)(w + l.at), (uint64_t *)(w + l.block), (uint64_t *)(w + l.head),
+		          (uint64_t *)(w + l.packed_at) };
+	return a;
+}
+
+/* Frames k = i, i + STREAMS, ... decoded (or copied, or filled) on stream i: a host thread a
+ * stream, as one thread's launches (~7 us each) would take longer than the decoding. */
+struct queue_task {
+	struct batch *b;
+	const uint8_t *d_src;
+	const uint64_t *at, *d_starts;
+	uint8_t *d_dst;
+	const uint8_t *d_imgs;
+	cudaStream_t *xs;
+	const struct gpz_gpu *g;
+	gpz_result r[STREAMS];
+};
+
+void queue_stream(void *v, size_t i)
+{
+	struct queue_task *q = (struct queue_task *)v;
+	struct batch *b = q->b;
+	gpz_result r = gpz_gpu_use(q->g); /* the context's threads may be on another device */
+	for (size_t k = i; r == GPZ_OK && k < b->nf; k += STREAMS) {
+		struct frame_job *j = &b->jobs[k];
+		cudaStream_t x = q->xs[i];
+		const uint8_t *payload =
+			q->d_src + q->at[k] + j->in.block_bytes - GPZ_CONTENT_SIZE - j->payload;
+		if (j->in.frame_type == GPZ_FRAME_HUFFMAN)
+			r = gpz_gpu_decode_queue(&j->plan, q->d_imgs + j->img_at, payload,
+			                         (size_t)j->payload, q->d_starts + j->starts_at, (size_t)j->n,
+			                         j->in.chunk_log, q->d_dst + j->out, (gpz_stream_t)x);
+		else if (j->in.frame_type == GPZ_FRAME_STORED)
+			r = gpz_cuda_result(cudaMemcpyAsync(q->d_dst + j->out, payload, j->in.content_bytes,
+			                                    cudaMemcpyDeviceToDevice, x));
+		else
+			r = gpz_gpu_fill(q->d_dst + j->out, (size_t)j->n, b->w, j->in.alphabet,
+			                 (gpz_stream_t)x);
+	}
+	q->r[i] = r;
+}
+
+/* One call's state, phase to phase. */
+struct dec_call {
+	struct gpz_gpu *g;
+	cudaStream_t s;
+	const uint8_t *d_src;
+	size_t src_size, cap;
+	uint8_t *d_dst;
+	int nthreads;
+	walk_out wo;
+	dlayout l;
+	struct batch b;
+	uint8_t *host; /* the walk's arrays, the packed heads, the stream header and trailer */
+	size_t fo, ho, so, slot, nimg;
+	uint64_t total, nstarts;
+};
+
+/* The walk, then (when it found a stream this path takes) every frame's head and tail, the
+ * stream header and the trailer, copied to c->host. */
+gpz_result walk_and_gather(struct dec_call *c)
+{
+	struct gpz_gpu *g = c->g;
+	gpz_result r = gpz_gpu_reserve(&g->work, &g->work_cap, c->l.total);
+	if (r == GPZ_OK) {
+		walk_kernel<<<1, 1, 0, c->s>>>(c->d_src, c->src_size, (walk_out *)g->work,
+		                               arrays_at(g->work, c->l));
+		r = gpz_cuda_result(cudaGetLastError());
+	}
+	if (r == GPZ_OK)
+		r = gpz_cuda_d2h(&c->wo, g->work, sizeof(c->wo), c->s);
+	if (r == GPZ_OK && (c->wo.status != 0 || c->wo.nf < 2))
+		r = GPZ_ERR_PARAM;
+	if (r != GPZ_OK)
+		return r;
+	const size_t nf = c->b.nf = (size_t)c->wo.nf;
+	c->fo = a256(4 * nf * 8);
+	c->ho = c->fo + a256((size_t)c->wo.packed);
+	c->so = c->ho + 256;
+	c->l = dlayout_for(c->wo.packed, 0, 0, 0);
+	r = gpz_gpu_host_reserve(g, c->so);
+	if (r == GPZ_OK)
+		r = gpz_gpu_grow(&g->work, &g->work_cap, c->l.total, c->l.packed, (gpz_stream_t)c->s);
+	if (r == GPZ_OK) {
+		gather_kernel<<<(unsigned)nf, 128, 0, c->s>>>(c->d_src, arrays_at(g->work, c->l),
+		                                              g->work + c->l.packed);
+		r = gpz_cuda_result(cudaGetLastError());
+	}
+	uint64_t *h_arr = (uint64_t *)g->host;
+	for (int i = 0; i < 4 && r == GPZ_OK; i++) /* at, block, head, packed_at */
+		r = gpz_cuda_result(cudaMemcpyAsync(h_arr + i * nf,
+		                                    g->work + c->l.at + i * MAX_FRAMES * 8, nf * 8,
+		                                    cudaMemcpyDeviceToHost, c->s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->host + c->fo, g->work + c->l.packed,
+		                                    (size_t)c->wo.packed, cudaMemcpyDeviceToHost, c->s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->host + c->ho, c->d_src, GPZ_HEADER_SIZE,
+		                                    cudaMemcpyDeviceToHost, c->s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->host + c->ho + 64, c->d_src + c->wo.end,
+		                                    GPZ_TRAILER_SIZE, cudaMemcpyDeviceToHost, c->s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaStreamSynchronize(c->s));
+	/* out of the pinned buffer, which grows next for the starts and images */
+	if (r == GPZ_OK && !(c->host = (uint8_t *)malloc(c->so)))
+		r = GPZ_ERR_NOMEM;
+	if (r == GPZ_OK)
+		memcpy(c->host, g->host, c->so);
+	return r;
+}
+
+/* The stream header, every frame's head (as a frame at a time checks it) and the trailer, and
+ * the layout of the chunk starts and images; false when this path does not take the stream. */
+bool check_heads(struct dec_call *c)
+{
+	const size_t nf = c->b.nf;
+	const uint64_t *arr = (const uint64_t *)c->host, *packed_at = arr + 3 * nf;
+	const uint8_t *heads = c->host + c->fo;
+	uint32_t most = 0; /* images as large as the largest code's */
+	for (size_t k = 0; k < nf; k++)
+		if (heads[packed_at[k]] == GPZ_FRAME_HUFFMAN) {
+			uint32_t alpha = gpz_load_le32(heads + packed_at[k] + 4);
+			most = alpha > most ? alpha : most;
+		}
+	c->slot = gpz_gpu_decode_image_size(most);
+	c->b.w = heads[1];
+	if (!(c->b.jobs = (struct frame_job *)calloc(nf, sizeof(*c->b.jobs))) ||
+	    gpz_read_header(c->host + c->ho, GPZ_HEADER_SIZE) != GPZ_OK ||
+	    !plan_frames(&c->b, heads, packed_at, arr + 2 * nf, arr + nf, c->cap, c->slot, &c->total,
+	                 &c->nstarts) ||
+	    gpz_read_trailer(c->host + c->ho + 64, GPZ_TRAILER_SIZE, c->total, (uint32_t)nf) != GPZ_OK)
+		return false;
+	c->nimg = 0;
+	for (size_t k = 0; k < nf; k++)
+		c->nimg += c->b.jobs[k].in.frame_type == GPZ_FRAME_HUFFMAN;
+	return c->nimg * c->slot <= MAX_IMAGES;
+}
+
+/* The decoders' chunk starts and table images made on the host threads and sent in one copy;
+ * *taken false when a frame fails its checks. */
+gpz_result prepare_all(struct dec_call *c, bool *taken)
+{
+	struct gpz_gpu *g = c->g;
+	c->l = dlayout_for(c->wo.packed, c->nstarts, c->nimg * c->slot, c->b.nf);
+	gpz_result r = gpz_gpu_host_reserve(g, c->l.sums - c->l.starts);
+	if (r != GPZ_OK)
+		return r;
+	c->b.h_starts = (uint64_t *)g->host;
+	c->b.h_imgs = g->host + (c->l.imgs - c->l.starts);
+	for (size_t k = 0; k < c->b.nf; k++)
+		((uint64_t *)(g->host + (c->l.img_at - c->l.starts)))[k] = c->b.jobs[k].img_at;
+	gpz_parallel_for(c->nthreads, c->b.nf, prepare_frame, &c->b);
+	for (size_t k = 0; k < c->b.nf; k++)
+		*taken = *taken && c->b.jobs[k].r == GPZ_OK;
+	if (*taken)
+		r = gpz_gpu_grow(&g->work, &g->work_cap, c->l.total, c->l.starts, (gpz_stream_t)c->s);
+	if (r == GPZ_OK && *taken) /* laid out as in the workspace */
+		r = gpz_cuda_result(cudaMemcpyAsync(g->work + c->l.starts, g->host,
+		                                    c->l.sums - c->l.starts, cudaMemcpyHostToDevice,
+		                                    c->s));
+	return r;
+}
+
+/* Every frame queued on the streams (after what c->s holds), then on c->s the sums, the
+ * verdict and one wait; *bad the frames that failed. */
+gpz_result decode_all(struct dec_call *c, cudaStream_t *xs, cudaEvent_t *ev, uint64_t *bad)
+{
+	struct gpz_gpu *g = c->g;
+	const dlayout &l = c->l;
+	gpz_result r = gpz_cuda_result(cudaEventRecord(ev[STREAMS], c->s));
+	for (int i = 0; r == GPZ_OK && i < STREAMS; i++)
+		r = gpz_cuda_result(cudaStreamWaitEvent(xs[i], ev[STREAMS], 0));
+	if (r == GPZ_OK) {
+		struct queue_task q = { &c->b, c->d_src, (const uint64_t *)c->host,
+			                (const uint64_t *)(g->work + l.starts), c->d_dst,
+			                g->work + l.imgs, xs, g, {} };
+		gpz_parallel_for(c->nthreads, STREAMS, queue_stream, &q);
+		for (int i = 0; i < STREAMS && r == GPZ_OK; i++)
+			r = q.r[i];
+	}
+	for (int i = 0; r == GPZ_OK && i < STREAMS; i++) {
+		r = gpz_cuda_result(cudaEventRecord(ev[i], xs[i]));
+		if (r == GPZ_OK)
+			r = gpz_cuda_result(cudaStreamWaitEvent(c->s, ev[i], 0));
+	}
+	uint64_t *d_sums = (uint64_t *)(g->work + l.sums);
+	unsigned long long *d_bad = (unsigned long long *)(g->work + l.bad);
+	if (r == GPZ_OK)
+		r = gpz_gpu_checksum_frames(c->d_dst, (size_t)c->total,
+		                            (size_t)c->b.jobs[0].in.content_bytes, d_sums,
+		                            (gpz_stream_t)c->s);
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemsetAsync(d_bad, 0, 8, c->s));
+	if (r == GPZ_OK) {
+		verify_kernel<<<(unsigned)((c->b.nf + 127) / 128), 128, 0, c->s>>>(
+			c->b.nf, g->work + l.packed, arrays_at(g->work, l),
+			(const uint64_t *)(g->work + l.img_at), g->work + l.imgs, gpz_gpu_decode_flag_at(),
+			d_sums, d_bad);
+		r = gpz_cuda_result(cudaGetLastError());
+	}
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaMemcpyAsync(g->pinned, d_bad, 8, cudaMemcpyDeviceToHost, c->s));
+	if (r == GPZ_OK)
+		r = gpz_cuda_result(cudaStreamSynchronize(c->s));
+	*bad = g->pinned[0];
+	return r;
+}
+
+} // namespace
+
+extern "C" gpz_result gpz_gpu_frames_decompress_dev(struct gpz_gpu *g, int nthreads,
+                                                    const uint8_t *d_src, size_t src_size,
+                                                    uint8_t *d_dst, size_t cap, size_t *written,
+                                                    gpz_stream_t stream)
+{
+	struct dec_call c;
+	cudaStream_t xs[STREAMS];
+	cudaEvent_t ev[STREAMS + 1];
+	int made_s = 0, made_e = 0;
+	uint64_t bad = 1;
+	bool taken = false;
+
+	memset(&c, 0, sizeof(c));
+	c.g = g;
+	c.s = (cudaStream_t)stream;
+	c.d_src = d_src;
+	c.src_size = src_size;
+	c.d_dst = d_dst;
+	c.cap = cap;
+	c.nthreads = nthreads;
+	c.l = dlayout_for(0, 0, 0, 0);
+	*written = 0;
+	gpz_result r = src_size > GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE ? GPZ_OK : GPZ_ERR_PARAM;
+	if (r == GPZ_OK)
+		r = walk_and_gather(&c);
+	taken = r == GPZ_OK && check_heads(&c);
+	if (taken)
+		r = prepare_all(&c, &taken);
+	for (; r == GPZ_OK && taken && made_e <= STREAMS; made_e++)
+		r = gpz_cuda_result(cudaEventCreateWithFlags(&ev[made_e], cudaEventDisableTiming));
+	for (; r == GPZ_OK && taken && made_s < STREAMS; made_s++)
+		r = gpz_cuda_result(cudaStreamCreateWithFlags(&xs[made_s], cudaStreamNonBlocking));
+	if (r == GPZ_OK && taken)
+		r = decode_all(&c, xs, ev, &bad);
+	if (made_s) /* nothing may still use the workspace or the streams */
+		cudaStreamSynchronize(c.s);
+	for (int i = 0; i < made_s; i++)
+		cudaStreamDestroy(xs[i]);
+	for (int i = 0; i < made_e; i++)
+		cudaEventDestroy(ev[i]);
+	free(c.b.jobs);
+	free(c.host);
+	if (r == GPZ_OK && (!taken || bad))
+		r = GPZ_ERR_PARAM; /* left to the frame-at-a-time path, which says what is wrong */
+	if (r == GPZ_OK)
+		*written = (size_t)c.total;
+	return r;
+}
