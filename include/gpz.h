@@ -327,8 +327,12 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * chunks, d_src 16-byte aligned, at most 65535 frames) plans and codes them all on the device
  * and synchronises once in all; other compression synchronises once per frame after the
  * histogram (the codebook is decided on the host from the counts) and once per frame at its
- * end; decompression copies each frame's header, codebook and chunk index to the
- * host and synchronises once per frame. A call of several frames works on several at once (up
+ * end. Decompression of a stream of many Huffman-only (one bitstream a chunk), stored or
+ * constant frames of up to 16 MiB walks their headers on the device, checks them all on the
+ * host from one copy and queues every frame's decode, synchronising three times in all
+ * (about 8 bytes of workspace a chunk, table images of ~17 KiB a frame for 1-byte symbols);
+ * other decompression copies each frame's header, codebook and chunk index to the host and
+ * synchronises once per frame. A call of several frames works on several at once (up
  * to 4 compressing, 8 decoding), each on a host thread and CUDA streams of its own (the
  * caller's stream is waited for first); when a call returns, its output is complete, the bytes
  * those of one frame at a time.
