@@ -7,10 +7,10 @@
  * its payload, its payload's last byte and its content checksum come back to the host in one
  * copy. The host then checks each frame with the same functions as a frame at a time
  * (gpz_parse_block, the header check, gpz_frame_prepare_decode, the padding rule) and builds the
- * decoders' table images on the context's threads; they go to the device in one copy, each
- * frame's decode is queued on one of a few streams (frames of 64 chunks fill a sliver of the
- * GPU, so several run at once), then one launch sums every frame's content and one compares the
- * sums and the decoders' flags. Any stream this does not take, or any check that fails, is left
+ * decoders' table images and launch parameters on the context's threads; they go to the device
+ * in one copy, one launch decodes every frame's chunks (a block takes a few chunks of one frame
+ * at a time, loading that frame's table), then one launch sums every frame's content and one
+ * compares the sums and the decoders' flags. Any stream this does not take, or any check that fails, is left
  * to the frame-at-a-time path, which then reports exactly what a host call would.
  */
 #include <cuda_runtime.h>
@@ -31,7 +31,7 @@ extern "C" {
 namespace {
 
 constexpr size_t MAX_FRAMES = 65536;
-constexpr int STREAMS = 16;
+constexpr uint32_t UNIT = 8; /* chunks a block takes at a time (one table load) */
 constexpr size_t MAX_IMAGES = (size_t)256 << 20; /* bytes of table images a call */
 constexpr size_t TAIL = 16; /* a frame's content checksum and its payload's last byte */
 
@@ -138,16 +138,21 @@ struct frame_job {
 	uint8_t last;        /* the payload's last byte */
 	gpz_block_info in;
 	uint64_t payload, n, nchunks, out, starts_at, img_at;
-	struct gpz_gpu_dec_plan plan; /* the decoder itself lives only while its image is made */
+	uint64_t hidx;       /* its place among the Huffman frames */
 	gpz_result r;
 };
 
+/* The frames, and where their decode's pieces lie: on the host (pinned, h_) and the device. */
 struct batch {
 	struct frame_job *jobs;
 	size_t nf;
 	int w;
 	uint64_t *h_starts;
-	uint8_t *h_imgs;
+	uint8_t *h_imgs, *h_params;
+	const uint8_t *d_src;
+	const uint64_t *at, *d_starts;
+	const uint8_t *d_imgs;
+	uint8_t *d_dst;
 };
 
 /* Frame k's decoder, chunk starts and table image (context threads, one frame each). */
@@ -164,9 +169,17 @@ void prepare_frame(void *v, size_t k)
 	j->r = gpz_frame_prepare_decode(j->head, &j->in, &dec, starts);
 	if (j->r == GPZ_OK && !gpz_frame_padding_ok(j->last, j->payload, starts[j->nchunks]))
 		j->r = GPZ_ERR_CORRUPT;
+	struct gpz_gpu_dec_plan plan;
 	if (j->r == GPZ_OK)
-		j->r = gpz_gpu_decode_image(&dec, b->w, b->h_imgs + j->img_at, &bytes, &j->plan);
+		j->r = gpz_gpu_decode_image(&dec, b->w, b->h_imgs + j->img_at, &bytes, &plan);
 	gpz_decoder_free(&dec);
+	const uint8_t *payload =
+		b->d_src + b->at[k] + j->in.block_bytes - GPZ_CONTENT_SIZE - j->payload;
+	if (j->r == GPZ_OK)
+		j->r = gpz_gpu_decode_params(&plan, b->d_imgs + j->img_at, payload, (size_t)j->payload,
+		                             b->d_starts + j->starts_at, (size_t)j->n, j->in.chunk_log,
+		                             b->d_dst + j->out,
+		                             b->h_params + j->hidx * gpz_gpu_decode_params_size());
 }
 
 /* The serial checks of every frame head, and the layout of the starts and images; false when
@@ -200,6 +213,7 @@ bool plan_frames(struct batch *b, const uint8_t *host, const uint64_t *packed_at
 		                                                   : 0;
 		j->starts_at = starts;
 		starts += j->nchunks ? j->nchunks + 1 : 0;
+		j->hidx = j->in.frame_type == GPZ_FRAME_HUFFMAN ? img / slot : ~(uint64_t)0;
 		j->img_at = j->in.frame_type == GPZ_FRAME_HUFFMAN ? img : ~(uint64_t)0;
 		img += j->in.frame_type == GPZ_FRAME_HUFFMAN ? slot : 0;
 		j->r = GPZ_OK;
@@ -215,13 +229,15 @@ size_t a256(size_t x)
 }
 
 /* Device workspace: the walk's results, then (sized after it) the packed heads, then the chunk
- * starts, the image offsets and the table images (laid out as the host's pinned copy of them),
- * the sums and the verdict. */
+ * starts, the image offsets, the Huffman frames' first units and launch parameters and the
+ * table images (laid out as the host's pinned copy of them), the sums, the verdict and the
+ * decoder's unit counter. */
 struct dlayout {
-	size_t out, at, block, head, packed_at, packed, starts, img_at, imgs, sums, bad, total;
+	size_t out, at, block, head, packed_at, packed, starts, img_at, unit_base, params, imgs, sums,
+		bad, total;
 };
 
-dlayout dlayout_for(size_t packed, size_t nstarts, size_t imgs, size_t nf)
+dlayout dlayout_for(size_t packed, size_t nstarts, size_t imgs, size_t nf, size_t nh)
 {
 	dlayout l;
 	l.out = 0;
@@ -232,7 +248,9 @@ dlayout dlayout_for(size_t packed, size_t nstarts, size_t imgs, size_t nf)
 	l.packed = l.packed_at + MAX_FRAMES * 8;
 	l.starts = l.packed + a256(packed);
 	l.img_at = l.starts + a256(nstarts * 8);
-	l.imgs = l.img_at + a256(nf * 8);
+	l.unit_base = l.img_at + a256(nf * 8);
+	l.params = l.unit_base + a256(nh * 8);
+	l.imgs = l.params + a256(nh * gpz_gpu_decode_params_size());
 	l.sums = l.imgs + a256(imgs);
 	l.bad = l.sums + a256(nf * 8);
 	l.total = l.bad + 256;
@@ -244,43 +262,6 @@ walk_arrays arrays_at(uint8_t *w, const dlayout &l)
 	walk_arrays a = { (uint64_t *)(w + l.at), (uint64_t *)(w + l.block), (uint64_t *)(w + l.head),
 		          (uint64_t *)(w + l.packed_at) };
 	return a;
-}
-
-/* Frames k = i, i + STREAMS, ... decoded (or copied, or filled) on stream i: a host thread a
- * stream, as one thread's launches (~7 us each) would take longer than the decoding. */
-struct queue_task {
-	struct batch *b;
-	const uint8_t *d_src;
-	const uint64_t *at, *d_starts;
-	uint8_t *d_dst;
-	const uint8_t *d_imgs;
-	cudaStream_t *xs;
-	const struct gpz_gpu *g;
-	gpz_result r[STREAMS];
-};
-
-void queue_stream(void *v, size_t i)
-{
-	struct queue_task *q = (struct queue_task *)v;
-	struct batch *b = q->b;
-	gpz_result r = gpz_gpu_use(q->g); /* the context's threads may be on another device */
-	for (size_t k = i; r == GPZ_OK && k < b->nf; k += STREAMS) {
-		struct frame_job *j = &b->jobs[k];
-		cudaStream_t x = q->xs[i];
-		const uint8_t *payload =
-			q->d_src + q->at[k] + j->in.block_bytes - GPZ_CONTENT_SIZE - j->payload;
-		if (j->in.frame_type == GPZ_FRAME_HUFFMAN)
-			r = gpz_gpu_decode_queue(&j->plan, q->d_imgs + j->img_at, payload,
-			                         (size_t)j->payload, q->d_starts + j->starts_at, (size_t)j->n,
-			                         j->in.chunk_log, q->d_dst + j->out, (gpz_stream_t)x);
-		else if (j->in.frame_type == GPZ_FRAME_STORED)
-			r = gpz_cuda_result(cudaMemcpyAsync(q->d_dst + j->out, payload, j->in.content_bytes,
-			                                    cudaMemcpyDeviceToDevice, x));
-		else
-			r = gpz_gpu_fill(q->d_dst + j->out, (size_t)j->n, b->w, j->in.alphabet,
-			                 (gpz_stream_t)x);
-	}
-	q->r[i] = r;
 }
 
 /* One call's state, phase to phase. */
@@ -296,7 +277,7 @@ struct dec_call {
 	struct batch b;
 	uint8_t *host; /* the walk's arrays, the packed heads, the stream header and trailer */
 	size_t fo, ho, so, slot, nimg;
-	uint64_t total, nstarts;
+	uint64_t total, nstarts, units;
 };
 
 /* The walk, then (when it found a stream this path takes) every frame's head and tail, the
@@ -320,7 +301,7 @@ gpz_result walk_and_gather(struct dec_call *c)
 	c->fo = a256(4 * nf * 8);
 	c->ho = c->fo + a256((size_t)c->wo.packed);
 	c->so = c->ho + 256;
-	c->l = dlayout_for(c->wo.packed, 0, 0, 0);
+	c->l = dlayout_for(c->wo.packed, 0, 0, 0, 0);
 	r = gpz_gpu_host_reserve(g, c->so);
 	if (r == GPZ_OK)
 		r = gpz_gpu_grow(&g->work, &g->work_cap, c->l.total, c->l.packed, (gpz_stream_t)c->s);
@@ -380,64 +361,82 @@ bool check_heads(struct dec_call *c)
 	return c->nimg * c->slot <= MAX_IMAGES;
 }
 
-/* The decoders' chunk starts and table images made on the host threads and sent in one copy;
- * *taken false when a frame fails its checks. */
+/* The decoders' chunk starts, table images and launch parameters made on the host threads and
+ * sent in one copy; *taken false when a frame fails its checks. */
 gpz_result prepare_all(struct dec_call *c, bool *taken)
 {
 	struct gpz_gpu *g = c->g;
-	c->l = dlayout_for(c->wo.packed, c->nstarts, c->nimg * c->slot, c->b.nf);
-	gpz_result r = gpz_gpu_host_reserve(g, c->l.sums - c->l.starts);
+	struct batch *b = &c->b;
+	c->l = dlayout_for(c->wo.packed, c->nstarts, c->nimg * c->slot, b->nf, c->nimg);
+	const dlayout &l = c->l;
+	gpz_result r = gpz_gpu_host_reserve(g, l.sums - l.starts);
+	if (r == GPZ_OK) /* before the parameters are made: they hold device addresses */
+		r = gpz_gpu_grow(&g->work, &g->work_cap, l.total, l.starts, (gpz_stream_t)c->s);
 	if (r != GPZ_OK)
 		return r;
-	c->b.h_starts = (uint64_t *)g->host;
-	c->b.h_imgs = g->host + (c->l.imgs - c->l.starts);
-	for (size_t k = 0; k < c->b.nf; k++)
-		((uint64_t *)(g->host + (c->l.img_at - c->l.starts)))[k] = c->b.jobs[k].img_at;
-	gpz_parallel_for(c->nthreads, c->b.nf, prepare_frame, &c->b);
-	for (size_t k = 0; k < c->b.nf; k++)
-		*taken = *taken && c->b.jobs[k].r == GPZ_OK;
-	if (*taken)
-		r = gpz_gpu_grow(&g->work, &g->work_cap, c->l.total, c->l.starts, (gpz_stream_t)c->s);
-	if (r == GPZ_OK && *taken) /* laid out as in the workspace */
-		r = gpz_cuda_result(cudaMemcpyAsync(g->work + c->l.starts, g->host,
-		                                    c->l.sums - c->l.starts, cudaMemcpyHostToDevice,
-		                                    c->s));
+	uint8_t *h = g->host;
+	uint64_t *img_at = (uint64_t *)(h + (l.img_at - l.starts));
+	uint64_t *unit_base = (uint64_t *)(h + (l.unit_base - l.starts));
+	b->h_starts = (uint64_t *)h;
+	b->h_params = h + (l.params - l.starts);
+	b->h_imgs = h + (l.imgs - l.starts);
+	b->d_src = c->d_src;
+	b->at = (const uint64_t *)c->host;
+	b->d_starts = (const uint64_t *)(g->work + l.starts);
+	b->d_imgs = g->work + l.imgs;
+	b->d_dst = c->d_dst;
+	c->units = 0;
+	for (size_t k = 0; k < b->nf; k++) {
+		const struct frame_job *j = &b->jobs[k];
+		img_at[k] = j->img_at;
+		if (j->in.frame_type == GPZ_FRAME_HUFFMAN) {
+			unit_base[j->hidx] = c->units;
+			c->units += (j->nchunks + UNIT - 1) / UNIT;
+		}
+	}
+	gpz_parallel_for(c->nthreads, b->nf, prepare_frame, b);
+	for (size_t k = 0; k < b->nf; k++)
+		*taken = *taken && b->jobs[k].r == GPZ_OK;
+	if (*taken) /* laid out as in the workspace */
+		r = gpz_cuda_result(cudaMemcpyAsync(g->work + l.starts, h, l.sums - l.starts,
+		                                    cudaMemcpyHostToDevice, c->s));
 	return r;
 }
 
-/* Every frame queued on the streams (after what c->s holds), then on c->s the sums, the
- * verdict and one wait; *bad the frames that failed. */
-gpz_result decode_all(struct dec_call *c, cudaStream_t *xs, cudaEvent_t *ev, uint64_t *bad)
+/* The stored and constant frames copied and filled, every Huffman frame decoded in one launch,
+ * then the sums, the verdict and one wait; *bad the frames that failed. */
+gpz_result decode_all(struct dec_call *c, uint64_t *bad)
 {
 	struct gpz_gpu *g = c->g;
+	const struct batch *b = &c->b;
 	const dlayout &l = c->l;
-	gpz_result r = gpz_cuda_result(cudaEventRecord(ev[STREAMS], c->s));
-	for (int i = 0; r == GPZ_OK && i < STREAMS; i++)
-		r = gpz_cuda_result(cudaStreamWaitEvent(xs[i], ev[STREAMS], 0));
-	if (r == GPZ_OK) {
-		struct queue_task q = { &c->b, c->d_src, (const uint64_t *)c->host,
-			                (const uint64_t *)(g->work + l.starts), c->d_dst,
-			                g->work + l.imgs, xs, g, {} };
-		gpz_parallel_for(c->nthreads, STREAMS, queue_stream, &q);
-		for (int i = 0; i < STREAMS && r == GPZ_OK; i++)
-			r = q.r[i];
+	gpz_result r = GPZ_OK;
+	for (size_t k = 0; r == GPZ_OK && k < b->nf; k++) {
+		const struct frame_job *j = &b->jobs[k];
+		const uint8_t *payload =
+			c->d_src + b->at[k] + j->in.block_bytes - GPZ_CONTENT_SIZE - j->payload;
+		if (j->in.frame_type == GPZ_FRAME_STORED)
+			r = gpz_cuda_result(cudaMemcpyAsync(c->d_dst + j->out, payload,
+			                                    j->in.content_bytes, cudaMemcpyDeviceToDevice,
+			                                    c->s));
+		else if (j->in.frame_type == GPZ_FRAME_CONSTANT)
+			r = gpz_gpu_fill(c->d_dst + j->out, (size_t)j->n, b->w, j->in.alphabet,
+			                 (gpz_stream_t)c->s);
 	}
-	for (int i = 0; r == GPZ_OK && i < STREAMS; i++) {
-		r = gpz_cuda_result(cudaEventRecord(ev[i], xs[i]));
-		if (r == GPZ_OK)
-			r = gpz_cuda_result(cudaStreamWaitEvent(c->s, ev[i], 0));
-	}
-	uint64_t *d_sums = (uint64_t *)(g->work + l.sums);
 	unsigned long long *d_bad = (unsigned long long *)(g->work + l.bad);
+	if (r == GPZ_OK && c->nimg)
+		r = gpz_gpu_decode_frames(g->work + l.params, (const uint64_t *)(g->work + l.unit_base),
+		                          c->nimg, c->units, UNIT, b->w, d_bad + 1, (gpz_stream_t)c->s);
+	uint64_t *d_sums = (uint64_t *)(g->work + l.sums);
 	if (r == GPZ_OK)
 		r = gpz_gpu_checksum_frames(c->d_dst, (size_t)c->total,
-		                            (size_t)c->b.jobs[0].in.content_bytes, d_sums,
+		                            (size_t)b->jobs[0].in.content_bytes, d_sums,
 		                            (gpz_stream_t)c->s);
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemsetAsync(d_bad, 0, 8, c->s));
 	if (r == GPZ_OK) {
-		verify_kernel<<<(unsigned)((c->b.nf + 127) / 128), 128, 0, c->s>>>(
-			c->b.nf, g->work + l.packed, arrays_at(g->work, l),
+		verify_kernel<<<(unsigned)((b->nf + 127) / 128), 128, 0, c->s>>>(
+			b->nf, g->work + l.packed, arrays_at(g->work, l),
 			(const uint64_t *)(g->work + l.img_at), g->work + l.imgs, gpz_gpu_decode_flag_at(),
 			d_sums, d_bad);
 		r = gpz_cuda_result(cudaGetLastError());
@@ -458,9 +457,6 @@ extern "C" gpz_result gpz_gpu_frames_decompress_dev(struct gpz_gpu *g, int nthre
                                                     gpz_stream_t stream)
 {
 	struct dec_call c;
-	cudaStream_t xs[STREAMS];
-	cudaEvent_t ev[STREAMS + 1];
-	int made_s = 0, made_e = 0;
 	uint64_t bad = 1;
 	bool taken = false;
 
@@ -472,7 +468,7 @@ extern "C" gpz_result gpz_gpu_frames_decompress_dev(struct gpz_gpu *g, int nthre
 	c.d_dst = d_dst;
 	c.cap = cap;
 	c.nthreads = nthreads;
-	c.l = dlayout_for(0, 0, 0, 0);
+	c.l = dlayout_for(0, 0, 0, 0, 0);
 	*written = 0;
 	gpz_result r = src_size > GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE ? GPZ_OK : GPZ_ERR_PARAM;
 	if (r == GPZ_OK)
@@ -480,18 +476,10 @@ extern "C" gpz_result gpz_gpu_frames_decompress_dev(struct gpz_gpu *g, int nthre
 	taken = r == GPZ_OK && check_heads(&c);
 	if (taken)
 		r = prepare_all(&c, &taken);
-	for (; r == GPZ_OK && taken && made_e <= STREAMS; made_e++)
-		r = gpz_cuda_result(cudaEventCreateWithFlags(&ev[made_e], cudaEventDisableTiming));
-	for (; r == GPZ_OK && taken && made_s < STREAMS; made_s++)
-		r = gpz_cuda_result(cudaStreamCreateWithFlags(&xs[made_s], cudaStreamNonBlocking));
 	if (r == GPZ_OK && taken)
-		r = decode_all(&c, xs, ev, &bad);
-	if (made_s) /* nothing may still use the workspace or the streams */
-		cudaStreamSynchronize(c.s);
-	for (int i = 0; i < made_s; i++)
-		cudaStreamDestroy(xs[i]);
-	for (int i = 0; i < made_e; i++)
-		cudaEventDestroy(ev[i]);
+		r = decode_all(&c, &bad);
+	else if (r == GPZ_OK && c.b.nf) /* nothing may still use the pinned buffer */
+		r = gpz_cuda_result(cudaStreamSynchronize(c.s));
 	free(c.b.jobs);
 	free(c.host);
 	if (r == GPZ_OK && (!taken || bad))

@@ -732,6 +732,62 @@ decode_kernel(const __grid_constant__ kparams kp)
 	}
 }
 
+__shared__ kparams s_kp;
+__shared__ unsigned long long s_unit;
+
+/* Many frames' chunks in one launch (gpz_gpu_decode_frames): frame f's kparams at fkp[f], its
+ * chunks cut into units of `unit` chunks, unit_base[f] its first unit. A block takes a unit at
+ * a time (an atomic counter) and loads its frame's parameters and table when the frame is not
+ * the one it has, so a table load serves a unit's chunks, not one. */
+template <int W>
+__global__ void __launch_bounds__(LANES, BLOCKS_PER_SM)
+decode_frames_kernel(const kparams *fkp, const uint64_t *unit_base, uint64_t nf, uint64_t units,
+                     uint32_t unit, unsigned long long *counter)
+{
+	const uint32_t j = threadIdx.x;
+	uint64_t have = ~(uint64_t)0;
+	for (;;) {
+		__syncthreads(); /* the previous unit is done with s_kp, the table and s_unit */
+		if (j == 0)
+			s_unit = atomicAdd(counter, 1ull);
+		__syncthreads();
+		const uint64_t u = s_unit;
+		if (u >= units)
+			return;
+		uint64_t lo = 0, hi = nf - 1; /* the last frame whose first unit is <= u */
+		while (lo < hi) {
+			uint64_t mid = (lo + hi + 1) / 2;
+			if (unit_base[mid] <= u)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		if (lo != have) {
+			have = lo;
+			if (j == 0)
+				s_kp = fkp[lo];
+			__syncthreads();
+			const uint4 *src = reinterpret_cast<const uint4 *>(s_kp.img->table);
+			uint4 *dst = reinterpret_cast<uint4 *>(s_table);
+			for (uint32_t i = j; i < sizeof(s_table) / 16; i += LANES)
+				dst[i] = __ldg(src + i);
+			if (j < GPZ_MAX_CODE_LEN + 1)
+				s_base[j] = s_kp.img->base[j];
+			__syncthreads();
+		}
+		const uint64_t c0 = (u - unit_base[lo]) * unit;
+		if (c0 == 0 && j == 0 && s_kp.chunk_start[s_kp.nchunks] > s_kp.payload_bits)
+			*s_kp.flag = 1; /* the CPU decoder's first check */
+		const uint64_t cs = (uint64_t)1 << s_kp.chunk_log;
+		const uint64_t c1 = c0 + unit < s_kp.nchunks ? c0 + unit : s_kp.nchunks;
+		for (uint64_t c = c0; c < c1; c++) {
+			if (c > c0)
+				__syncthreads(); /* the previous chunk is done with the stage, s_end, s_warp */
+			decode_one_chunk<W>(s_kp, c, cs);
+		}
+	}
+}
+
 /* Kernel launch geometry, cached per device (idempotent, so racing first calls are harmless). */
 template <int W> static gpz_result launch(const kparams &kp, cudaStream_t st)
 {
@@ -881,15 +937,15 @@ static void make_plan(const gpz_decoder *dec, int w, uint32_t lo, struct gpz_gpu
 	pl->run_sym = pl->run ? dec->table[0] >> 5 : 0;
 }
 
-/* Queue the decode of one payload with its image at d_img (sorted[] inline, or at d_sorted). */
-static gpz_result launch_decode(const struct gpz_gpu_dec_plan *pl, const dec_image *d_img,
-                                const uint32_t *d_sorted, const uint8_t *d_payload,
-                                size_t payload_size, const uint64_t *d_chunk_start, size_t n,
-                                int chunk_log, uint8_t *d_dst, cudaStream_t st)
+/* The parameters of one payload's decode with its image at d_img (sorted[] inline, or at
+ * d_sorted). */
+static void fill_params(const struct gpz_gpu_dec_plan *pl, const dec_image *d_img,
+                        const uint32_t *d_sorted, const uint8_t *d_payload, size_t payload_size,
+                        const uint64_t *d_chunk_start, size_t n, int chunk_log, uint8_t *d_dst,
+                        kparams &kp)
 {
 	size_t cs = (size_t)1 << chunk_log;
 	const int w = pl->w;
-	kparams kp;
 	uintptr_t a = (uintptr_t)d_payload;
 	memset(&kp, 0, sizeof(kp));
 	kp.img = d_img;
@@ -926,7 +982,18 @@ static gpz_result launch_decode(const struct gpz_gpu_dec_plan *pl, const dec_ima
 		kp.run = 1;
 		kp.run_pattern = ph ? (pat << (8 * ph)) | (pat >> (64 - 8 * ph)) : pat;
 	}
-	return w == 1 ? launch<1>(kp, st) : w == 2 ? launch<2>(kp, st) : launch<4>(kp, st);
+}
+
+/* Queue the decode of one payload with its image at d_img (sorted[] inline, or at d_sorted). */
+static gpz_result launch_decode(const struct gpz_gpu_dec_plan *pl, const dec_image *d_img,
+                                const uint32_t *d_sorted, const uint8_t *d_payload,
+                                size_t payload_size, const uint64_t *d_chunk_start, size_t n,
+                                int chunk_log, uint8_t *d_dst, cudaStream_t st)
+{
+	kparams kp;
+	fill_params(pl, d_img, d_sorted, d_payload, payload_size, d_chunk_start, n, chunk_log,
+	            d_dst, kp);
+	return pl->w == 1 ? launch<1>(kp, st) : pl->w == 2 ? launch<2>(kp, st) : launch<4>(kp, st);
 }
 
 extern "C" size_t gpz_gpu_decode_image_size(uint32_t alphabet)
@@ -963,6 +1030,51 @@ extern "C" gpz_result gpz_gpu_decode_queue(const struct gpz_gpu_dec_plan *plan, 
 		return GPZ_ERR_PARAM;
 	return launch_decode(plan, (const dec_image *)d_img, NULL, d_payload, payload_size,
 	                     d_chunk_start, n, chunk_log, d_dst, (cudaStream_t)stream);
+}
+
+extern "C" size_t gpz_gpu_decode_params_size(void)
+{
+	return sizeof(kparams);
+}
+
+extern "C" gpz_result gpz_gpu_decode_params(const struct gpz_gpu_dec_plan *plan,
+                                            const void *d_img, const uint8_t *d_payload,
+                                            size_t payload_size, const uint64_t *d_chunk_start,
+                                            size_t n, int chunk_log, uint8_t *d_dst,
+                                            void *h_params)
+{
+	if (!plan || !d_img || chunk_log < GPZ_MIN_CHUNK_LOG || chunk_log > GPZ_MAX_CHUNK_LOG ||
+	    (payload_size && !d_payload) || (n && !d_dst))
+		return GPZ_ERR_PARAM;
+	kparams kp;
+	fill_params(plan, (const dec_image *)d_img, NULL, d_payload, payload_size, d_chunk_start, n,
+	            chunk_log, d_dst, kp);
+	memcpy(h_params, &kp, sizeof(kp));
+	return GPZ_OK;
+}
+
+extern "C" gpz_result gpz_gpu_decode_frames(const void *d_params, const uint64_t *d_unit_base,
+                                            size_t nf, size_t units, uint32_t unit, int w,
+                                            unsigned long long *d_counter, gpz_stream_t stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+	int dev = 0, sms = 0, per_sm = 0;
+	if (!nf || !units || !unit || (w != 1 && w != 2 && w != 4))
+		return GPZ_ERR_PARAM;
+	auto k = w == 1 ? decode_frames_kernel<1> : w == 2 ? decode_frames_kernel<2>
+	                                                   : decode_frames_kernel<4>;
+	GPZ_CUDA_TRY(cudaGetDevice(&dev));
+	GPZ_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+	GPZ_CUDA_TRY(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+	                                  cudaSharedmemCarveoutMaxShared));
+	GPZ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, LANES, 0));
+	GPZ_CUDA_TRY(cudaMemsetAsync(d_counter, 0, sizeof(*d_counter), st));
+	uint64_t grid = (uint64_t)(sms > 0 ? sms : 1) * (uint64_t)(per_sm > 0 ? per_sm : 1);
+	grid = grid < units ? grid : units;
+	k<<<(unsigned)grid, LANES, 0, st>>>((const kparams *)d_params, d_unit_base, nf, units, unit,
+	                                    d_counter);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
 }
 
 extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload,

@@ -107,6 +107,20 @@ gpz_result gpz_gpu_decode_queue(const struct gpz_gpu_dec_plan *plan, const void 
                                 const uint8_t *d_payload, size_t payload_size,
                                 const uint64_t *d_chunk_start, size_t n, int chunk_log,
                                 uint8_t *d_dst, gpz_stream_t stream);
+/* Or many payloads (of one symbol width) in one launch: each one's launch parameters
+ * (gpz_gpu_decode_params_size() bytes, made at h_params by gpz_gpu_decode_params with the
+ * device addresses the decode will use) in an array at d_params (8-byte aligned); frame f's
+ * chunks are cut into units of `unit` chunks, its first unit d_unit_base[f] (nf entries, from
+ * 0, `units` in all); d_counter is 8 bytes of workspace. Nothing waits; the flags are those of
+ * the images. */
+size_t gpz_gpu_decode_params_size(void);
+gpz_result gpz_gpu_decode_params(const struct gpz_gpu_dec_plan *plan, const void *d_img,
+                                 const uint8_t *d_payload, size_t payload_size,
+                                 const uint64_t *d_chunk_start, size_t n, int chunk_log,
+                                 uint8_t *d_dst, void *h_params);
+gpz_result gpz_gpu_decode_frames(const void *d_params, const uint64_t *d_unit_base, size_t nf,
+                                 size_t units, uint32_t unit, int w,
+                                 unsigned long long *d_counter, gpz_stream_t stream);
 
 /* ---- lanes.cu: the 32-lane interleaved layout (huffman.h, lanes.c) ----
  * Encode n symbols in chunks of 2^chunk_log into d_payload (payload_cap bytes, any alignment):
