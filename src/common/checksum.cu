@@ -58,7 +58,10 @@ __device__ uint64_t xxh64_vec(const uint8_t *data, size_t len, uint64_t seed)
 }
 
 /* Frames of frame_n bytes (the last may be shorter), each block hashed with its index in its
- * frame as the seed and added into its frame's sum. */
+ * frame as the seed and added into its frame's sum. FRAMES false: one frame, the code from
+ * before frames (where the frame's end is computed, ptxas keeps fewer of the loads in flight:
+ * 106 registers instead of 144, and the one-frame sums ran 2-6% slower). */
+template <bool FRAMES>
 __global__ void __launch_bounds__(32)
 checksum_kernel(const uint8_t *data, size_t size, size_t frame_n, size_t frame_blocks,
                 size_t nblocks, bool aligned, unsigned long long *sums)
@@ -66,9 +69,15 @@ checksum_kernel(const uint8_t *data, size_t size, size_t frame_n, size_t frame_b
 	size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 	if (b >= nblocks)
 		return;
-	size_t f = b / frame_blocks, i = b % frame_blocks;
-	size_t end = min(size, (f + 1) * frame_n), off = f * frame_n + i * GPZ_CHECKSUM_BLOCK;
-	size_t len = end - off < GPZ_CHECKSUM_BLOCK ? end - off : GPZ_CHECKSUM_BLOCK;
+	size_t f = 0, i = b;
+	if (FRAMES) { /* blocks are fewer than 2^32: a 32-bit division */
+		f = (uint32_t)b / (uint32_t)frame_blocks;
+		i = b - f * frame_blocks;
+		data += f * frame_n;
+		size = min(frame_n, size - f * frame_n);
+	}
+	size_t off = i * GPZ_CHECKSUM_BLOCK;
+	size_t len = size - off < GPZ_CHECKSUM_BLOCK ? size - off : GPZ_CHECKSUM_BLOCK;
 	uint64_t h = aligned ? xxh64_vec(data + off, len, i) : gpz_xxh64(data + off, len, i);
 	atomicAdd(&sums[f], (unsigned long long)h);
 }
@@ -85,8 +94,9 @@ static gpz_result launch(const uint8_t *d_data, size_t size, size_t frame_n, siz
 
 	GPZ_CUDA_TRY(cudaMemsetAsync(d_sums, 0, nframes * sizeof(*d_sums), s));
 	/* small blocks spread the few threads over every multiprocessor */
-	checksum_kernel<<<(unsigned)((nblocks + 31) / 32), 32, 0, s>>>(
-		d_data, size, frame_n, frame_blocks, nblocks, aligned, (unsigned long long *)d_sums);
+	auto k = nframes == 1 ? checksum_kernel<false> : checksum_kernel<true>;
+	k<<<(unsigned)((nblocks + 31) / 32), 32, 0, s>>>(d_data, size, frame_n, frame_blocks,
+	                                                 nblocks, aligned, (unsigned long long *)d_sums);
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }
