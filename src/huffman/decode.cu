@@ -700,6 +700,17 @@ __device__ __forceinline__ void decode_one_chunk(const kparams &kp, uint64_t c, 
 	}
 }
 
+/* The image's table (16 bytes at a time) and bases into shared memory. */
+__device__ __forceinline__ void load_image(const dec_image *img)
+{
+	const uint4 *src = reinterpret_cast<const uint4 *>(img->table);
+	uint4 *dst = reinterpret_cast<uint4 *>(s_table);
+	for (uint32_t i = threadIdx.x; i < sizeof(s_table) / 16; i += LANES)
+		dst[i] = __ldg(src + i);
+	if (threadIdx.x < GPZ_MAX_CODE_LEN + 1)
+		s_base[threadIdx.x] = img->base[threadIdx.x];
+}
+
 template <int W>
 /* __grid_constant__: repair_by_maps (out of line) takes kp's address, which without it makes a
  * copy in local memory that every step then reads (measured: 1 GB of local loads for 100 MB of
@@ -709,14 +720,7 @@ decode_kernel(const __grid_constant__ kparams kp)
 {
 	const uint32_t j = threadIdx.x;
 
-	{ /* the table into shared memory, 16 bytes at a time */
-		const uint4 *src = reinterpret_cast<const uint4 *>(kp.img->table);
-		uint4 *dst = reinterpret_cast<uint4 *>(s_table);
-		for (uint32_t i = j; i < sizeof(s_table) / 16; i += LANES)
-			dst[i] = __ldg(src + i);
-	}
-	if (j < GPZ_MAX_CODE_LEN + 1)
-		s_base[j] = kp.img->base[j];
+	load_image(kp.img);
 	if (blockIdx.x == 0 && j == 0 && kp.chunk_start[kp.nchunks] > kp.payload_bits)
 		*kp.flag = 1; /* the CPU decoder's first check */
 
@@ -767,12 +771,7 @@ decode_frames_kernel(const kparams *fkp, const uint64_t *unit_base, uint64_t nf,
 			if (j == 0)
 				s_kp = fkp[lo];
 			__syncthreads();
-			const uint4 *src = reinterpret_cast<const uint4 *>(s_kp.img->table);
-			uint4 *dst = reinterpret_cast<uint4 *>(s_table);
-			for (uint32_t i = j; i < sizeof(s_table) / 16; i += LANES)
-				dst[i] = __ldg(src + i);
-			if (j < GPZ_MAX_CODE_LEN + 1)
-				s_base[j] = s_kp.img->base[j];
+			load_image(s_kp.img);
 			__syncthreads();
 		}
 		const uint64_t c0 = (u - unit_base[lo]) * unit;
