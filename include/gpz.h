@@ -329,8 +329,8 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * histogram (the codebook is decided on the host from the counts) and once per frame at its
  * end. Decompression of a stream of many Huffman-only (one bitstream a chunk), stored or
  * constant frames of up to 16 MiB walks their headers on the device, checks them all on the
- * host from one copy and queues every frame's decode, synchronising three times in all
- * (about 8 bytes of workspace a chunk, table images of ~17 KiB a frame for 1-byte symbols);
+ * host from one copy and decodes every frame in one launch, synchronising three times in all
+ * (about 8 bytes of workspace a chunk and ~18 KiB a frame for 1-byte symbols' tables);
  * other decompression copies each frame's header, codebook and chunk index to the host and
  * synchronises once per frame. A call of several frames works on several at once (up
  * to 4 compressing, 8 decoding), each on a host thread and CUDA streams of its own (the
