@@ -10,8 +10,9 @@
  * decoders' table images and launch parameters on the context's threads; they go to the device
  * in one copy, one launch decodes every frame's chunks (a block takes a few chunks of one frame
  * at a time, loading that frame's table), then one launch sums every frame's content and one
- * compares the sums and the decoders' flags. Any stream this does not take, or any check that fails, is left
- * to the frame-at-a-time path, which then reports exactly what a host call would.
+ * compares the sums and the decoders' flags. Any stream this does not take, or any check that
+ * fails, is left to the frame-at-a-time path, which then reports exactly what a host call
+ * would.
  */
 #include <cuda_runtime.h>
 #include <stdlib.h>
