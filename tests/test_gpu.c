@@ -171,6 +171,50 @@ static void frame_kind(uint8_t *f, size_t n, int kind, uint64_t *st)
 	}
 }
 
+/* Two streams of small frames back to back through the device decoder (which takes one stream
+ * whole and leaves anything else to the frame-at-a-time path): both streams' bytes, in order;
+ * then the same with the second stream's trailer cut off (truncated, as the host call says). */
+static void concatenated_small_frames(uint8_t *buf)
+{
+	uint64_t st = 11;
+	size_t n = 5 * 65536 + 100, cap, got = 0, back = 0;
+	gpz_params p = params(1, 10);
+	p.frame_bytes = 65536;
+	for (size_t i = 0; i < 2 * n; i++)
+		buf[i] = (uint8_t)("etaoin shrdlu"[test_rand_skewed(&st, 13)] + (i >= n));
+	uint8_t *c1, *c2;
+	gpz_result r1, r2, r;
+	size_t n1 = compress(cpu, &p, buf, n, &c1, &r1), n2 = compress(cpu, &p, buf + n, n, &c2, &r2);
+	uint8_t *cat = malloc(n1 + n2), *h = malloc(2 * n);
+	void *d_c = NULL, *d_out = NULL;
+	cases++;
+	CHECK(r1 == GPZ_OK && r2 == GPZ_OK && cat && h, "concatenated: CPU compress");
+	if (r1 != GPZ_OK || r2 != GPZ_OK || !cat || !h || cudaMalloc(&d_c, n1 + n2) ||
+	    cudaMalloc(&d_out, 2 * n)) {
+		CHECK(0, "concatenated: setup");
+		goto out;
+	}
+	memcpy(cat, c1, n1);
+	memcpy(cat + n1, c2, n2);
+	cudaMemcpy(d_c, cat, n1 + n2, cudaMemcpyHostToDevice);
+	cap = 2 * n;
+	r = gpz_decompress_device(gpu, d_c, n1 + n2, d_out, cap, &back, NULL);
+	cudaMemcpy(h, d_out, back, cudaMemcpyDeviceToHost);
+	CHECK(r == GPZ_OK && back == 2 * n && memcmp(h, buf, 2 * n) == 0,
+	      "concatenated small-frame streams, device decode: %s", gpz_result_string(r));
+	r = gpz_decompress_device(gpu, d_c, n1 + n2 - GPZ_TRAILER_SIZE, d_out, cap, &got, NULL);
+	r2 = gpz_decompress(cpu, cat, n1 + n2 - GPZ_TRAILER_SIZE, h, cap, &got);
+	CHECK(r != GPZ_OK && r == r2, "concatenated, trailer cut: device %s, host %s",
+	      gpz_result_string(r), gpz_result_string(r2));
+out:
+	cudaFree(d_c);
+	cudaFree(d_out);
+	free(c1);
+	free(c2);
+	free(cat);
+	free(h);
+}
+
 static void batched_frames(uint8_t *buf)
 {
 	uint64_t st = 7;
@@ -189,6 +233,7 @@ static void batched_frames(uint8_t *buf)
 			same(buf, nf * fs + tails[t], &p, what, 1);
 		}
 	}
+	concatenated_small_frames(buf);
 }
 
 /* The device calls with several frames (worked on at once) report what the host calls report,
