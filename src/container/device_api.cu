@@ -413,7 +413,8 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 		                                              (const uint8_t *)d_src, src_size,
 		                                              (uint8_t *)d_dst, dst_cap, dst_size,
 		                                              (gpz_stream_t)st);
-		if (rb != GPZ_ERR_PARAM) /* done, or the GPU failed */
+		/* done, or the GPU failed; not taken, or short of host memory: a frame at a time */
+		if (rb != GPZ_ERR_PARAM && rb != GPZ_ERR_NOMEM)
 			return rb;
 	}
 	memset(&fl, 0, sizeof(fl));
