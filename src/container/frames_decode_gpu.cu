@@ -34,9 +34,6 @@ namespace {
 constexpr size_t MAX_FRAMES = 65536;
 constexpr uint32_t UNIT = 8; /* chunks a block takes at a time (one table load) */
 constexpr size_t MAX_IMAGES = (size_t)256 << 20; /* bytes of table images a call */
-/* Bytes of frame heads a call copies back (1 GiB of text in 1 MiB frames: ~0.6 MB), so that a
- * stream of frames with huge heads cannot make it pin memory without bound. */
-constexpr uint64_t MAX_PACKED = (uint64_t)64 << 20;
 constexpr size_t TAIL = 16; /* a frame's content checksum and its payload's last byte */
 
 /* What the walk found: status 0 when the frames run from the stream header to a trailer that
@@ -88,7 +85,7 @@ __global__ void walk_kernel(const uint8_t *s, size_t size, walk_out *o, walk_arr
 		}
 		const uint64_t head = GPZ_FRAME_HEADER_SIZE + cb + 4 * nch + GPZ_CHECK_SIZE;
 		const uint64_t block = head + payload + GPZ_CONTENT_SIZE;
-		if (block > size - pos || packed + ((head + 15) & ~(uint64_t)15) + TAIL > MAX_PACKED)
+		if (block > size - pos)
 			break;
 		a.at[nf] = pos;
 		a.block[nf] = block;
