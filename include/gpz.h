@@ -338,7 +338,9 @@ GPZ_API gpz_result gpz_read_trailer(const void *src, size_t src_size, uint64_t t
  * those of one frame at a time.
  * Device memory: the context keeps workspaces, grown on first use, and reuses them until
  * gpz_ctx_free: compression at most gpz_device_workspace_size() bytes in all, decompression a
- * frame's chunk index (8 bytes a chunk) for each of up to 8 frames at once.
+ * frame's chunk index (8 bytes a chunk) for each of up to 8 frames at once, or for a stream of
+ * many small frames decoded together 2 MiB, every frame's chunk index and header and ~18 KiB a
+ * frame of tables (pinned host memory about as much).
  * LZ mode (lz_level > 0) frames are staged through host memory and coded by the context's GPU
  * as the host calls do; type-4 frames decode on the GPU, a warp a piece (one synchronisation
  * per frame); the output is the same.
