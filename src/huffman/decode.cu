@@ -1019,18 +1019,6 @@ extern "C" gpz_result gpz_gpu_decode_image(const gpz_decoder *dec, int w, void *
 	return GPZ_OK;
 }
 
-extern "C" gpz_result gpz_gpu_decode_queue(const struct gpz_gpu_dec_plan *plan, const void *d_img,
-                                           const uint8_t *d_payload, size_t payload_size,
-                                           const uint64_t *d_chunk_start, size_t n,
-                                           int chunk_log, uint8_t *d_dst, gpz_stream_t stream)
-{
-	if (!plan || !d_img || chunk_log < GPZ_MIN_CHUNK_LOG || chunk_log > GPZ_MAX_CHUNK_LOG ||
-	    (payload_size && !d_payload) || (n && !d_dst))
-		return GPZ_ERR_PARAM;
-	return launch_decode(plan, (const dec_image *)d_img, NULL, d_payload, payload_size,
-	                     d_chunk_start, n, chunk_log, d_dst, (cudaStream_t)stream);
-}
-
 extern "C" size_t gpz_gpu_decode_params_size(void)
 {
 	return sizeof(kparams);

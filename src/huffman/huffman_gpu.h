@@ -87,12 +87,11 @@ gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload, size
                           const uint64_t *d_chunk_start, size_t n, int w, int chunk_log,
                           uint8_t *d_dst, gpz_stream_t stream);
 
-/* The same decode in two halves, for many payloads queued without a wait: the host builds a
- * decoder's table image at h_img (at most gpz_gpu_decode_image_size(alphabet) bytes for a code
- * of `alphabet` lengths, *bytes of them used, a multiple of 16) and the rest a launch needs
- * (*plan), so that the decoder itself can go; the caller copies the image to the device at a
- * 16-byte aligned d_img (GPZ_ERR_PARAM when its long codes' table does not fit an image); then
- * gpz_gpu_decode_queue launches the decode on the stream. Nothing waits: the uint32 at d_img +
+/* Many payloads decoded in one launch, nothing waiting: the host builds each decoder's table
+ * image at h_img (at most gpz_gpu_decode_image_size(alphabet) bytes for a code of `alphabet`
+ * lengths, *bytes of them used, a multiple of 16) and the rest a launch needs (*plan), so that
+ * the decoder itself can go; the caller copies the image to the device at a 16-byte aligned
+ * d_img (GPZ_ERR_PARAM when its long codes' table does not fit an image). The uint32 at d_img +
  * gpz_gpu_decode_flag_at() becomes nonzero when some chunk is corrupt. */
 struct gpz_gpu_dec_plan {
 	uint32_t limit[GPZ_MAX_CODE_LEN + 2];
@@ -103,11 +102,7 @@ size_t gpz_gpu_decode_image_size(uint32_t alphabet);
 size_t gpz_gpu_decode_flag_at(void);
 gpz_result gpz_gpu_decode_image(const gpz_decoder *dec, int w, void *h_img, size_t *bytes,
                                 struct gpz_gpu_dec_plan *plan);
-gpz_result gpz_gpu_decode_queue(const struct gpz_gpu_dec_plan *plan, const void *d_img,
-                                const uint8_t *d_payload, size_t payload_size,
-                                const uint64_t *d_chunk_start, size_t n, int chunk_log,
-                                uint8_t *d_dst, gpz_stream_t stream);
-/* Or many payloads (of one symbol width) in one launch: each one's launch parameters
+/* Then each payload's (of one symbol width) launch parameters
  * (gpz_gpu_decode_params_size() bytes, made at h_params by gpz_gpu_decode_params with the
  * device addresses the decode will use) in an array at d_params (8-byte aligned); frame f's
  * chunks are cut into units of `unit` chunks, its first unit d_unit_base[f] (nf entries, from
