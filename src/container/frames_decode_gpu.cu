@@ -23,6 +23,7 @@ extern "C" {
 #include "common/parallel.h"
 #include "container/frame.h"
 }
+#include "common/bits.h"
 #include "common/checksum_gpu.h"
 #include "container/frame_gpu.h"
 #include "gpu/gpu.h"
@@ -35,6 +36,9 @@ constexpr size_t MAX_FRAMES = 65536;
 constexpr uint32_t UNIT = 8; /* chunks a block takes at a time (one table load) */
 constexpr size_t MAX_IMAGES = (size_t)256 << 20; /* bytes of table images a call */
 constexpr size_t TAIL = 16; /* a frame's content checksum and its payload's last byte */
+/* Heads copied back before the host checks any: a hostile stream of frames with huge heads
+ * would otherwise pin as much host memory as its size. 1 GiB in 1 MiB frames needs ~1%. */
+constexpr uint64_t MAX_HEADS = (uint64_t)64 << 20;
 
 /* What the walk found: status 0 when the frames run from the stream header to a trailer that
  * ends the input, every one of a kind this path takes. */
@@ -48,14 +52,6 @@ struct walk_arrays {
 	uint64_t *head;      /* bytes up to the payload: header, codebook, index, header check */
 	uint64_t *packed_at; /* where the frame's head and tail go in the packed copy */
 };
-
-__device__ uint64_t le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
 
 /* One thread: frame after frame from the stream header on; Huffman (one bitstream a chunk),
  * stored and constant frames only, every size within the input. The host checks each header
@@ -73,7 +69,8 @@ __global__ void walk_kernel(const uint8_t *s, size_t size, walk_out *o, walk_arr
 		if (size - pos < GPZ_FRAME_HEADER_SIZE || b[0] < GPZ_FRAME_HUFFMAN ||
 		    b[0] > GPZ_FRAME_CONSTANT)
 			break;
-		const uint64_t n = le(b + 8, 8), cb = le(b + 16, 4), payload = le(b + 24, 8);
+		const uint64_t n = gpz_load_le64(b + 8), cb = gpz_load_le32(b + 16),
+		               payload = gpz_load_le64(b + 24);
 		const int cl = b[2];
 		if (n == 0 || n > GPZ_MAX_FRAME_BYTES || cb > (1u << 22) || payload > ((uint64_t)1 << 34))
 			break;
@@ -85,8 +82,8 @@ __global__ void walk_kernel(const uint8_t *s, size_t size, walk_out *o, walk_arr
 		}
 		const uint64_t head = GPZ_FRAME_HEADER_SIZE + cb + 4 * nch + GPZ_CHECK_SIZE;
 		const uint64_t block = head + payload + GPZ_CONTENT_SIZE;
-		if (block > size - pos)
-			break;
+		if (block > size - pos || packed + head > MAX_HEADS)
+			break; /* the frame-at-a-time path takes the stream */
 		a.at[nf] = pos;
 		a.block[nf] = block;
 		a.head[nf] = head;
@@ -129,7 +126,7 @@ __global__ void verify_kernel(size_t nf, const uint8_t *packed, walk_arrays a,
 	const uint8_t *t = packed + a.packed_at[f] + ((a.head[f] + 15) & ~(uint64_t)15);
 	bool flag = img_at[f] != ~(uint64_t)0 &&
 	            *reinterpret_cast<const uint32_t *>(imgs + img_at[f] + flag_at) != 0;
-	if (flag || le(t, 8) != sums[f])
+	if (flag || gpz_load_le64(t) != sums[f])
 		atomicAdd(bad, 1ull);
 }
 
@@ -224,11 +221,6 @@ bool plan_frames(struct batch *b, const uint8_t *host, const uint64_t *packed_at
 	return out <= cap;
 }
 
-size_t a256(size_t x)
-{
-	return (x + 255) & ~(size_t)255;
-}
-
 /* Device workspace: the walk's results, then (sized after it) the packed heads, then the chunk
  * starts, the image offsets, the Huffman frames' first units and launch parameters and the
  * table images (laid out as the host's pinned copy of them), the sums, the verdict and the
@@ -247,13 +239,13 @@ dlayout dlayout_for(size_t packed, size_t nstarts, size_t imgs, size_t nf, size_
 	l.head = l.block + MAX_FRAMES * 8;
 	l.packed_at = l.head + MAX_FRAMES * 8;
 	l.packed = l.packed_at + MAX_FRAMES * 8;
-	l.starts = l.packed + a256(packed);
-	l.img_at = l.starts + a256(nstarts * 8);
-	l.unit_base = l.img_at + a256(nf * 8);
-	l.params = l.unit_base + a256(nh * 8);
-	l.imgs = l.params + a256(nh * gpz_gpu_decode_params_size());
-	l.sums = l.imgs + a256(imgs);
-	l.bad = l.sums + a256(nf * 8);
+	l.starts = l.packed + gpz_align256(packed);
+	l.img_at = l.starts + gpz_align256(nstarts * 8);
+	l.unit_base = l.img_at + gpz_align256(nf * 8);
+	l.params = l.unit_base + gpz_align256(nh * 8);
+	l.imgs = l.params + gpz_align256(nh * gpz_gpu_decode_params_size());
+	l.sums = l.imgs + gpz_align256(imgs);
+	l.bad = l.sums + gpz_align256(nf * 8);
 	l.total = l.bad + 256;
 	return l;
 }
@@ -299,8 +291,8 @@ gpz_result walk_and_gather(struct dec_call *c)
 	if (r != GPZ_OK)
 		return r;
 	const size_t nf = c->b.nf = (size_t)c->wo.nf;
-	c->fo = a256(4 * nf * 8);
-	c->ho = c->fo + a256((size_t)c->wo.packed);
+	c->fo = gpz_align256(4 * nf * 8);
+	c->ho = c->fo + gpz_align256((size_t)c->wo.packed);
 	c->so = c->ho + 256;
 	c->l = dlayout_for(c->wo.packed, 0, 0, 0, 0);
 	r = gpz_gpu_host_reserve(g, c->so);

@@ -41,26 +41,21 @@ struct layout {
 	size_t counts, stats, plans, heads, tables, offs, encf, sums, status, enc, total;
 };
 
-size_t a256(size_t x)
-{
-	return (x + 255) & ~(size_t)255;
-}
-
 layout layout_for(size_t n, size_t frame_n, int chunk_log)
 {
 	size_t nf = (n + frame_n - 1) / frame_n;
 	layout l;
 	l.counts = 0;
-	l.stats = l.counts + a256(nf * SYMS * 4);
-	l.plans = l.stats + a256(nf * 8);
-	l.heads = l.plans + a256(nf * sizeof(struct gpz_frame_plan));
-	l.tables = l.heads + a256(nf * HEAD_MAX);
-	l.offs = l.tables + a256(nf * SYMS * 4);
-	l.encf = l.offs + a256((nf + 1) * 8);
-	l.sums = l.encf + a256(nf * sizeof(struct gpz_gpu_enc_frame));
-	l.status = l.sums + a256(nf * 8);
+	l.stats = l.counts + gpz_align256(nf * SYMS * 4);
+	l.plans = l.stats + gpz_align256(nf * 8);
+	l.heads = l.plans + gpz_align256(nf * sizeof(struct gpz_frame_plan));
+	l.tables = l.heads + gpz_align256(nf * HEAD_MAX);
+	l.offs = l.tables + gpz_align256(nf * SYMS * 4);
+	l.encf = l.offs + gpz_align256((nf + 1) * 8);
+	l.sums = l.encf + gpz_align256(nf * sizeof(struct gpz_gpu_enc_frame));
+	l.status = l.sums + gpz_align256(nf * 8);
 	l.enc = l.status + 256;
-	l.total = l.enc + a256(gpz_gpu_encode_frames_work(n, frame_n, chunk_log));
+	l.total = l.enc + gpz_align256(gpz_gpu_encode_frames_work(n, frame_n, chunk_log));
 	return l;
 }
 
@@ -118,10 +113,11 @@ plan_kernel(const uint32_t *counts, const uint32_t *stats, size_t n, size_t fram
 		tables[SYMS * f + s] = 0;
 		return;
 	}
+	int max_len = 0; /* thread 0's: 2 to 256 symbols always get lengths */
 	if (s == 0) {
 		struct gpz_cl_scratch cs = { sm.w, sm.nw, sm.parent, sm.depth,
 			                     sm.cur, sm.nxt, sm.is_pkg, sm.plen };
-		gpz_cl_lengths(sm.key, used, GPZ_MAX_CODE_LEN, &cs, sm.len);
+		max_len = gpz_cl_lengths(sm.key, used, GPZ_MAX_CODE_LEN, &cs, sm.len);
 		gpz_cl_canonical(sm.len, alphabet, sm.code);
 	}
 	__syncthreads();
@@ -130,8 +126,7 @@ plan_kernel(const uint32_t *counts, const uint32_t *stats, size_t n, size_t fram
 	__syncthreads();
 	if (s != 0)
 		return;
-	for (uint32_t k = 0; k < alphabet; k++)
-		p.max_len = sm.len[k] > p.max_len ? sm.len[k] : p.max_len;
+	p.max_len = max_len;
 	p.bits = sm.bits;
 	size_t cb_bytes = gpz_cb_write(sm.len, alphabet, p.head + GPZ_FRAME_HEADER_SIZE);
 	if (gpz_frame_set_huffman(&p, cb_bytes, 0)) {

@@ -27,11 +27,6 @@ namespace {
 constexpr size_t PIECE = GPZ_DEFLATE_PIECE;
 constexpr size_t BATCH = 1024; /* pieces per batch */
 
-constexpr size_t a256(size_t x)
-{
-	return (x + 255) & ~(size_t)255;
-}
-
 constexpr unsigned UNIT = GPZ_DFL_UNIT_TOKENS; /* blocks are whole units but the last */
 constexpr size_t UMAX = PIECE / UNIT;          /* units a piece may have */
 constexpr uint64_t NO_OFF = ~(uint64_t)0;      /* a unit of a stored block */
@@ -50,7 +45,7 @@ size_t piece_cap()
 }
 size_t out_slot()
 {
-	return a256(piece_cap() + 16);
+	return gpz_align256(piece_cap() + 16);
 }
 
 struct layout {
@@ -66,21 +61,21 @@ layout layout_for(size_t n)
 	l.np = n ? (n - 1) / PIECE + 1 : 1;
 	l.nb = l.np < BATCH ? l.np : BATCH;
 	l.tab = 0;
-	l.bits = l.tab + a256(GPZ_DFL_LOG_TAB * sizeof(uint32_t));
-	l.off = l.bits + a256(l.np * sizeof(uint64_t));
-	l.res = l.off + a256((l.np + 1) * sizeof(uint64_t));
-	l.ntok = l.res + a256(l.np * sizeof(int));
-	l.links = l.ntok + a256(l.nb * sizeof(uint32_t));
-	l.pure = l.links + a256((l.nb * PIECE + GPZ_LZ_WINDOW) * sizeof(uint16_t));
-	l.run = l.pure + a256(l.nb * PIECE * 2 * sizeof(uint32_t));
-	l.tok = l.run + a256(gpz_lz_gpu_run_work(l.nb, PIECE));
-	l.slots = l.tok + a256(l.nb * PIECE * sizeof(uint32_t));
+	l.bits = l.tab + gpz_align256(GPZ_DFL_LOG_TAB * sizeof(uint32_t));
+	l.off = l.bits + gpz_align256(l.np * sizeof(uint64_t));
+	l.res = l.off + gpz_align256((l.np + 1) * sizeof(uint64_t));
+	l.ntok = l.res + gpz_align256(l.np * sizeof(int));
+	l.links = l.ntok + gpz_align256(l.nb * sizeof(uint32_t));
+	l.pure = l.links + gpz_align256((l.nb * PIECE + GPZ_LZ_WINDOW) * sizeof(uint16_t));
+	l.run = l.pure + gpz_align256(l.nb * PIECE * 2 * sizeof(uint32_t));
+	l.tok = l.run + gpz_align256(gpz_lz_gpu_run_work(l.nb, PIECE));
+	l.slots = l.tok + gpz_align256(l.nb * PIECE * sizeof(uint32_t));
 	l.total = l.slots + l.nb * out_slot();
 	l.ufreq = l.pure;
-	l.unbytes = l.ufreq + a256(l.nb * UMAX * sizeof(gpz_dfl_freqs));
-	l.uoff = l.unbytes + a256(l.nb * UMAX * sizeof(uint32_t));
-	l.ucode = l.uoff + a256(l.nb * UMAX * sizeof(uint64_t));
-	l.codes = l.ucode + a256(l.nb * UMAX * sizeof(uint32_t));
+	l.unbytes = l.ufreq + gpz_align256(l.nb * UMAX * sizeof(gpz_dfl_freqs));
+	l.uoff = l.unbytes + gpz_align256(l.nb * UMAX * sizeof(uint32_t));
+	l.ucode = l.uoff + gpz_align256(l.nb * UMAX * sizeof(uint64_t));
+	l.codes = l.ucode + gpz_align256(l.nb * UMAX * sizeof(uint32_t));
 	static_assert(UMAX * (sizeof(gpz_dfl_freqs) + 16 + sizeof(blk_code)) + 1024 <
 	                  PIECE * 2 * sizeof(uint32_t),
 	              "the unit data fits where the matches were");

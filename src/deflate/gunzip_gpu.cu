@@ -24,11 +24,6 @@ constexpr size_t PIECE = GPZ_DEFLATE_PIECE;
 constexpr size_t WIN = 32768;
 constexpr size_t BATCH = GPZ_DFL_BATCH_MAX; /* pieces decoded at once: a warp each */
 
-constexpr size_t a256(size_t x)
-{
-	return (x + 255) & ~(size_t)255;
-}
-
 /* Workspace for nk pieces (and np + 1 offsets): offsets, results, counters, symbols, list. */
 struct wlayout {
 	size_t off, res, cnt, sym, list, total;
@@ -38,11 +33,11 @@ wlayout wlayout_for(size_t np, size_t nk, size_t list_cap)
 {
 	wlayout l;
 	l.off = 0;
-	l.res = l.off + a256((np + 1) * sizeof(uint64_t));
-	l.cnt = l.res + a256(nk * sizeof(gpz_gpu_infl_res));
+	l.res = l.off + gpz_align256((np + 1) * sizeof(uint64_t));
+	l.cnt = l.res + gpz_align256(nk * sizeof(gpz_gpu_infl_res));
 	l.sym = l.cnt + 256;
-	l.list = l.sym + a256(nk * PIECE * sizeof(uint16_t));
-	l.total = l.list + a256(list_cap * sizeof(uint64_t));
+	l.list = l.sym + gpz_align256(nk * PIECE * sizeof(uint16_t));
+	l.total = l.list + gpz_align256(list_cap * sizeof(uint64_t));
 	return l;
 }
 

@@ -35,7 +35,7 @@ static inline gpz_result gpz_cuda_d2h(void *dst, const void *src, size_t n, cuda
 }
 
 /* Workspace slices start on 256-byte boundaries. */
-static inline size_t gpz_align256(size_t x)
+static inline constexpr size_t gpz_align256(size_t x)
 {
 	return (x + 255) & ~(size_t)255;
 }

@@ -625,20 +625,11 @@ cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level
 
 /* ---- gpz_gpu_lz_parse (gpu.h) ---- */
 
-namespace {
-
-size_t a256(size_t x)
-{
-	return (x + 255) & ~(size_t)255;
-}
-
-} // namespace
-
 extern "C" size_t gpz_gpu_lz_work(size_t n, size_t piece)
 {
 	if (piece == 0)
 		return 0;
-	return a256(n * sizeof(uint16_t)) + a256(2 * n * sizeof(uint32_t)) +
+	return gpz_align256(n * sizeof(uint16_t)) + gpz_align256(2 * n * sizeof(uint32_t)) +
 	       gpz_lz_gpu_run_work((n + piece - 1) / piece, piece);
 }
 
@@ -657,12 +648,12 @@ extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level
 		return GPZ_ERR_PARAM;
 	uint8_t *w = static_cast<uint8_t *>(d_work);
 	uint16_t *links = reinterpret_cast<uint16_t *>(w);
-	uint32_t *pure = reinterpret_cast<uint32_t *>(w + a256(n * sizeof(uint16_t)));
+	uint32_t *pure = reinterpret_cast<uint32_t *>(w + gpz_align256(n * sizeof(uint16_t)));
 	GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, 0, n, level, links, reinterpret_cast<uint16_t *>(pure),
 	                              st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, pure, st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, piece, level, 0, npieces, pure, 0, d_tokens, piece,
-	                            d_ntok, w + a256(n * sizeof(uint16_t)) + a256(2 * n * sizeof(uint32_t)),
+	                            d_ntok, w + gpz_align256(n * sizeof(uint16_t)) + gpz_align256(2 * n * sizeof(uint32_t)),
 	                            st));
 	return GPZ_OK;
 }
