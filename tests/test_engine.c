@@ -36,13 +36,25 @@ static gpz_ctx *make_ctx(gpz_backend b, int threads, int depth)
 	return ctx;
 }
 
-/* The reference: CPU, depth 1, one thread. */
+/* The reference: CPU, one thread, the stream put together a frame at a time by the public
+ * calls (header, gpz_compress_frame for each frame_bytes of input, trailer), so that the
+ * engine's jobs of several frames are held to the frames one by one. */
 static uint8_t *reference(const uint8_t *src, size_t n, const gpz_params *p, size_t *len)
 {
 	gpz_ctx *ctx = make_ctx(GPZ_BACKEND_CPU, 1, 1);
-	size_t cap = gpz_compress_bound(n, p);
+	size_t cap = gpz_compress_bound(n, p), at = 0, w = 0;
+	uint32_t frames = 0;
 	uint8_t *c = malloc(cap);
-	CHECK(ctx && gpz_compress(ctx, p, src, n, c, cap, len) == GPZ_OK, "reference");
+	int ok = ctx && gpz_write_header(c, cap, &w) == GPZ_OK;
+	at = w;
+	for (size_t done = 0; ok && done < n; done += p->frame_bytes, frames++) {
+		size_t k = n - done < p->frame_bytes ? n - done : p->frame_bytes;
+		ok = gpz_compress_frame(ctx, p, src + done, k, c + at, cap - at, &w) == GPZ_OK;
+		at += w;
+	}
+	ok = ok && gpz_write_trailer(n, frames, c + at, cap - at, &w) == GPZ_OK;
+	CHECK(ok, "reference");
+	*len = at + w;
 	gpz_ctx_free(ctx);
 	return c;
 }
@@ -155,6 +167,37 @@ static void same_bytes(gpz_backend b, const char *bname)
 		}
 }
 
+/* Frames far smaller than a lane's job (gpz_job_bytes): several jobs of many frames each, the
+ * last job and its last frame short, frames a multiple of 32 bytes (the GPU codes a job's
+ * frames at once) and not, 1- and 2-byte symbols; the bytes of the frames one by one. */
+static void small_frame_jobs(gpz_backend b, const char *bname)
+{
+	static const size_t frames[] = { 1024, 992, 1000 };
+
+	for (int w = 1; w <= 2; w++)
+		for (size_t fi = 0; fi < sizeof frames / sizeof *frames; fi++) {
+			size_t n = (size_t)3 << 20 | 6, ref_len = 0;
+			uint8_t *src = make_input(n, w);
+			gpz_params p;
+			gpz_params_default(&p);
+			p.symbol_bytes = w;
+			p.frame_bytes = frames[fi];
+			p.chunk_log = 8;
+			uint8_t *ref = reference(src, n, &p, &ref_len);
+			for (int depth = 1; depth <= 3; depth += 2) {
+				char what[96];
+				gpz_ctx *ctx = make_ctx(b, 2, depth);
+				snprintf(what, sizeof what, "%s small frames %zu w=%d depth=%d", bname,
+				         frames[fi], w, depth);
+				if (ctx)
+					check_ctx(ctx, src, n, &p, ref, ref_len, what);
+				gpz_ctx_free(ctx);
+			}
+			free(ref);
+			free(src);
+		}
+}
+
 /* Many frames of alternating statistics (flat bytes with short codes, skewed ones with codes up
  * to 20 bits) at a high depth: lanes launch kernels whose resources differ at the same time. */
 static void mixed_frames(gpz_backend b, const char *bname)
@@ -222,7 +265,7 @@ static void concatenated(void)
 	p.lz_level = 0;
 	CHECK(gpz_compress_stream(ctx, &p, test_mem_read, test_mem_write, &f, NULL, NULL) ==
 	      GPZ_ERR_TRUNCATED, "a failing write");
-	for (int k = 1; k <= 6; k += k == 1 ? 2 : 3) { /* the header, a frame, the trailer (4 frames) */
+	for (int k = 1; k <= 3; k++) { /* the header, the frames (4, one job), the trailer */
 		struct test_mem fa = { .src = src, .size = n, .dst = a, .cap = l1, .fail_write_at = k };
 		CHECK(gpz_compress_stream_at_to(ctx, &p, test_mem_read_at, n, test_mem_write_at, &fa,
 		                                NULL, NULL) == GPZ_ERR_TRUNCATED,
@@ -428,9 +471,11 @@ int main(int argc, char **argv)
 			return rc;
 	} else {
 		same_bytes(GPZ_BACKEND_CPU, "cpu");
+		small_frame_jobs(GPZ_BACKEND_CPU, "cpu");
 		mixed_frames(GPZ_BACKEND_CPU, "cpu mixed frames, depth 12");
 		if (gpz_gpu_available()) {
 			same_bytes(GPZ_BACKEND_GPU, "gpu");
+			small_frame_jobs(GPZ_BACKEND_GPU, "gpu");
 			mixed_frames(GPZ_BACKEND_GPU, "gpu mixed frames, depth 12");
 		}
 		concatenated();

@@ -1,6 +1,7 @@
 /* bench_host.c - gpz-host-bench: what a program calling the library on host buffers gets.
  *
  *   gpz-host-bench [-b W] [-s GiB] [-r RUNS] [-l LEVEL] [-d DEPTH] [-g GPUS] [-T THREADS]
+ *                  [-f FRAME_MIB]
  *                  [--cpu|--gpu] [--pinned] FILE
  *
  * Tiles FILE to -s GiB (default 4) in host memory (pageable, or pinned with --pinned), then
@@ -49,7 +50,7 @@ static int load_tiled(const char *path, size_t n, int w, uint8_t *dst)
 int main(int argc, char **argv)
 {
 	int w = 1, runs = 3, level = 0, depth = 0, pinned = 0, gpus = 0, threads = 0;
-	double gib = 4;
+	double gib = 4, frame_mib = 0;
 	gpz_backend be = GPZ_BACKEND_AUTO;
 	const char *path = NULL;
 
@@ -61,6 +62,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-d") && i + 1 < argc) depth = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-g") && i + 1 < argc) gpus = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-T") && i + 1 < argc) threads = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-f") && i + 1 < argc) frame_mib = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--cpu")) be = GPZ_BACKEND_CPU;
 		else if (!strcmp(argv[i], "--gpu")) be = GPZ_BACKEND_GPU;
 		else if (!strcmp(argv[i], "--pinned")) pinned = 1;
@@ -72,7 +74,7 @@ int main(int argc, char **argv)
 	}
 	if (!path || runs < 1 || runs > 50) {
 		fprintf(stderr, "usage: gpz-host-bench [-b W] [-s GiB] [-r RUNS] [-l LEVEL] "
-		        "[-d DEPTH] [-g GPUS] [-T THREADS] [--cpu|--gpu] [--pinned] FILE\n");
+		        "[-d DEPTH] [-g GPUS] [-T THREADS] [-f FRAME_MIB] [--cpu|--gpu] [--pinned] FILE\n");
 		return 2;
 	}
 	size_t n = (size_t)(gib * (double)(1u << 30)) / (size_t)w * (size_t)w, clen = 0, dlen = 0;
@@ -81,6 +83,8 @@ int main(int argc, char **argv)
 	gpz_params_default(&p);
 	p.symbol_bytes = w;
 	p.lz_level = level;
+	if (frame_mib > 0)
+		p.frame_bytes = (size_t)(frame_mib * 1048576) / (size_t)w * (size_t)w;
 	size_t cap = gpz_compress_bound(n, &p);
 	uint8_t *src = alloc_host(n, pinned), *c = alloc_host(cap, pinned), *d = alloc_host(n, pinned);
 	if (!src || !c || !d || load_tiled(path, n, w, src) != 0) {

@@ -434,15 +434,15 @@ static gpz_result run_compress(struct slot *s, const uint8_t **res, size_t *len)
 	struct gpz_engine *e = s->e;
 	struct lane *ln = s->ln;
 	const uint8_t *src;
-	size_t pre, cap = gpz_frame_bound(s->n, &e->p);
+	size_t pre, cap = gpz_frames_bound(s->n, &e->p);
 	struct gpz_place place = { place_frame, s, 0 };
 	gpz_result r = frame_input(s, &src, &pre);
 
 	if (r == GPZ_OK)
 		r = buf_reserve(ln, &ln->out, cap, 0);
 	if (r == GPZ_OK)
-		r = gpz_frame_compress_on(lane_ctx(s), ln->g, &e->p, src, s->n, ln->out.p, cap, len,
-		                          ln->g && e->sink_pinned ? &place : NULL);
+		r = gpz_frames_compress_on(lane_ctx(s), ln->g, &e->p, src, s->n, ln->out.p, cap, len,
+		                           ln->g && e->sink_pinned ? &place : NULL);
 	*res = place.used ? NULL : ln->out.p;
 	return r;
 }

@@ -229,6 +229,14 @@ struct gpz_place;
 gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
                                  const void *src, size_t src_size, void *dst, size_t dst_cap,
                                  size_t *written, struct gpz_place *place);
+/* A lane's job of consecutive frames (gpz_job_bytes of input at most, frames of p->frame_bytes):
+ * the same bytes as gpz_frame_compress_on frame after frame, in one GPU round trip where the
+ * batched path takes them (container/frames_gpu.cu); gpz_frames_bound is the room they need. */
+size_t gpz_job_bytes(const gpz_params *p);
+size_t gpz_frames_bound(size_t src_size, const gpz_params *p);
+gpz_result gpz_frames_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
+                                  const void *src, size_t src_size, void *dst, size_t dst_cap,
+                                  size_t *written, struct gpz_place *place);
 gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
                                    size_t src_size, void *dst, size_t dst_cap, size_t *written,
                                    uint64_t *checksum);

@@ -495,7 +495,8 @@ extern "C" gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params
                                              size_t dst_cap, size_t *written,
                                              struct gpz_place *place)
 {
-	size_t out_need = gpz_frame_bound(src_size, p), got = 0;
+	const bool many = src_size > p->frame_bytes; /* a job of frames: gpz_gpu_frames_take */
+	size_t out_need = gpz_frames_bound(src_size, p), got = 0;
 	gpz_result r = gpz_gpu_use(g);
 	void *to = NULL;
 
@@ -505,7 +506,10 @@ extern "C" gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params
 		r = gpz_gpu_reserve(&g->out, &g->out_cap, out_need);
 	if (r == GPZ_OK)
 		r = gpz_gpu_to_device(g, g->in, src, src_size);
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && many)
+		r = gpz_gpu_frames_compress_dev(g, p, g->in, src_size, g->out, out_need, &got,
+		                                g->stream);
+	else if (r == GPZ_OK)
 		r = gpz_gpu_frame_compress_dev(g, p, g->in, src_size, g->out, out_need, &got, g->stream);
 	if (r == GPZ_OK && place)
 		to = place->fn(place->user, got);

@@ -29,7 +29,8 @@ struct gpz_place {
 
 /* One Huffman-only (or stored/constant) frame of a host buffer through a set of GPU resources
  * (a context's, or one lane's of the frame engine): staged in its device buffers, synchronous.
- * Pinned src/dst make the copies asynchronous DMA. place may be NULL. */
+ * Pinned src/dst make the copies asynchronous DMA. place may be NULL. More than p->frame_bytes
+ * of input, where gpz_gpu_frames_take takes it: the frames of a job, all at once. */
 gpz_result gpz_gpu_frame_compress(struct gpz_gpu *g, const gpz_params *p, const void *src,
                                   size_t src_size, void *dst, size_t dst_cap, size_t *written,
                                   struct gpz_place *place);

@@ -351,6 +351,67 @@ gpz_result gpz_frame_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_para
 	return compress_cpu(ctx, p, src, src_size / (size_t)p->symbol_bytes, dst, dst_cap, written);
 }
 
+/* Small Huffman-only frames go to the lanes in jobs of about this much input: a job's fixed
+ * costs (a GPU round trip above all: 23 GB/s for 1 MiB frames a job on an H200 against 322 for
+ * many at once, bench/results/2026-11-27-h200-batched-frames.md) are paid once for many frames,
+ * with as much memory in flight as one frame of the default size. */
+#define JOB_BYTES ((size_t)64 << 20)
+#define JOB_FRAMES_MAX 256
+
+size_t gpz_job_bytes(const gpz_params *p)
+{
+	size_t k;
+
+	if (p->lz_level > 0 || p->frame_bytes >= JOB_BYTES)
+		return p->frame_bytes;
+	k = JOB_BYTES / p->frame_bytes;
+	return (k < JOB_FRAMES_MAX ? k : JOB_FRAMES_MAX) * p->frame_bytes;
+}
+
+size_t gpz_frames_bound(size_t src_size, const gpz_params *p)
+{
+	size_t frames;
+
+	if (gpz_params_check(p) != GPZ_OK)
+		return 0;
+	frames = src_size / p->frame_bytes + (src_size % p->frame_bytes != 0);
+	return src_size + (frames ? frames : 1) * GPZ_FRAME_FIXED;
+}
+
+gpz_result gpz_frames_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
+                                  const void *src, size_t src_size, void *dst, size_t dst_cap,
+                                  size_t *written, struct gpz_place *place)
+{
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+	size_t done = 0, at = 0;
+	gpz_result r = GPZ_OK;
+
+	if (!p || gpz_params_check(p) != GPZ_OK || src_size <= p->frame_bytes)
+		return gpz_frame_compress_on(ctx, g, p, src, src_size, dst, dst_cap, written, place);
+	if (!ctx || !written || !src || !dst)
+		return GPZ_ERR_PARAM;
+	*written = 0;
+	if (g && gpz_gpu_frames_take(p, NULL, src_size)) {
+		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
+		                               : gpz_gpu_frame_compress(g, p, src, src_size, dst,
+		                                                        dst_cap, written, place);
+		if (!gpz_ctx_falls_back(ctx, r))
+			return r;
+		g = NULL; /* the CPU redoes the job */
+		r = GPZ_OK;
+	}
+	while (r == GPZ_OK && done < src_size) {
+		size_t n = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes, w = 0;
+		r = gpz_frame_compress_on(ctx, g, p, s + done, n, d + at, dst_cap - at, &w, NULL);
+		done += n;
+		at += w;
+	}
+	if (r == GPZ_OK)
+		*written = at;
+	return r;
+}
+
 gpz_result gpz_compress_frame(gpz_ctx *ctx, const gpz_params *p, const void *src,
                               size_t src_size, void *dst, size_t dst_cap, size_t *written)
 {

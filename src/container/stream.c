@@ -87,7 +87,7 @@ gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size
 	const uint8_t *s = src;
 	uint8_t *d = dst;
 	struct gpz_engine *e;
-	size_t done = 0, w = 0, pos;
+	size_t done = 0, w = 0, pos, job;
 	uint32_t frames = 0;
 	gpz_result r, re;
 
@@ -96,19 +96,22 @@ gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size
 	*dst_size = 0;
 	if (src_size % (size_t)p->symbol_bytes)
 		return GPZ_ERR_SIZE_ALIGN;
+	if ((src_size + p->frame_bytes - 1) / p->frame_bytes > UINT32_MAX)
+		return GPZ_ERR_PARAM; /* too many frames: a larger frame_bytes is needed */
+	job = gpz_job_bytes(p);
 	r = gpz_write_header(dst, dst_cap, &w);
 	if (r == GPZ_OK)
 		r = gpz_engine_open(ctx, p, NULL, NULL, &e);
 	if (r != GPZ_OK)
 		return r;
 	gpz_engine_sink(e, dst, dst_cap, w);
-	while (r == GPZ_OK && done < src_size) { /* each lane copies its frame from src itself */
-		size_t piece = src_size - done < p->frame_bytes ? src_size - done : p->frame_bytes;
+	while (r == GPZ_OK && done < src_size) { /* each lane copies its job from src itself */
+		size_t piece = src_size - done < job ? src_size - done : job;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
 			gpz_engine_submit(e, s + done, piece, NULL, 0);
 		done += piece;
-		frames++;
+		frames += (uint32_t)((piece + p->frame_bytes - 1) / p->frame_bytes);
 	}
 	re = gpz_engine_close(e, &pos);
 	r = re != GPZ_OK ? re : r;

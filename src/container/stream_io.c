@@ -70,29 +70,32 @@ gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn re
 	struct io io = { read, write, user, 0, 0 };
 	struct gpz_engine *e;
 	uint32_t frames = 0;
-	size_t got;
+	size_t got, job;
 	gpz_result r;
 
 	if (!ctx || !read || !write || gpz_params_check(p) != GPZ_OK)
 		return GPZ_ERR_PARAM;
+	job = gpz_job_bytes(p);
 	r = open_stream(ctx, p, &io, &e);
 	if (r != GPZ_OK)
 		return r;
 	do {
 		uint8_t *buf;
+		uint64_t k;
 		got = 0;
-		r = gpz_engine_next(e, p->frame_bytes, &buf);
+		r = gpz_engine_next(e, job, &buf);
 		if (r == GPZ_OK)
-			r = io_get(&io, buf, p->frame_bytes, &got);
+			r = io_get(&io, buf, job, &got);
 		if (r == GPZ_OK && got % (size_t)p->symbol_bytes)
 			r = GPZ_ERR_SIZE_ALIGN;
-		if (r == GPZ_OK && got && frames == UINT32_MAX)
+		k = (got + p->frame_bytes - 1) / p->frame_bytes;
+		if (r == GPZ_OK && k > UINT32_MAX - frames)
 			r = GPZ_ERR_PARAM; /* too many frames: a larger frame_bytes is needed */
 		if (r == GPZ_OK && got) {
 			gpz_engine_submit(e, NULL, got, NULL, 0);
-			frames++;
+			frames += (uint32_t)k;
 		}
-	} while (r == GPZ_OK && got == p->frame_bytes);
+	} while (r == GPZ_OK && got == job);
 	r = close_stream(e, r, io.in, frames, &io);
 	if (in_bytes)
 		*in_bytes = io.in;
@@ -107,12 +110,15 @@ static gpz_result submit_at(struct gpz_engine *e, const gpz_params *p, gpz_read_
 {
 	gpz_result r = GPZ_OK;
 
+	const size_t job = gpz_job_bytes(p);
+
 	gpz_engine_positional(e, read_at, user);
-	for (uint64_t off = 0; r == GPZ_OK && off < src_size; off += p->frame_bytes, (*frames)++) {
-		size_t n = src_size - off < p->frame_bytes ? (size_t)(src_size - off) : p->frame_bytes;
+	for (uint64_t off = 0; r == GPZ_OK && off < src_size; off += job) {
+		size_t n = src_size - off < job ? (size_t)(src_size - off) : job;
 		r = gpz_engine_next(e, 0, NULL);
 		if (r == GPZ_OK)
 			gpz_engine_submit_at(e, n, off);
+		*frames += (uint32_t)((n + p->frame_bytes - 1) / p->frame_bytes);
 	}
 	return r;
 }
