@@ -167,6 +167,30 @@ static void same_bytes(gpz_backend b, const char *bname)
 		}
 }
 
+/* A stream of small frames (decoded in jobs of many) with a frame damaged in its second half,
+ * then cut there: the error of that frame, one-shot and streaming, never success. */
+static void damaged_jobs(gpz_ctx *ctx, const uint8_t *c, size_t len, size_t n, const char *what)
+{
+	uint8_t *bad = malloc(len), *d = malloc(n);
+	size_t dlen = 0;
+	memcpy(bad, c, len);
+	bad[len / 3 * 2] ^= 0x21;
+	gpz_result r = gpz_decompress(ctx, bad, len, d, n, &dlen);
+	CHECK(r == GPZ_ERR_CORRUPT || r == GPZ_ERR_CHECKSUM, "%s: damaged: %s", what,
+	      gpz_result_string(r));
+	struct test_mem m = { .src = bad, .size = len, .dst = d, .cap = n };
+	r = gpz_decompress_stream(ctx, test_mem_read, test_mem_write, &m, NULL, NULL);
+	CHECK(r == GPZ_ERR_CORRUPT || r == GPZ_ERR_CHECKSUM, "%s: damaged, streaming: %s", what,
+	      gpz_result_string(r));
+	r = gpz_decompress(ctx, c, len / 3 * 2, d, n, &dlen);
+	CHECK(r == GPZ_ERR_TRUNCATED, "%s: cut: %s", what, gpz_result_string(r));
+	struct test_mem t = { .src = c, .size = len / 3 * 2, .dst = d, .cap = n };
+	r = gpz_decompress_stream(ctx, test_mem_read, test_mem_write, &t, NULL, NULL);
+	CHECK(r == GPZ_ERR_TRUNCATED, "%s: cut, streaming: %s", what, gpz_result_string(r));
+	free(bad);
+	free(d);
+}
+
 /* Frames far smaller than a lane's job (gpz_job_bytes): several jobs of many frames each, the
  * last job and its last frame short, frames a multiple of 32 bytes (the GPU codes a job's
  * frames at once) and not, 1- and 2-byte symbols; the bytes of the frames one by one. */
@@ -189,8 +213,10 @@ static void small_frame_jobs(gpz_backend b, const char *bname)
 				gpz_ctx *ctx = make_ctx(b, 2, depth);
 				snprintf(what, sizeof what, "%s small frames %zu w=%d depth=%d", bname,
 				         frames[fi], w, depth);
-				if (ctx)
+				if (ctx) {
 					check_ctx(ctx, src, n, &p, ref, ref_len, what);
+					damaged_jobs(ctx, ref, ref_len, n, what);
+				}
 				gpz_ctx_free(ctx);
 			}
 			free(ref);

@@ -451,17 +451,17 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 {
 	struct lane *ln = s->ln;
 	const uint8_t *src;
-	gpz_block_info in;
+	uint64_t content = 0;
 	size_t pre;
 	gpz_result r = frame_input(s, &src, &pre);
 	size_t cap;
 	int direct;
 
-	if (r == GPZ_OK)
-		r = gpz_parse_block(src, s->n, &in);
+	if (r == GPZ_OK) /* a job of one frame or several (gpz_job_joins) */
+		r = gpz_job_content(src, s->n, &content);
 	if (r != GPZ_OK)
 		return r;
-	cap = s->dst && in.content_bytes > s->dst_cap ? s->dst_cap : (size_t)in.content_bytes;
+	cap = s->dst && content > s->dst_cap ? s->dst_cap : (size_t)content;
 	/* the GPU decodes into pinned memory: the caller's buffer when it is pinned (the lane's
 	 * copy out of its own, at ~10 GB/s a thread, bounded pinned decompression at 39 GB/s on
 	 * one H100 and 49 on two), else the lane's; the CPU straight into the caller's buffer */
@@ -469,8 +469,8 @@ static gpz_result run_decompress(struct slot *s, const uint8_t **res, size_t *le
 	                               (!cap || gpz_gpu_is_pinned((uint8_t *)s->dst + cap - 1))));
 	if (!direct && buf_reserve(ln, &ln->out, cap ? cap : 1, 0) != GPZ_OK)
 		return GPZ_ERR_NOMEM;
-	r = gpz_frame_decompress_on(lane_ctx(s), ln->g, src, s->n, direct ? s->dst : ln->out.p, cap,
-	                            len, NULL);
+	r = gpz_frames_decompress_on(lane_ctx(s), ln->g, src, s->n, direct ? s->dst : ln->out.p,
+	                             cap, len);
 	if (r == GPZ_OK && s->dst && !direct)
 		lane_copy(s->e, s->dst, ln->out.p, *len);
 	*res = s->dst ? NULL : ln->out.p;

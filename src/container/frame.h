@@ -237,6 +237,13 @@ size_t gpz_frames_bound(size_t src_size, const gpz_params *p);
 gpz_result gpz_frames_compress_on(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params *p,
                                   const void *src, size_t src_size, void *dst, size_t dst_cap,
                                   size_t *written, struct gpz_place *place);
+/* Whether a frame of `content` bytes joins a job that holds `frames` frames (at least one) of
+ * `have` bytes of content; a job's content (every frame checked to lie within src_size); and a
+ * job of such frames decoded (src_size bytes: whole frames), the first frame's error in order. */
+int gpz_job_joins(uint64_t have, size_t frames, uint64_t content);
+gpz_result gpz_job_content(const void *src, size_t src_size, uint64_t *content);
+gpz_result gpz_frames_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
+                                    size_t src_size, void *dst, size_t dst_cap, size_t *written);
 gpz_result gpz_frame_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
                                    size_t src_size, void *dst, size_t dst_cap, size_t *written,
                                    uint64_t *checksum);

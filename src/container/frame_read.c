@@ -450,3 +450,110 @@ gpz_result gpz_decompress_frame(gpz_ctx *ctx, const void *src, size_t src_size, 
 	return gpz_frame_decompress_on(ctx, gpz_ctx_gpu(ctx), src, src_size, dst, dst_cap,
 	                               written, checksum);
 }
+
+/* A job of frames on the CPU: a thread a frame (as gpz_frames_compress_on), frame i from src +
+ * at[i] (blk[i] bytes) into dst + out[i] (len[i] bytes). */
+struct job_decode {
+	gpz_ctx one; /* the caller's context with one thread */
+	const uint8_t *src;
+	uint8_t *dst;
+	size_t *at, *blk, *out, *len;
+	gpz_result *res;
+};
+
+static void job_decode_task(void *v, size_t i)
+{
+	struct job_decode *j = v;
+	size_t w = 0;
+
+	j->res[i] = gpz_frame_decompress_on(&j->one, NULL, j->src + j->at[i], j->blk[i],
+	                                    j->dst + j->out[i], j->len[i], &w, NULL);
+	if (j->res[i] == GPZ_OK && w != j->len[i])
+		j->res[i] = GPZ_ERR_CORRUPT;
+}
+
+/* The job's frames, one after another to its end (j's arrays filled when not NULL). */
+static gpz_result job_walk(const uint8_t *s, size_t n, size_t dst_cap, struct job_decode *j,
+                           size_t *nf, size_t *total)
+{
+	size_t pos = 0;
+
+	*nf = *total = 0;
+	while (pos < n) {
+		gpz_block_info in;
+		gpz_result r = gpz_parse_block(s + pos, n - pos, &in);
+		if (r == GPZ_OK)
+			r = gpz_frame_fits(&in, n - pos, dst_cap - *total);
+		if (r != GPZ_OK)
+			return r;
+		if (j) {
+			j->at[*nf] = pos;
+			j->blk[*nf] = (size_t)in.block_bytes;
+			j->out[*nf] = *total;
+			j->len[*nf] = (size_t)in.content_bytes;
+		}
+		pos += (size_t)in.block_bytes;
+		*total += (size_t)in.content_bytes;
+		(*nf)++;
+	}
+	return GPZ_OK;
+}
+
+gpz_result gpz_job_content(const void *src, size_t src_size, uint64_t *content)
+{
+	size_t nf, total;
+	gpz_result r = src ? job_walk(src, src_size, (size_t)-1, NULL, &nf, &total) : GPZ_ERR_PARAM;
+
+	*content = r == GPZ_OK ? total : 0;
+	return r;
+}
+
+gpz_result gpz_frames_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void *src,
+                                    size_t src_size, void *dst, size_t dst_cap, size_t *written)
+{
+	struct job_decode j = { .src = src, .dst = dst };
+	size_t nf = 0, total = 0, *arr = NULL;
+	gpz_result r;
+
+	if (!ctx || !written || !src || (!dst && dst_cap))
+		return GPZ_ERR_PARAM;
+	*written = 0;
+	r = job_walk(src, src_size, dst_cap, NULL, &nf, &total);
+	if (r == GPZ_OK && nf == 1)
+		return gpz_frame_decompress_on(ctx, g, src, src_size, dst, dst_cap, written, NULL);
+	if (r == GPZ_OK) {
+		arr = malloc(4 * nf * sizeof(size_t));
+		j.res = malloc(nf * sizeof(gpz_result));
+		r = arr && j.res ? GPZ_OK : GPZ_ERR_NOMEM;
+	}
+	if (r == GPZ_OK) {
+		j.at = arr;
+		j.blk = arr + nf;
+		j.out = arr + 2 * nf;
+		j.len = arr + 3 * nf;
+		r = job_walk(src, src_size, dst_cap, &j, &nf, &total);
+	}
+	if (r == GPZ_OK && g) { /* a lane's GPU: a frame at a time, each one round trip */
+		for (size_t i = 0; i < nf; i++)
+			j.res[i] = GPZ_ERR_PARAM;
+		for (size_t i = 0; i < nf && (i == 0 || j.res[i - 1] == GPZ_OK); i++) {
+			size_t w = 0;
+			j.res[i] = gpz_frame_decompress_on(ctx, g, j.src + j.at[i], j.blk[i],
+			                                   j.dst + j.out[i], j.len[i], &w, NULL);
+			if (j.res[i] == GPZ_OK && w != j.len[i])
+				j.res[i] = GPZ_ERR_CORRUPT;
+		}
+	} else if (r == GPZ_OK) {
+		j.one = *ctx;
+		j.one.nthreads = 1;
+		j.one.scratch = NULL;
+		gpz_parallel_for(ctx->nthreads, nf, job_decode_task, &j);
+	}
+	for (size_t i = 0; r == GPZ_OK && i < nf; i++)
+		r = j.res[i]; /* the first frame's error, in order */
+	if (r == GPZ_OK)
+		*written = total;
+	free(arr);
+	free(j.res);
+	return r;
+}

@@ -122,6 +122,28 @@ gpz_result gpz_compress(gpz_ctx *ctx, const gpz_params *p, const void *src, size
 	return r;
 }
 
+/* Frames gathered into one job of the engine (gpz_job_joins): from s + at, len bytes, their
+ * content into dst + out. */
+struct walk_job {
+	size_t at, len, frames;
+	uint64_t out, content;
+};
+
+static gpz_result submit_job(struct gpz_engine *e, const uint8_t *s, uint8_t *dst,
+                             struct walk_job *j)
+{
+	gpz_result r = GPZ_OK;
+
+	if (e && j->frames) {
+		r = gpz_engine_next(e, 0, NULL);
+		if (r == GPZ_OK)
+			gpz_engine_submit(e, s + j->at, j->len, dst ? dst + j->out : NULL,
+			                  dst ? (size_t)j->content : 0);
+	}
+	j->frames = 0;
+	return r;
+}
+
 /* Walk one stream from its header; decode frames into dst through the engine when e is not
  * NULL, else only sum their sizes. Sets *consumed and *produced. */
 static gpz_result walk_stream(struct gpz_engine *e, const uint8_t *s, size_t size, uint8_t *dst,
@@ -130,7 +152,8 @@ static gpz_result walk_stream(struct gpz_engine *e, const uint8_t *s, size_t siz
 	size_t pos = GPZ_HEADER_SIZE;
 	uint64_t total = 0;
 	uint32_t frames = 0;
-	gpz_result r = gpz_read_header(s, size);
+	struct walk_job j = { 0 };
+	gpz_result r = gpz_read_header(s, size), rj;
 
 	while (r == GPZ_OK) {
 		gpz_block_info in;
@@ -148,20 +171,26 @@ static gpz_result walk_stream(struct gpz_engine *e, const uint8_t *s, size_t siz
 		}
 		if (e && in.content_bytes > dst_cap - total)
 			r = GPZ_ERR_DST_TOO_SMALL;
-		if (e && r == GPZ_OK)
-			r = gpz_engine_next(e, 0, NULL);
-		if (e && r == GPZ_OK)
-			gpz_engine_submit(e, s + pos, (size_t)in.block_bytes, dst ? dst + total : NULL,
-			                  dst ? (size_t)in.content_bytes : 0);
-		if (frames == UINT32_MAX)
+		if (r == GPZ_OK && frames == UINT32_MAX)
 			r = GPZ_ERR_CORRUPT;
+		if (r == GPZ_OK && !gpz_job_joins(j.content, j.frames, in.content_bytes))
+			r = submit_job(e, s, dst, &j);
+		if (r != GPZ_OK)
+			break;
+		if (j.frames == 0)
+			j = (struct walk_job){ pos, 0, 0, total, 0 };
+		j.len += (size_t)in.block_bytes;
+		j.content += in.content_bytes;
+		j.frames++;
 		pos += (size_t)in.block_bytes;
 		total += in.content_bytes;
 		frames++;
 	}
+	/* the frames before an error are decoded: theirs come first */
+	rj = submit_job(e, s, dst, &j);
 	*consumed = pos;
 	*produced = total;
-	return r;
+	return r != GPZ_OK ? r : rj;
 }
 
 /* Decode or measure every concatenated stream in src. */

@@ -195,14 +195,33 @@ gpz_result gpz_compress_stream_at_to(gpz_ctx *ctx, const gpz_params *p, gpz_read
 	return r;
 }
 
-/* Read the next block (its first `got` bytes are in pk) into a lane's buffer and submit it, or
- * check it as the stream's trailer. */
+/* Frames read into one lane's buffer as one job (gpz_job_joins), not yet submitted. */
+struct read_job {
+	uint8_t *buf;
+	size_t have, frames;
+	uint64_t out, content;
+};
+
+static void submit_read(struct gpz_engine *e, struct read_job *j, int at)
+{
+	if (!j->frames)
+		return;
+	if (at) /* the content goes at the sum of the earlier frames' (each decode checks its own) */
+		gpz_engine_submit_to(e, j->have, j->out);
+	else
+		gpz_engine_submit(e, NULL, j->have, NULL, 0);
+	j->frames = 0;
+}
+
+/* Read the next block (its first `got` bytes are in pk) into a lane's buffer, after the frames
+ * of the job there when it joins them (else that job is submitted first), or check it as the
+ * stream's trailer. */
 static gpz_result next_block(struct gpz_engine *e, struct io *io, uint8_t *pk, size_t got,
-                             uint64_t *total, uint32_t *frames, int *end, int at)
+                             uint64_t *total, uint32_t *frames, int *end, struct read_job *j,
+                             int at)
 {
 	gpz_block_info in;
-	uint8_t *buf;
-	size_t more = 0, need;
+	size_t more = 0, need, base;
 	enum { READ_STEP = 64 << 20 };
 	gpz_result r = got ? gpz_parse_block(pk, got, &in) : GPZ_ERR_TRUNCATED;
 
@@ -215,25 +234,31 @@ static gpz_result next_block(struct gpz_engine *e, struct io *io, uint8_t *pk, s
 	}
 	if (*frames == UINT32_MAX || in.content_bytes > GPZ_MAX_FRAME_BYTES)
 		return GPZ_ERR_CORRUPT;
-	/* the buffer grows as bytes arrive, so a corrupt size cannot make it huge up front */
-	r = gpz_engine_next(e, need < READ_STEP ? need : READ_STEP, &buf);
+	if (!gpz_job_joins(j->content, j->frames, in.content_bytes)) {
+		submit_read(e, j, at);
+		/* the buffer grows as bytes arrive, so a corrupt size cannot make it huge up front */
+		r = gpz_engine_next(e, need < READ_STEP ? need : READ_STEP, &j->buf);
+		*j = (struct read_job){ j->buf, 0, 0, *total, 0 };
+	}
+	base = j->have;
 	if (r == GPZ_OK)
-		memcpy(buf, pk, got);
+		r = gpz_engine_grow(e, base + got, base, &j->buf);
+	if (r == GPZ_OK)
+		memcpy(j->buf + base, pk, got);
 	for (size_t have = got; r == GPZ_OK && have < need; have += more) {
 		size_t step = have > READ_STEP ? have : READ_STEP; /* doubling: few copies */
 		size_t want = need - have <= step ? need : have + step;
-		r = gpz_engine_grow(e, want, have, &buf);
+		r = gpz_engine_grow(e, base + want, base + have, &j->buf);
 		if (r == GPZ_OK)
-			r = io_get(io, buf + have, want - have, &more);
+			r = io_get(io, j->buf + base + have, want - have, &more);
 		if (r == GPZ_OK && more < want - have)
 			r = GPZ_ERR_TRUNCATED;
 	}
 	if (r != GPZ_OK)
 		return r;
-	if (at) /* the content goes at the sum of the earlier frames' (each decode checks its own) */
-		gpz_engine_submit_to(e, need, *total);
-	else
-		gpz_engine_submit(e, NULL, need, NULL, 0);
+	j->have += need;
+	j->content += in.content_bytes;
+	j->frames++;
 	*total += in.content_bytes;
 	(*frames)++;
 	return GPZ_OK;
@@ -259,6 +284,7 @@ static gpz_result decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn
 	struct io io = { read, write, user, 0, 0 };
 	uint8_t pk[GPZ_BLOCK_PEEK_SIZE];
 	struct gpz_engine *e = NULL;
+	struct read_job job = { 0 };
 	uint64_t total = 0;
 	uint32_t frames = 0;
 	size_t got;
@@ -277,8 +303,11 @@ static gpz_result decompress_stream(gpz_ctx *ctx, gpz_read_fn read, gpz_write_fn
 	while (r == GPZ_OK && !end) {
 		r = peek_block(&io, pk, &got);
 		if (r == GPZ_OK)
-			r = next_block(e, &io, pk, got, &total, &frames, &end, write_at != NULL);
+			r = next_block(e, &io, pk, got, &total, &frames, &end, &job, write_at != NULL);
 	}
+	/* the frames read before an error are decoded: theirs come first */
+	if (e)
+		submit_read(e, &job, write_at != NULL);
 	/* a frame's error comes before anything found after it (a later frame, the trailer) */
 	re = e ? gpz_engine_close(e, NULL) : GPZ_OK;
 	r = re != GPZ_OK ? re : r;
