@@ -709,7 +709,11 @@ gpz_result gpz_engine_next(struct gpz_engine *e, size_t need, uint8_t **buf)
 gpz_result gpz_engine_grow(struct gpz_engine *e, size_t need, size_t keep, uint8_t **buf)
 {
 	struct slot *s = &e->slot[e->submitted % (uint64_t)e->n];
-	gpz_result r = buf_reserve(s->ln, &s->ln->in, need, keep);
+	size_t cap = s->ln->in.cap;
+	/* at least doubling: a job's frames are appended one by one, and a lane's pinned buffer
+	 * grown to each one's end cost seconds a GiB in allocations and copies */
+	gpz_result r = buf_reserve(s->ln, &s->ln->in,
+	                           need > cap && need < 2 * cap ? 2 * cap : need, keep);
 
 	*buf = s->ln->in.p;
 	return r;
