@@ -49,6 +49,7 @@ struct opts {
 	int huff_set;      /* an option of Huffman-only .gpz frames was given (--huff, -b, ...) */
 	int lzs_set;       /* --huff-only, --lz-symbols or --lz-auto chose the frames' kind */
 	int chunk_set;     /* --chunk-log was given */
+	int frame_set;     /* --frame-size was given */
 	const char *suffix;/* -S: the compressed file suffix */
 	int no_name;       /* -n: gzip without the name and time */
 	int name_flag;     /* -N given */
@@ -228,9 +229,11 @@ static void usage(void)
 "                          32 interleaved lanes, about twice the GPU's decode speed for a\n"
 "                          0.05-0.5% larger file (chunks of 2^16 unless --chunk-log says);\n"
 "                          slower to write, and to read on the CPU\n"
-"      --frame-size=SIZE   input bytes per frame, optional K, M or G suffix (default 64M,\n"
-"                          at most 1G); memory use is about 2 frames per frame\n"
-"                          in flight (6 on the GPU, 2 on the CPU)\n"
+"      --frame-size=SIZE   input bytes per frame, optional K, M or G suffix (default 64M;\n"
+"                          1M for Huffman-only bytes without --lanes: a code per\n"
+"                          MiB fits text better; at most 1G); memory use is about\n"
+"                          twice the larger of SIZE and 64M per lane (6 lanes on\n"
+"                          the GPU, 2-4 on the CPU)\n"
 "Execution:\n"
 "  -T, --threads=N         CPU worker threads (0 = one per core, the default)\n"
 "      --cpu               use the CPU backend\n"
@@ -330,6 +333,9 @@ static int parse_size(const char *s, uint64_t *v)
 	return 0;
 }
 
+/* The default frame of Huffman-only bytes (main). */
+#define SMALL_FRAME_BYTES ((size_t)1 << 20)
+
 /* Format names (--format) and file suffixes, indexed by gpz_format. */
 static const char *const format_names[] = { "gpz", "gzip", "zlib", "deflate" };
 static const char *const format_suffix[] = { ".gpz", ".gz", ".zz", ".deflate" };
@@ -362,6 +368,7 @@ static int apply_value(struct opts *o, int key, const char *arg)
 		if (parse_size(arg, &v) != 0 || v == 0 || v > GPZ_MAX_FRAME_BYTES)
 			return bad_value("frame size", arg, "use 1 byte to 1G, e.g. 64M");
 		o->params.frame_bytes = (size_t)v;
+		o->frame_set = 1;
 		return 0;
 	case 'T':
 		if (parse_uint(arg, MAX_THREADS, &v) != 0)
@@ -2239,6 +2246,13 @@ int GPZ_TOOL_MAIN(int argc, char **argv)
 	/* the lanes layout pads each lane's bits to a word: chunks of 2^16 keep that under 0.5% */
 	if (rc == 0 && o.params.huff_lanes && !o.chunk_set)
 		o.params.chunk_log = 16;
+	/* Huffman-only bytes: a code per MiB follows text's local statistics (1 GiB of text 1.555
+	 * -> 1.657, as small as nvCOMP's ANS leaves it: 1.606), and the lanes take such frames in
+	 * jobs of 64, as fast as 64 MiB frames file to file on a 16-core host
+	 * (bench/results/2026-11-27-h100-small-frame-jobs.md) */
+	if (rc == 0 && o.op == OP_COMPRESS && o.format == GPZ_FORMAT_GPZ && !o.params.lz_level &&
+	    !o.frame_set && o.params.symbol_bytes == 1 && !o.params.huff_lanes)
+		o.params.frame_bytes = SMALL_FRAME_BYTES;
 	if (rc == 0)
 		rc = check_opts(&o, nfiles);
 	if (rc != 0) {
