@@ -410,7 +410,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 		return GPZ_ERR_TRUNCATED;
 	if (small_frames((const uint8_t *)d_src, src_size, st)) {
 		gpz_result rb = gpz_gpu_frames_decompress_dev(ctx->gpu, ctx->nthreads,
-		                                              (const uint8_t *)d_src, src_size,
+		                                              (const uint8_t *)d_src, src_size, 0,
 		                                              (uint8_t *)d_dst, dst_cap, dst_size,
 		                                              (gpz_stream_t)st);
 		/* done, or the GPU failed; not taken, or short of host memory: a frame at a time */

@@ -554,6 +554,29 @@ extern "C" gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *sr
 	return r;
 }
 
+extern "C" gpz_result gpz_gpu_frames_decompress(struct gpz_gpu *g, int nthreads, const void *src,
+                                                size_t src_size, void *dst, size_t cap,
+                                                size_t *written)
+{
+	size_t got = 0;
+	gpz_result r = gpz_gpu_use(g);
+
+	if (r == GPZ_OK)
+		r = gpz_gpu_reserve(&g->in, &g->in_cap, src_size);
+	if (r == GPZ_OK)
+		r = gpz_gpu_reserve(&g->out, &g->out_cap, cap + 16);
+	if (r == GPZ_OK)
+		r = gpz_gpu_to_device(g, g->in, src, src_size);
+	if (r == GPZ_OK)
+		r = gpz_gpu_frames_decompress_dev(g, nthreads, g->in, src_size, 1, g->out, cap, &got,
+		                                  g->stream);
+	if (r == GPZ_OK)
+		r = gpz_gpu_to_host(g, dst, g->out, got);
+	if (r == GPZ_OK)
+		*written = got;
+	return r;
+}
+
 /* ---- what the device-buffer API (device_api.cu) takes from here ---- */
 
 extern "C" gpz_result gpz_gpu_frame_decompress_dev(struct gpz_gpu *g, const uint8_t *d_src,

@@ -63,13 +63,18 @@ gpz_result gpz_gpu_frames_compress_dev(struct gpz_gpu *g, const gpz_params *p,
                                        const uint8_t *d_src, size_t size, uint8_t *d_dst,
                                        size_t cap, size_t *written, gpz_stream_t stream);
 /* A stream of many Huffman-only, stored or constant frames at d_src (src_size bytes: one
- * stream, header to trailer) decoded into d_dst with a few waits in all (frames_decode_gpu.cu),
- * the frames' checks made on nthreads host threads; *written the content's bytes.
- * GPZ_ERR_PARAM when it does not take the stream, or when any check fails: the frame-at-a-time
- * path then decodes it and reports what is wrong (d_dst's bytes are undefined meanwhile). */
+ * stream, header to trailer; or with `bare`, a frame engine job's frames alone) decoded into
+ * d_dst with a few waits in all (frames_decode_gpu.cu), the frames' checks made on nthreads
+ * host threads; *written the content's bytes. GPZ_ERR_PARAM when it does not take the stream,
+ * or when any check fails: the frame-at-a-time path then decodes it and reports what is wrong
+ * (d_dst's bytes are undefined meanwhile). */
 gpz_result gpz_gpu_frames_decompress_dev(struct gpz_gpu *g, int nthreads, const uint8_t *d_src,
-                                         size_t src_size, uint8_t *d_dst, size_t cap,
+                                         size_t src_size, int bare, uint8_t *d_dst, size_t cap,
                                          size_t *written, gpz_stream_t stream);
+/* A job's frames from host memory into dst the same way (staged in g's buffers); GPZ_ERR_PARAM
+ * as above. */
+gpz_result gpz_gpu_frames_decompress(struct gpz_gpu *g, int nthreads, const void *src,
+                                     size_t src_size, void *dst, size_t cap, size_t *written);
 /* n symbols of width w, each v, at d_dst (a constant frame's content). */
 gpz_result gpz_gpu_fill(uint8_t *d_dst, size_t n, int w, uint32_t v, gpz_stream_t stream);
 /* The most of g->work one frame of frame_bytes takes in gpz_gpu_frame_compress_dev. */

@@ -15,6 +15,12 @@ int gpz_gpu_frames_take(const gpz_params *p, const void *d_src, size_t size)
 	return 0;
 }
 
+gpz_result gpz_gpu_frames_decompress(struct gpz_gpu *g, int nthreads, const void *src,
+                                     size_t src_size, void *dst, size_t cap, size_t *written)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
 gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *src, size_t src_size,
                                     void *dst, size_t dst_cap, size_t *written,
                                     uint64_t *checksum)

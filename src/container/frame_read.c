@@ -521,6 +521,21 @@ gpz_result gpz_frames_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void 
 	r = job_walk(src, src_size, dst_cap, NULL, &nf, &total);
 	if (r == GPZ_OK && nf == 1)
 		return gpz_frame_decompress_on(ctx, g, src, src_size, dst, dst_cap, written, NULL);
+	if (r == GPZ_OK && g) { /* every frame at once where frames_decode_gpu.cu takes them */
+		size_t w = 0;
+		gpz_result rb = gpz_gpu_frames_decompress(g, ctx->nthreads, src, src_size, dst,
+		                                          dst_cap, &w);
+		if (rb == GPZ_OK && w == total) {
+			*written = total;
+			return GPZ_OK;
+		}
+		/* not taken, or a check failed: a frame at a time says which; a GPU failure: the
+		 * CPU's threads, unless the context asked for the GPU */
+		if (rb != GPZ_OK && rb != GPZ_ERR_PARAM && !gpz_ctx_falls_back(ctx, rb))
+			return rb;
+		if (rb != GPZ_OK && rb != GPZ_ERR_PARAM)
+			g = NULL;
+	}
 	if (r == GPZ_OK) {
 		arr = malloc(4 * nf * sizeof(size_t));
 		j.res = malloc(nf * sizeof(gpz_result));
@@ -533,7 +548,7 @@ gpz_result gpz_frames_decompress_on(gpz_ctx *ctx, struct gpz_gpu *g, const void 
 		j.len = arr + 3 * nf;
 		r = job_walk(src, src_size, dst_cap, &j, &nf, &total);
 	}
-	if (r == GPZ_OK && g) { /* a lane's GPU: a frame at a time, each one round trip */
+	if (r == GPZ_OK && g) { /* a lane's GPU, frames it did not take: a frame at a time */
 		for (size_t i = 0; i < nf; i++)
 			j.res[i] = GPZ_ERR_PARAM;
 		for (size_t i = 0; i < nf && (i == 0 || j.res[i - 1] == GPZ_OK); i++) {

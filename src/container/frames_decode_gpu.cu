@@ -53,17 +53,18 @@ struct walk_arrays {
 	uint64_t *packed_at; /* where the frame's head and tail go in the packed copy */
 };
 
-/* One thread: frame after frame from the stream header on; Huffman (one bitstream a chunk),
- * stored and constant frames only, every size within the input. The host checks each header
- * again with gpz_parse_block before anything is decoded. */
-__global__ void walk_kernel(const uint8_t *s, size_t size, walk_out *o, walk_arrays a)
+/* One thread: frame after frame from the stream header on (from the start for a job's frames:
+ * `bare`, which end with the input); Huffman (one bitstream a chunk), stored and constant frames
+ * only, every size within the input. The host checks each header again with gpz_parse_block
+ * before anything is decoded. */
+__global__ void walk_kernel(const uint8_t *s, size_t size, int bare, walk_out *o, walk_arrays a)
 {
-	size_t pos = GPZ_HEADER_SIZE, nf = 0, packed = 0;
+	size_t pos = bare ? 0 : GPZ_HEADER_SIZE, nf = 0, packed = 0;
 	unsigned long long status = 1;
 	while (pos < size && nf < MAX_FRAMES) {
 		const uint8_t *b = s + pos;
 		if (b[0] == GPZ_TRAILER_TYPE) {
-			status = size - pos == GPZ_TRAILER_SIZE ? 0 : 1;
+			status = !bare && size - pos == GPZ_TRAILER_SIZE ? 0 : 1;
 			break;
 		}
 		if (size - pos < GPZ_FRAME_HEADER_SIZE || b[0] < GPZ_FRAME_HUFFMAN ||
@@ -92,6 +93,8 @@ __global__ void walk_kernel(const uint8_t *s, size_t size, walk_out *o, walk_arr
 		nf++;
 		pos += block;
 	}
+	if (bare && pos == size && nf)
+		status = 0;
 	o->status = status;
 	o->nf = nf;
 	o->end = pos;
@@ -265,6 +268,7 @@ struct dec_call {
 	size_t src_size, cap;
 	uint8_t *d_dst;
 	int nthreads;
+	int bare; /* a job's frames: no stream header or trailer */
 	walk_out wo;
 	dlayout l;
 	struct batch b;
@@ -280,7 +284,7 @@ gpz_result walk_and_gather(struct dec_call *c)
 	struct gpz_gpu *g = c->g;
 	gpz_result r = gpz_gpu_reserve(&g->work, &g->work_cap, c->l.total);
 	if (r == GPZ_OK) {
-		walk_kernel<<<1, 1, 0, c->s>>>(c->d_src, c->src_size, (walk_out *)g->work,
+		walk_kernel<<<1, 1, 0, c->s>>>(c->d_src, c->src_size, c->bare, (walk_out *)g->work,
 		                               arrays_at(g->work, c->l));
 		r = gpz_cuda_result(cudaGetLastError());
 	}
@@ -311,10 +315,10 @@ gpz_result walk_and_gather(struct dec_call *c)
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->host + c->fo, g->work + c->l.packed,
 		                                    (size_t)c->wo.packed, cudaMemcpyDeviceToHost, c->s));
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && !c->bare)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->host + c->ho, c->d_src, GPZ_HEADER_SIZE,
 		                                    cudaMemcpyDeviceToHost, c->s));
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && !c->bare)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->host + c->ho + 64, c->d_src + c->wo.end,
 		                                    GPZ_TRAILER_SIZE, cudaMemcpyDeviceToHost, c->s));
 	if (r == GPZ_OK)
@@ -343,10 +347,11 @@ bool check_heads(struct dec_call *c)
 	c->slot = gpz_gpu_decode_image_size(most);
 	c->b.w = heads[1];
 	if (!(c->b.jobs = (struct frame_job *)calloc(nf, sizeof(*c->b.jobs))) ||
-	    gpz_read_header(c->host + c->ho, GPZ_HEADER_SIZE) != GPZ_OK ||
+	    (!c->bare && gpz_read_header(c->host + c->ho, GPZ_HEADER_SIZE) != GPZ_OK) ||
 	    !plan_frames(&c->b, heads, packed_at, arr + 2 * nf, arr + nf, c->cap, c->slot, &c->total,
 	                 &c->nstarts) ||
-	    gpz_read_trailer(c->host + c->ho + 64, GPZ_TRAILER_SIZE, c->total, (uint32_t)nf) != GPZ_OK)
+	    (!c->bare && gpz_read_trailer(c->host + c->ho + 64, GPZ_TRAILER_SIZE, c->total,
+	                                  (uint32_t)nf) != GPZ_OK))
 		return false;
 	c->nimg = 0;
 	for (size_t k = 0; k < nf; k++)
@@ -446,8 +451,8 @@ gpz_result decode_all(struct dec_call *c, uint64_t *bad)
 
 extern "C" gpz_result gpz_gpu_frames_decompress_dev(struct gpz_gpu *g, int nthreads,
                                                     const uint8_t *d_src, size_t src_size,
-                                                    uint8_t *d_dst, size_t cap, size_t *written,
-                                                    gpz_stream_t stream)
+                                                    int bare, uint8_t *d_dst, size_t cap,
+                                                    size_t *written, gpz_stream_t stream)
 {
 	struct dec_call c;
 	uint64_t bad = 1;
@@ -461,9 +466,10 @@ extern "C" gpz_result gpz_gpu_frames_decompress_dev(struct gpz_gpu *g, int nthre
 	c.d_dst = d_dst;
 	c.cap = cap;
 	c.nthreads = nthreads;
+	c.bare = bare;
 	c.l = dlayout_for(0, 0, 0, 0, 0);
 	*written = 0;
-	gpz_result r = src_size > GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE ? GPZ_OK : GPZ_ERR_PARAM;
+	gpz_result r = bare || src_size > GPZ_HEADER_SIZE + GPZ_TRAILER_SIZE ? GPZ_OK : GPZ_ERR_PARAM;
 	if (r == GPZ_OK)
 		r = walk_and_gather(&c);
 	taken = r == GPZ_OK && check_heads(&c);
