@@ -2251,7 +2251,8 @@ int GPZ_TOOL_MAIN(int argc, char **argv)
 	 * jobs of 64, as fast as 64 MiB frames file to file on a 16-core host
 	 * (bench/results/2026-11-27-h100-small-frame-jobs.md) */
 	if (rc == 0 && o.op == OP_COMPRESS && o.format == GPZ_FORMAT_GPZ && !o.params.lz_level &&
-	    !o.frame_set && o.params.symbol_bytes == 1 && !o.params.huff_lanes)
+	    !o.params.lz_symbols && !o.frame_set && o.params.symbol_bytes == 1 &&
+	    !o.params.huff_lanes)
 		o.params.frame_bytes = SMALL_FRAME_BYTES;
 	if (rc == 0)
 		rc = check_opts(&o, nfiles);
