@@ -289,6 +289,19 @@ run 1 "--lanes with --format=gzip" "$GPZ" -c --lanes --format=gzip t.orig
 contains err "lanes" "the error names --lanes"
 rm -f lanes.gpz lanes16.gpz
 pass "--lanes: the lanes layout, 2^16 chunks by default, round trips"
+# Huffman-only bytes default to 1 MiB frames; --frame-size, --lanes and wider symbols keep theirs
+seq 1 400000 >big.orig
+[ $(($(wc -c <big.orig) % 2)) -eq 0 ] || echo >>big.orig # whole 2-byte symbols for -b 2
+nbig=$(( ($(wc -c <big.orig) + 1048575) / 1048576 ))
+for a in "--huff:$nbig" "--huff --frame-size=64M:1" "--huff --lanes:1" "--huff -b 2:1" \
+	 "--lz-symbols:1"; do
+	"$GPZ" -c ${a%:*} big.orig >big.gpz || fail "compress ${a%:*}"
+	[ "$("$GPZ" -lv big.gpz | grep -c 'frame ')" -eq "${a##*:}" ] ||
+		fail "${a%:*}: ${a##*:} frame(s)"
+	"$GPZ" -dc big.gpz | cmp -s - big.orig || fail "${a%:*}: round trip"
+done
+rm -f big.orig big.gpz
+pass "Huffman-only bytes in 1 MiB frames by default ($nbig frames), others as given"
 run 1 "LZ mode refuses -b 2" "$GPZ" -c -6 -b 2 w16.orig
 contains err "symbol-bytes" "the error names --symbol-bytes"
 run 0 "LZ mode in 64K frames" "$GPZ" -c -9 --frame-size=64K t.orig
