@@ -108,9 +108,8 @@ gpz_result gpz_compress_stream(gpz_ctx *ctx, const gpz_params *p, gpz_read_fn re
 static gpz_result submit_at(struct gpz_engine *e, const gpz_params *p, gpz_read_at_fn read_at,
                             void *user, uint64_t src_size, uint32_t *frames)
 {
-	gpz_result r = GPZ_OK;
-
 	const size_t job = gpz_job_bytes(p);
+	gpz_result r = GPZ_OK;
 
 	gpz_engine_positional(e, read_at, user);
 	for (uint64_t off = 0; r == GPZ_OK && off < src_size; off += job) {
