@@ -4,11 +4,14 @@
  * (gpz_lz_parse_segments: guessed segments fixed up, with various segment sizes and caps); and
  * every token list rebuilds its input. The parse that counts DEFLATE symbols as it goes
  * (gpz_lz_parse_counted) is held to the same tokens and to the block writer's own counts.
- * The fix-up's clean states are also held to parses begun there (clean_claims).
+ * The fix-up's clean states are also held to parses begun there (clean_claims). The cost-driven
+ * parse of levels 7-9 (dp_core.h) is held to an exhaustive search on small segments
+ * (`test_lz dp`) and, on every input, to costing no more than the lazy parse it starts from.
  * `test_lz edge` runs generated inputs, `test_lz corpora` the first 2 MiB of each corpus file
  * (parsed from 1 MiB on, so the first MiB is history). */
 #include "lz/lz.h"
 #include "deflate/block_core.h"
+#include "lz/dp_core.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -147,6 +150,132 @@ static void carried(const uint8_t *src, size_t start, size_t end, const char *wh
 	free(v);
 }
 
+/* The bits tok[0 .. nt) costs under c (dp_core.h's model). */
+static uint64_t tokens_cost(const uint32_t *tok, size_t nt, const struct gpz_lz_costs *c)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < nt; i++)
+		sum += tok[i] & GPZ_TOK_MATCH
+		               ? c->len[gpz_tok_len(tok[i])] +
+		                         c->dist[gpz_dfl_dist_code(gpz_tok_dist(tok[i]))]
+		               : c->lit[tok[i] & 0xff];
+	return sum;
+}
+
+/* A cost-driven level's last round costs no more than the parse it starts from (its rounds but
+ * one; none: the lazy parse), under the costs of that parse's counts, with that parse's matches
+ * cut at the segment ends (the rest of a cut match as literals): every option such a parse
+ * takes is one the shortest path weighs. dp[0 .. nd): the level's tokens. */
+static void dp_no_worse(const uint8_t *src, size_t start, size_t end, int l, const uint32_t *dp,
+                        size_t nd, const char *what)
+{
+	size_t cap = end - start + 1;
+	uint32_t *prev = malloc(cap * sizeof(*prev)), *cut = malloc(cap * sizeof(*cut));
+	struct gpz_dfl_huff *h = malloc(sizeof(*h));
+	if (!prev || !cut || !h || end <= start)
+		goto out;
+	size_t np = gpz_lz_parse_rounds(src, start, end, l, gpz_lz_level_cfg(l).dp_rounds - 1, prev);
+	size_t nc = 0, pos = start;
+	for (size_t i = 0; i < np; i++) {
+		uint32_t t = prev[i];
+		size_t seg_end = start + ((pos - start) / GPZ_LZ_DP_SEG + 1) * GPZ_LZ_DP_SEG;
+		if (!(t & GPZ_TOK_MATCH)) {
+			cut[nc++] = t;
+			pos++;
+			continue;
+		}
+		size_t len = gpz_tok_len(t), keep = len;
+		if (pos + len > seg_end)
+			keep = seg_end - pos >= GPZ_LZ_MIN_MATCH ? seg_end - pos : 0;
+		if (keep)
+			cut[nc++] = gpz_tok_match((unsigned)keep, gpz_tok_dist(t));
+		for (size_t k = keep; k < len; k++)
+			cut[nc++] = gpz_tok_literal(src[pos + k]);
+		pos += len;
+	}
+	uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
+	struct gpz_lz_costs c;
+	gpz_lz_dp_count(prev, np, lf, df);
+	gpz_lz_dp_costs(lf, df, &c, h);
+	uint64_t got = tokens_cost(dp, nd, &c), before = tokens_cost(cut, nc, &c);
+	cases++;
+	CHECK(got <= before, "%s [%zu, %zu) level %d: the last round costs %llu bits, its start %llu",
+	      what, start, end, l, (unsigned long long)got, (unsigned long long)before);
+out:
+	free(prev);
+	free(cut);
+	free(h);
+}
+
+/* The least cost of any parse of positions [k, m) by every choice in turn (exponential: m is
+ * small), with dp_core.h's options: a literal, or a match of length 3 .. L (cut at m) of the
+ * full or the quarter chain's match at k. */
+static uint64_t dp_brute(const uint8_t *src, const uint32_t *pure, unsigned k, unsigned m,
+                         const struct gpz_lz_costs *c)
+{
+	if (k == m)
+		return 0;
+	uint64_t best = c->lit[src[k]] + dp_brute(src, pure, k + 1, m, c);
+	for (int q = 0; q < 2; q++) {
+		unsigned len = pure[2 * k + q] >> 16, d = pure[2 * k + q] & 0xffff;
+		for (unsigned l = GPZ_LZ_MIN_MATCH; l <= len && k + l <= m; l++) {
+			uint64_t v = c->len[l] + c->dist[gpz_dfl_dist_code(d)] +
+			             dp_brute(src, pure, k + l, m, c);
+			best = v < best ? v : best;
+		}
+	}
+	return best;
+}
+
+/* gpz_lz_dp_segment against dp_brute on random small segments, costs and matches (the parse
+ * looks at the matches alone, so they need not be true ones); its tokens must be options. */
+static void dp_exhaustive(void)
+{
+	uint64_t seed = 0x5eed;
+	uint8_t src[16];
+	uint32_t pure[32], cost[17], tok[17];
+	uint16_t choice[16];
+	struct gpz_lz_costs c;
+	for (int trial = 0; trial < 3000; trial++) {
+		unsigned m = 1 + (unsigned)(test_rand(&seed) % 14);
+		for (unsigned i = 0; i < sizeof(c.lit); i++)
+			c.lit[i] = (uint8_t)(1 + test_rand(&seed) % 12);
+		for (unsigned i = 0; i < sizeof(c.len); i++)
+			c.len[i] = (uint8_t)(1 + test_rand(&seed) % 12);
+		for (unsigned i = 0; i < sizeof(c.dist); i++)
+			c.dist[i] = (uint8_t)(1 + test_rand(&seed) % 12);
+		for (unsigned k = 0; k < m; k++) {
+			src[k] = (uint8_t)test_rand(&seed);
+			for (int q = 0; q < 2; q++) {
+				uint64_t r = test_rand(&seed);
+				unsigned len = r % 3 ? 3 + (unsigned)(r >> 8) % 10 : 0;
+				pure[2 * k + q] = gpz_lz_pack(len, 1 + (unsigned)(r >> 20) % GPZ_LZ_WINDOW);
+			}
+		}
+		size_t n = gpz_lz_dp_segment(src, pure, 2, 1, 0, 0, m, &c, cost, choice, tok);
+		uint64_t got = 0, want = dp_brute(src, pure, 0, m, &c);
+		unsigned k = 0;
+		int valid = 1;
+		for (size_t i = 0; i < n && valid; i++) {
+			if (!(tok[i] & GPZ_TOK_MATCH)) {
+				valid = k < m && tok[i] == src[k];
+				got += c.lit[src[k++]];
+				continue;
+			}
+			unsigned l = gpz_tok_len(tok[i]), d = gpz_tok_dist(tok[i]), ok = 0;
+			for (int q = 0; q < 2 && k < m; q++)
+				ok |= d == (pure[2 * k + q] & 0xffff) && l <= pure[2 * k + q] >> 16;
+			valid = ok && k + l <= m;
+			got += c.len[l] + c.dist[gpz_dfl_dist_code(d)];
+			k += l;
+		}
+		cases++;
+		CHECK(valid && k == m && got == want,
+		      "dp trial %d (%u positions): %zu tokens cost %llu, least %llu, valid %d", trial, m,
+		      n, (unsigned long long)got, (unsigned long long)want, valid);
+	}
+}
+
 static void same(const uint8_t *src, size_t start, size_t end, const char *what)
 {
 	size_t cap = end - start + 1;
@@ -163,8 +292,10 @@ static void same(const uint8_t *src, size_t start, size_t end, const char *what)
 			counted(src, start, end, l, a, na, what);
 		if (l == 1)
 			carried(src, start, end, what);
-		if (l >= 4 && l <= 8 && na > 1) /* 9 is 8's rule at 4x the chain walks */
+		if (l >= 4 && l <= 6 && na > 1) /* lazy levels whose parse is the lazy one */
 			clean_claims(src, start, end, l, a, na, what);
+		if (l >= 7)
+			dp_no_worse(src, start, end, l, a, na, what);
 		if (na != nb || (na && memcmp(a, b, na * sizeof(*a)))) {
 			for (size_t i = 0; i < na && i < nb; i++)
 				if (a[i] != b[i]) {
@@ -226,6 +357,7 @@ static void edge(void)
 	static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 9, 258, 259, 261, 4097, 32767, 32768, 32769,
 	                               70001};
 	char what[64];
+	dp_exhaustive();
 	for (int kind = 0; kind < 4; kind++)
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			size_t n = sizes[i];

@@ -16,8 +16,8 @@
  * global memory on the GPU, so the GPU thread's stack stays small).
  *
  * The code lengths come from the codebook stage's builder (huffman/code_lengths.h), the one
- * gpz_code_lengths() uses, over fixed arrays in the scratch: the same lengths for alphabets of up
- * to GPZ_DFL_HMAX symbols. */
+ * gpz_code_lengths() uses, over fixed arrays in the scratch (gpz_dfl_code_lengths there): the same
+ * lengths for alphabets of up to GPZ_DFL_HMAX symbols. */
 #ifndef GPZ_DEFLATE_BLOCK_CORE_H
 #define GPZ_DEFLATE_BLOCK_CORE_H
 
@@ -35,8 +35,6 @@
 #define GPZ_DFL_MAX_BLOCK_TOKENS (1u << 18)
 #define GPZ_DFL_HEADER_BITS_PER_SYMBOL 3 /* rough cost of a used symbol's length in a header */
 #define GPZ_DFL_NCL 19
-#define GPZ_DFL_HMAX 286     /* largest alphabet of gpz_dfl_code_lengths */
-#define GPZ_DFL_MAX_LIMIT 15 /* largest length limit of gpz_dfl_code_lengths */
 #define GPZ_DFL_LOG_FRAC 24  /* fractional bits of the fixed-point log2 */
 #define GPZ_DFL_LOG_TAB 4096 /* log2 of 0 .. GPZ_DFL_LOG_TAB - 1 come from the caller's table */
 
@@ -93,63 +91,6 @@ GPZ_HD static inline void gpz_dfl_bitw_finish(struct gpz_bitw *bw)
 {
 	if (bw->nb)
 		gpz_dfl_put(bw, 0, 8 - bw->nb);
-}
-
-/* ---- code lengths: the shared builder (huffman/code_lengths.h) over fixed arrays ---- */
-
-#define GPZ_DFL_PKG_WORDS ((2 * GPZ_DFL_HMAX + 63) / 64)
-
-struct gpz_dfl_huff {
-	uint64_t key[GPZ_DFL_HMAX]; /* (count << 20) | symbol of the used symbols, sorted */
-	uint64_t w[GPZ_DFL_HMAX], nw[GPZ_DFL_HMAX];
-	uint32_t parent[2 * GPZ_DFL_HMAX - 1], depth[2 * GPZ_DFL_HMAX - 1];
-	uint64_t cur[2 * GPZ_DFL_HMAX], nxt[2 * GPZ_DFL_HMAX];
-	uint64_t is_pkg[GPZ_DFL_MAX_LIMIT * GPZ_DFL_PKG_WORDS];
-	uint8_t plen[GPZ_DFL_HMAX];
-};
-
-/* Ascending sort of n distinct keys (Shell sort, Ciura's gaps; no recursion and no library on
- * the device): the result is the same as any other sort's. */
-GPZ_HD static inline void gpz_dfl_sort(uint64_t *k, unsigned n)
-{
-	for (int g = 0; g < 6; g++) {
-		unsigned gap = g == 0 ? 132 : g == 1 ? 57 : g == 2 ? 23 : g == 3 ? 10 : g == 4 ? 4 : 1;
-		for (unsigned i = gap; i < n; i++) {
-			uint64_t v = k[i];
-			unsigned j = i;
-			while (j >= gap && k[j - gap] > v) {
-				k[j] = k[j - gap];
-				j -= gap;
-			}
-			k[j] = v;
-		}
-	}
-}
-
-/*
- * gpz_code_lengths(counts, alphabet, limit, len) for alphabet <= GPZ_DFL_HMAX and
- * 0 <= limit <= GPZ_DFL_MAX_LIMIT (0 = no limit): the same lengths and the same return value
- * (the longest code; -1, with len[] untouched, when fewer than two symbols are used or more than
- * 2^limit are). Returns -1 outside that domain too.
- */
-GPZ_HD static inline int gpz_dfl_code_lengths(const uint32_t *counts, unsigned alphabet, int limit,
-                                              uint8_t *len, struct gpz_dfl_huff *h)
-{
-	struct gpz_cl_scratch cs = { h->w, h->nw, h->parent, h->depth, h->cur, h->nxt, h->is_pkg,
-		                     h->plen };
-	unsigned n = 0;
-
-	if (alphabet > GPZ_DFL_HMAX || limit < 0 || limit > GPZ_DFL_MAX_LIMIT)
-		return -1;
-	for (unsigned s = 0; s < alphabet; s++)
-		if (counts[s])
-			h->key[n++] = ((uint64_t)counts[s] << 20) | s;
-	if (n < 2 || (limit > 0 && n > (1u << limit)))
-		return -1;
-	gpz_dfl_sort(h->key, n);
-	for (unsigned s = 0; s < alphabet; s++)
-		len[s] = 0;
-	return gpz_cl_lengths(h->key, n, limit, &cs, len);
 }
 
 /* ---- fixed-point log2 and the entropy estimate ---- */

@@ -65,6 +65,10 @@ size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int le
  * over them): a reference for tests, slower than gpz_lz_parse. */
 size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level,
                          uint32_t *tokens);
+/* gpz_lz_parse_pure with at most `rounds` of the level's cost-driven rounds (levels 7-9,
+ * dp_core.h; 0: the lazy parse they start from), for tests. */
+size_t gpz_lz_parse_rounds(const uint8_t *src, size_t start, size_t end, int level,
+                           unsigned rounds, uint32_t *tokens);
 /* And the GPU's parse in segments of seg_size positions, each guessed with at most cap tokens,
  * then fixed up (match_core.h: gpz_lz_spec, gpz_lz_fixup). */
 size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int level,

@@ -53,13 +53,15 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
                             uint32_t *pure, cudaStream_t s);
 
 /* Pieces p0 .. p1 - 1 (p * piece .. min(n, (p + 1) * piece)), parsed over pure (from position
- * a on) in guessed segments fixed up per piece: piece p's tokens go to
- * tok + (p - p0) * tok_stride, their count to ntok[p - p0]. work (256-byte aligned):
- * gpz_lz_gpu_run_work(p1 - p0, piece) bytes. */
+ * a on) in guessed segments fixed up per piece, then (levels 7-9) the cost-driven rounds
+ * (dp_core.h): piece p's tokens go to tok + (p - p0) * tok_stride, their count to
+ * ntok[p - p0]. work (256-byte aligned): gpz_lz_gpu_run_work(p1 - p0, piece) bytes; choice:
+ * scratch of one entry a position of the pieces (the links' room will do, once found). */
 size_t gpz_lz_gpu_run_work(size_t np, size_t piece);
 cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
                            size_t p1, const uint32_t *pure, size_t a, uint32_t *tok,
-                           size_t tok_stride, uint32_t *ntok, void *work, cudaStream_t s);
+                           size_t tok_stride, uint32_t *ntok, void *work, uint16_t *choice,
+                           cudaStream_t s);
 
 #endif /* __CUDACC__ */
 

@@ -7,6 +7,7 @@
 #include "lz/lz.h"
 #include "lz/dfl_symbols.h"
 #include "lz/match_core.h"
+#include "lz/dp_core.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -476,7 +477,7 @@ size_t gpz_lz_parse_counted(const uint8_t *src, size_t start, size_t end, int le
 
 	if (end <= start)
 		return 0;
-	if (counts_itself(&cfg))
+	if (counts_itself(&cfg) && !cfg.dp_rounds)
 		return parse_counting(src, start, end, &cfg, tokens, units, carry);
 	n = gpz_lz_parse(src, start, end, level, tokens);
 	gpz_dfl_count_units(tokens, n, units);
@@ -491,6 +492,8 @@ size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uin
 
 	if (end <= start)
 		return 0;
+	if (cfg.dp_rounds) /* its matches are wanted at every position anyway */
+		return gpz_lz_parse_pure(src, start, end, level, tokens);
 	if (counts_itself(&cfg)) { /* the counts go to scratch */
 		struct gpz_dfl_unit *u = malloc(gpz_dfl_units(end - start) * sizeof(*u));
 		n = u ? parse_counting(src, start, end, &cfg, tokens, u, NULL) : 0;
@@ -530,6 +533,36 @@ static uint32_t *pure_matches(const uint8_t *src, size_t start, size_t end,
 	return pure;
 }
 
+/* A level's rounds of the cost-driven parse (dp_core.h) after its lazy parse tok[0 .. n) of
+ * [start, end), over pure (pure_matches). Returns the final token count, 0 when out of memory. */
+static size_t dp_rounds(const uint8_t *src, size_t start, size_t end,
+                        const struct gpz_lz_level *cfg, const uint32_t *pure, uint32_t *tok,
+                        size_t n)
+{
+	struct gpz_dfl_huff *h = malloc(sizeof(*h));
+	uint32_t *cost = malloc((GPZ_LZ_DP_SEG + 1) * sizeof(*cost));
+	uint16_t *choice = malloc(GPZ_LZ_DP_SEG * sizeof(*choice));
+
+	if (!h || !cost || !choice)
+		n = 0;
+	for (unsigned r = 0; n && r < cfg->dp_rounds; r++) {
+		uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
+		struct gpz_lz_costs c;
+		gpz_lz_dp_count(tok, n, lf, df);
+		gpz_lz_dp_costs(lf, df, &c, h);
+		n = 0; /* a segment's tokens never pass its end: they overwrite spent ones only */
+		for (size_t s = start; s < end; s += GPZ_LZ_DP_SEG) {
+			size_t t = end - s < GPZ_LZ_DP_SEG ? end : s + GPZ_LZ_DP_SEG;
+			n += gpz_lz_dp_segment(src, pure, 2, cfg->lazy_parse, start, s, t, &c, cost,
+			                       choice, tok + n);
+		}
+	}
+	free(h);
+	free(cost);
+	free(choice);
+	return n;
+}
+
 size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int level,
                              size_t seg_size, size_t cap, uint32_t *tokens)
 {
@@ -553,6 +586,8 @@ size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int l
 		n = gpz_lz_fixup(&f, src, start, end, seg_size, &cfg, spec, cap, seg, tokens);
 		for (size_t k = 0; k < nseg; k++)
 			gpz_lz_copy(spec + k * cap, &seg[k], tokens, 0, 1);
+		if (cfg.dp_rounds)
+			n = dp_rounds(src, start, end, &cfg, pure, tokens, n);
 	}
 	free(pure);
 	free(spec);
@@ -560,8 +595,8 @@ size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int l
 	return n;
 }
 
-size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level,
-                         uint32_t *tokens)
+size_t gpz_lz_parse_rounds(const uint8_t *src, size_t start, size_t end, int level,
+                           unsigned rounds, uint32_t *tokens)
 {
 	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
 	uint32_t *pure = end > start ? pure_matches(src, start, end, &cfg) : NULL;
@@ -570,9 +605,18 @@ size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level
 	if (pure) {
 		struct gpz_lz_finder f = {NULL, pure, start, end, 2};
 		n = gpz_lz_core_run(&f, src, start, end, level, tokens);
+		cfg.dp_rounds = rounds < cfg.dp_rounds ? rounds : cfg.dp_rounds;
+		if (cfg.dp_rounds)
+			n = dp_rounds(src, start, end, &cfg, pure, tokens, n);
 	}
 	free(pure);
 	return n;
+}
+
+size_t gpz_lz_parse_pure(const uint8_t *src, size_t start, size_t end, int level,
+                         uint32_t *tokens)
+{
+	return gpz_lz_parse_rounds(src, start, end, level, ~0u, tokens);
 }
 
 size_t gpz_lz_clean_marks(const uint8_t *src, size_t start, size_t end, int level,

@@ -32,6 +32,7 @@
 #include "lz/lz_gpu.h"
 #include "gpu/cuda_check.h"
 #include "lz/match_core.h"
+#include "lz/dp_core.h"
 
 #include <cub/block/block_radix_sort.cuh>
 
@@ -400,6 +401,13 @@ struct run_args {
 	uint32_t *tok, *ntok, *spec;
 	size_t tok_stride;
 	gpz_lz_seg *seg;
+	/* levels 7-9 (dp_core.h): DSEG-position segments, ndseg a piece; segment j's costs and then
+	 * its tokens at dpcost + j * (DSEG + 1) and their count (then offset) at dpn[j], all in the
+	 * guesses' room (spent by then); each piece's costs; the choices over the links' room */
+	size_t ndseg;
+	uint32_t *dpcost, *dpn;
+	gpz_lz_costs *costs;
+	uint16_t *choice;
 
 	__device__ size_t start(size_t q) const
 	{
@@ -519,6 +527,79 @@ __global__ void __launch_bounds__(256) copy_kernel(run_args r)
 	            blockDim.x);
 }
 
+/* ---- levels 7-9: rounds of the cost-driven parse (dp_core.h), as match.c's dp_rounds ---- */
+constexpr size_t DSEG = GPZ_LZ_DP_SEG;
+
+/* A piece's costs from its tokens: the warp counts them, lane 0 builds the code lengths. */
+__global__ void __launch_bounds__(32) dp_cost_kernel(run_args r)
+{
+	__shared__ gpz_dfl_huff h;
+	__shared__ uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
+	const size_t q = blockIdx.x;
+	const uint32_t *tok = r.tok + q * r.tok_stride, nt = r.ntok[q];
+	for (unsigned k = threadIdx.x; k < GPZ_DFL_NLIT; k += 32)
+		lf[k] = k == 256; /* the end of block */
+	if (threadIdx.x < GPZ_DFL_NDIST)
+		df[threadIdx.x] = 0;
+	__syncwarp();
+	for (uint32_t i = threadIdx.x; i < nt; i += 32) {
+		uint32_t t = tok[i];
+		if (t & GPZ_TOK_MATCH) {
+			atomicAdd(&lf[257 + gpz_dfl_len_code(gpz_dfl_tok_len(t))], 1u);
+			atomicAdd(&df[gpz_dfl_dist_code(gpz_dfl_tok_dist(t))], 1u);
+		} else {
+			atomicAdd(&lf[t & 0xff], 1u);
+		}
+	}
+	__syncwarp();
+	if (threadIdx.x == 0)
+		gpz_lz_dp_costs(lf, df, &r.costs[q], &h);
+}
+
+/* A thread a segment: its least-cost parse, the tokens over its costs. */
+__global__ void __launch_bounds__(64) dp_kernel(run_args r)
+{
+	const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, q = i / r.ndseg;
+	if (q >= r.np)
+		return;
+	const size_t s = r.start(q) + (i % r.ndseg) * DSEG, end = r.end(q);
+	if (s >= end) {
+		r.dpn[i] = 0;
+		return;
+	}
+	const size_t t = end - s < DSEG ? end : s + DSEG;
+	uint32_t *cost = r.dpcost + i * (DSEG + 1);
+	r.dpn[i] = (uint32_t)gpz_lz_dp_segment(r.src, r.pure, 2, 1, r.a, s, t, &r.costs[q], cost,
+	                                       r.choice + (s - r.a), cost);
+}
+
+/* A thread a piece: segment counts to offsets, the piece's count. */
+__global__ void dp_scan_kernel(run_args r)
+{
+	const size_t q = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (q >= r.np)
+		return;
+	uint32_t *n = r.dpn + q * r.ndseg, sum = 0;
+	for (size_t j = 0; j < r.ndseg; j++) {
+		uint32_t c = n[j];
+		n[j] = sum;
+		sum += c;
+	}
+	r.ntok[q] = sum;
+}
+
+/* A block a segment (grid: segments x pieces) moves its tokens into the piece's. */
+__global__ void __launch_bounds__(256) dp_gather_kernel(run_args r)
+{
+	const size_t q = blockIdx.y, j = q * r.ndseg + blockIdx.x;
+	const uint32_t from = r.dpn[j],
+	               to = blockIdx.x + 1 < r.ndseg ? r.dpn[j + 1] : r.ntok[q];
+	const uint32_t *src = r.dpcost + j * (DSEG + 1);
+	uint32_t *dst = r.tok + q * r.tok_stride + from;
+	for (uint32_t k = threadIdx.x; k < to - from; k += blockDim.x)
+		dst[k] = src[k];
+}
+
 } // namespace
 
 cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi, int level,
@@ -583,16 +664,34 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 	return cudaGetLastError();
 }
 
+/* The run's work: the guesses (or, later, the cost-driven parse's segments, counts and costs),
+ * then the guesses' states. */
+static size_t dp_cost_bytes(size_t np, size_t piece)
+{
+	return gpz_align256(np * ((piece + DSEG - 1) / DSEG) * (DSEG + 1) * sizeof(uint32_t));
+}
+static size_t dp_n_bytes(size_t np, size_t piece)
+{
+	return gpz_align256(np * ((piece + DSEG - 1) / DSEG) * sizeof(uint32_t));
+}
+static size_t spec_bytes(size_t np, size_t piece)
+{
+	size_t guesses = gpz_align256(np * ((piece + SPEC_SEG - 1) / SPEC_SEG) * SPEC_CAP *
+	                              sizeof(uint32_t));
+	size_t dp = dp_cost_bytes(np, piece) + dp_n_bytes(np, piece) +
+	            gpz_align256(np * sizeof(gpz_lz_costs));
+	return guesses > dp ? guesses : dp;
+}
+
 size_t gpz_lz_gpu_run_work(size_t np, size_t piece)
 {
-	size_t nseg = (piece + SPEC_SEG - 1) / SPEC_SEG;
-	return (np * nseg * SPEC_CAP * sizeof(uint32_t) + 255) / 256 * 256 +
-	       np * nseg * sizeof(gpz_lz_seg);
+	return spec_bytes(np, piece) + np * ((piece + SPEC_SEG - 1) / SPEC_SEG) * sizeof(gpz_lz_seg);
 }
 
 cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
                            size_t p1, const uint32_t *pure, size_t a, uint32_t *tok,
-                           size_t tok_stride, uint32_t *ntok, void *work, cudaStream_t s)
+                           size_t tok_stride, uint32_t *ntok, void *work, uint16_t *choice,
+                           cudaStream_t s)
 {
 	if (p1 <= p0)
 		return cudaSuccess;
@@ -609,17 +708,29 @@ cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level
 	r.tok = tok;
 	r.ntok = ntok;
 	r.tok_stride = tok_stride;
-	r.spec = static_cast<uint32_t *>(work);
-	r.seg = reinterpret_cast<gpz_lz_seg *>(static_cast<uint8_t *>(work) +
-	                                       (r.np * r.nseg * SPEC_CAP * sizeof(uint32_t) + 255) /
-	                                           256 * 256);
-	if (gpz_lz_level_cfg(level).lazy_parse)
+	uint8_t *w = static_cast<uint8_t *>(work);
+	r.spec = reinterpret_cast<uint32_t *>(w);
+	r.seg = reinterpret_cast<gpz_lz_seg *>(w + spec_bytes(r.np, piece));
+	r.ndseg = (piece + DSEG - 1) / DSEG;
+	r.dpcost = reinterpret_cast<uint32_t *>(w);
+	r.dpn = reinterpret_cast<uint32_t *>(w + dp_cost_bytes(r.np, piece));
+	r.costs = reinterpret_cast<gpz_lz_costs *>(w + dp_cost_bytes(r.np, piece) +
+	                                           dp_n_bytes(r.np, piece));
+	r.choice = choice;
+	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+	if (cfg.lazy_parse)
 		spec_kernel<<<(unsigned)((r.np * r.nseg + 63) / 64), 64, 0, s>>>(r);
 	else
 		spec_greedy_kernel<<<(unsigned)((r.np * r.nseg + GWARPS - 1) / GWARPS), 32 * GWARPS, 0,
 		                     s>>>(r);
 	fixup_kernel<<<(unsigned)r.np, 1, 0, s>>>(r);
 	copy_kernel<<<(unsigned)(r.np * r.nseg), 256, 0, s>>>(r);
+	for (unsigned k = 0; k < cfg.dp_rounds; k++) {
+		dp_cost_kernel<<<(unsigned)r.np, 32, 0, s>>>(r);
+		dp_kernel<<<(unsigned)((r.np * r.ndseg + 63) / 64), 64, 0, s>>>(r);
+		dp_scan_kernel<<<(unsigned)((r.np + 63) / 64), 64, 0, s>>>(r);
+		dp_gather_kernel<<<dim3((unsigned)r.ndseg, (unsigned)r.np), 256, 0, s>>>(r);
+	}
 	return cudaGetLastError();
 }
 
@@ -654,6 +765,6 @@ extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level
 	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, pure, st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, piece, level, 0, npieces, pure, 0, d_tokens, piece,
 	                            d_ntok, w + gpz_align256(n * sizeof(uint16_t)) + gpz_align256(2 * n * sizeof(uint32_t)),
-	                            st));
+	                            links, st));
 	return GPZ_OK;
 }

@@ -38,6 +38,8 @@
 struct gpz_lz_level {
 	unsigned good, lazy, nice, chain;
 	int lazy_parse;
+	/* rounds of the cost-driven parse after the lazy one (dp_core.h; levels 7-9), else 0 */
+	unsigned dp_rounds;
 	/* the chains' hash: of hash_bytes (3-5) bytes, to hash_bits (<= GPZ_LZ_HASH_BITS) bits. A
 	 * position less than hash_bytes before the end has no hash and no match. */
 	unsigned hash_bytes, hash_bits;
@@ -56,9 +58,10 @@ struct gpz_lz_matcher {
  * chain to the end of `chain` (the walk's cost), whatever the parse later takes: level 1 one
  * candidate of a 5-byte hash; levels 2-6 chains of a 4-byte hash (fewer, truer candidates than
  * gzip's 3-byte chains, so shorter walks find as much), walked in full (good, lazy and nice at
- * 258: gzip's shortcuts save the CPU steps, not the GPU). Levels 7-9 are gzip's. Each level is no
- * larger than the one before and than gzip's same level on debtext100m and the Silesia total
- * (bench/results/2026-11-26-h200-gpu-levels.md). */
+ * 258: gzip's shortcuts save the CPU steps, not the GPU). Levels 7-9 take the lazy parse of such
+ * chains as the start of a cost-driven parse (dp_core.h), one or two rounds of it. Each level is
+ * no larger than the one before and than gzip's same level on debtext100m and the Silesia total
+ * (bench/results/2026-11-26-h200-gpu-levels.md, 2026-11-27-h100-dp-levels.md). */
 GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 {
 	struct gpz_lz_level c;
@@ -66,6 +69,7 @@ GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 	int lz;
 	c.hash_bytes = 3;
 	c.hash_bits = GPZ_LZ_HASH_BITS;
+	c.dp_rounds = 0;
 	switch (level < 1 ? 1 : level > 9 ? 9 : level) {
 	case 1: /* greedy, one candidate: the latest position whose 5 bytes hash alike (the GPU's
 	         * head table is small enough to keep many warps on an SM) */
@@ -78,9 +82,10 @@ GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 	case 4: g = 258; l = 258; n = 258; ch = 8; lz = 1; c.hash_bytes = 4; break;  /* lazy from here on */
 	case 5: g = 258; l = 258; n = 258; ch = 16; lz = 1; c.hash_bytes = 4; break;
 	case 6: g = 258; l = 258; n = 258; ch = 32; lz = 1; c.hash_bytes = 4; break; /* default */
-	case 7: g = 8; l = 32; n = 128; ch = 256; lz = 1; break;
-	case 8: g = 32; l = 128; n = 258; ch = 1024; lz = 1; break;
-	default: g = 32; l = 258; n = 258; ch = 4096; lz = 1; break; /* 9: best */
+	case 7: g = 258; l = 258; n = 258; ch = 16; lz = 1; c.hash_bytes = 4; c.dp_rounds = 1; break;
+	case 8: g = 258; l = 258; n = 258; ch = 16; lz = 1; c.hash_bytes = 4; c.dp_rounds = 2; break;
+	default: /* 9: best */
+		g = 258; l = 258; n = 258; ch = 32; lz = 1; c.hash_bytes = 4; c.dp_rounds = 2; break;
 	}
 	c.good = g;
 	c.lazy = l;
