@@ -207,24 +207,36 @@ out:
 	free(h);
 }
 
-/* The least cost of any parse of positions [k, m) by every choice in turn (exponential: m is
- * small), with dp_core.h's options: a literal, or a match of length 3 .. L (cut at m) of the
- * full or the quarter chain's match at k. */
+/* May a parse of positions [k, m) take the match r (gpz_lz_pack) at k at length l? dp_core.h's
+ * options: lengths 3 .. min(L, cap), and L itself, L = the match's length cut at m. */
+static int dp_option(uint32_t r, unsigned k, unsigned m, unsigned l)
+{
+	unsigned len = r >> 16;
+	if (len > m - k)
+		len = m - k;
+	return len >= GPZ_LZ_MIN_MATCH && l >= GPZ_LZ_MIN_MATCH &&
+	       (l == len || (l <= len && l <= GPZ_LZ_DP_LMAX));
+}
+
+/* The least cost of a parse of positions [k, m), by recursion over every option at k (each
+ * position's least cost kept once found in memo[], all ~0 at first). */
 static uint64_t dp_brute(const uint8_t *src, const uint32_t *pure, unsigned k, unsigned m,
-                         const struct gpz_lz_costs *c)
+                         const struct gpz_lz_costs *c, uint64_t *memo)
 {
 	if (k == m)
 		return 0;
-	uint64_t best = c->lit[src[k]] + dp_brute(src, pure, k + 1, m, c);
-	for (int q = 0; q < 2; q++) {
-		unsigned len = pure[2 * k + q] >> 16, d = pure[2 * k + q] & 0xffff;
-		for (unsigned l = GPZ_LZ_MIN_MATCH; l <= len && k + l <= m; l++) {
-			uint64_t v = c->len[l] + c->dist[gpz_dfl_dist_code(d)] +
-			             dp_brute(src, pure, k + l, m, c);
-			best = v < best ? v : best;
-		}
-	}
-	return best;
+	if (memo[k] != ~0ull)
+		return memo[k];
+	uint64_t best = c->lit[src[k]] + dp_brute(src, pure, k + 1, m, c, memo);
+	for (int q = 0; q < 2; q++)
+		for (unsigned l = GPZ_LZ_MIN_MATCH; k + l <= m; l++)
+			if (dp_option(pure[2 * k + q], k, m, l) &&
+			    !(q && (pure[2 * k] & 0xffff) == (pure[2 * k + 1] & 0xffff))) {
+				uint64_t v = c->len[l] + c->dist[gpz_dfl_dist_code(pure[2 * k + q] & 0xffff)] +
+				             dp_brute(src, pure, k + l, m, c, memo);
+				best = v < best ? v : best;
+			}
+	return memo[k] = best;
 }
 
 /* gpz_lz_dp_segment against dp_brute on random small segments, costs and matches (the parse
@@ -232,12 +244,11 @@ static uint64_t dp_brute(const uint8_t *src, const uint32_t *pure, unsigned k, u
 static void dp_exhaustive(void)
 {
 	uint64_t seed = 0x5eed;
-	uint8_t src[16];
-	uint32_t pure[32], cost[17], tok[17];
-	uint16_t choice[16];
+	uint8_t src[24];
+	uint32_t pure[48], cost[3 * 25], tok[25];
 	struct gpz_lz_costs c;
 	for (int trial = 0; trial < 3000; trial++) {
-		unsigned m = 1 + (unsigned)(test_rand(&seed) % 14);
+		unsigned m = 1 + (unsigned)(test_rand(&seed) % 24);
 		for (unsigned i = 0; i < sizeof(c.lit); i++)
 			c.lit[i] = (uint8_t)(1 + test_rand(&seed) % 12);
 		for (unsigned i = 0; i < sizeof(c.len); i++)
@@ -248,12 +259,16 @@ static void dp_exhaustive(void)
 			src[k] = (uint8_t)test_rand(&seed);
 			for (int q = 0; q < 2; q++) {
 				uint64_t r = test_rand(&seed);
-				unsigned len = r % 3 ? 3 + (unsigned)(r >> 8) % 10 : 0;
-				pure[2 * k + q] = gpz_lz_pack(len, 1 + (unsigned)(r >> 20) % GPZ_LZ_WINDOW);
+				unsigned len = r % 3 ? 3 + (unsigned)(r >> 8) % 30 : 0;
+				/* distances from a few, so that the two chains' are often the same */
+				pure[2 * k + q] = gpz_lz_pack(len, 1 + (unsigned)(r >> 20) % (r & 8 ? 3 : 32768));
 			}
 		}
-		size_t n = gpz_lz_dp_segment(src, pure, 2, 1, 0, 0, m, &c, cost, choice, tok);
-		uint64_t got = 0, want = dp_brute(src, pure, 0, m, &c);
+		/* costs at a stride of 3, as a GPU warp's threads keep theirs (at 32) */
+		size_t n = gpz_lz_dp_segment(src, pure, 2, 1, 0, 0, m, &c, cost, 3, tok);
+		uint64_t memo[24], got = 0, want;
+		memset(memo, 0xff, sizeof(memo));
+		want = dp_brute(src, pure, 0, m, &c, memo);
 		unsigned k = 0;
 		int valid = 1;
 		for (size_t i = 0; i < n && valid; i++) {
@@ -264,7 +279,7 @@ static void dp_exhaustive(void)
 			}
 			unsigned l = gpz_tok_len(tok[i]), d = gpz_tok_dist(tok[i]), ok = 0;
 			for (int q = 0; q < 2 && k < m; q++)
-				ok |= d == (pure[2 * k + q] & 0xffff) && l <= pure[2 * k + q] >> 16;
+				ok |= d == (pure[2 * k + q] & 0xffff) && dp_option(pure[2 * k + q], k, m, l);
 			valid = ok && k + l <= m;
 			got += c.len[l] + c.dist[gpz_dfl_dist_code(d)];
 			k += l;

@@ -79,7 +79,7 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 			});
 			double tp = time_median(runs, [&] {
 				CK(gpz_lz_gpu_run(d_src, n, piece, level, 0, np, pure, 0, tok, piece, ntok, d_run,
-				                   links, s)); /* the links are spent: find has run */
+				                   s));
 			});
 			double tw = time_median(runs, [&] {
 				if (gpz_gpu_deflate_raw(d_src, n, level, d_out, ob, d_st, d_work, wb,

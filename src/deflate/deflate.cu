@@ -576,8 +576,7 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 		                             s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,
 		                            reinterpret_cast<uint32_t *>(work + l.tok), PIECE,
-		                            reinterpret_cast<uint32_t *>(work + l.ntok), work + l.run,
-		                            links, s));
+		                            reinterpret_cast<uint32_t *>(work + l.ntok), work + l.run, s));
 		GPZ_CUDA_TRY(cudaMemsetAsync(work + l.slots, 0, nb * oslot, s));
 		unit_kernel<<<(unsigned)(nb * UMAX), 128, 0, s>>>(work, l);
 		GPZ_LAUNCH_TRY();

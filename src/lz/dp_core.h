@@ -17,8 +17,11 @@
  * - the piece is cut into segments of GPZ_LZ_DP_SEG positions from its start, each parsed
  *   apart (a match never crosses a segment's end) by a backward pass: cost[k] is the least cost
  *   from position s + k to the segment's end t (cost[t - s] = 0); at each position the literal
- *   is tried first, then the full chain's match at lengths 3 .. L, then (lazy levels) the
- *   quarter chain's; an option replaces the best so far only when strictly cheaper;
+ *   is tried first, then the full chain's match of length L at lengths 3 .. min(L, 16) and then
+ *   L, then (lazy levels) the quarter chain's where its distance differs; an option replaces the best so far only when
+ *   strictly cheaper (so the whole length, tried again when L <= 16, changes nothing). Longer
+ *   cuts of a match are not tried: every length is a GPU thread's loop turn, and trying them all
+ *   made the parse 5x slower for 0.2% of size;
  * - the tokens are the choices followed from s.
  * GPZ_HD, no globals, integer arithmetic only, as match_core.h. */
 #ifndef GPZ_LZ_DP_CORE_H
@@ -33,6 +36,7 @@
 #include "lz/match_core.h"
 
 #define GPZ_LZ_DP_SEG 4096u /* positions a segment: a GPU thread's share */
+#define GPZ_LZ_DP_LMAX 16u /* lengths a match is tried at: 3 .. this, and its whole length */
 
 /* A piece's bit costs: a literal byte, a match length (its code and extra bits, by length),
  * a distance code (with its extra bits). */
@@ -104,59 +108,138 @@ GPZ_HD static inline void gpz_lz_dp_costs(uint32_t *lf, uint32_t *df, struct gpz
 		c->dist[k] = (uint8_t)(dl[k] + gpz_dfl_dist_extra(k));
 }
 
-/* Choices: 0 a literal, else the match length, with bit 15 set for the quarter chain's. */
-#define GPZ_LZ_DP_QUARTER 0x8000u
+/* The cost of the best option of the match r (gpz_lz_pack form; its length cut to `room`) at a
+ * position whose next costs are win[1 .. GPZ_LZ_DP_LMAX] (win[j]: j positions on) and
+ * cost[L * cstride] for its whole length L past them; best / *ch updated when strictly cheaper
+ * (*ch = length | q << 15). A loop of fixed turns over a register window: the GPU thread walks
+ * its segment with no memory on the chain from one position to the next but for long matches. */
+GPZ_HD static inline uint32_t gpz_lz_dp_match(uint32_t r, unsigned room, unsigned q,
+                                              const struct gpz_lz_costs *c,
+                                              const uint32_t *win, const uint32_t *cost,
+                                              unsigned cstride, uint32_t best, unsigned *ch)
+{
+	unsigned len = r >> 16;
+	if (len > room)
+		len = room;
+	if (len < GPZ_LZ_MIN_MATCH)
+		return best;
+	const uint32_t dc = c->dist[gpz_dfl_dist_code(r & 0xffff)];
+#ifdef __CUDA_ARCH__
+	const unsigned turns = GPZ_LZ_DP_LMAX; /* fixed: the window stays in registers */
+#pragma unroll
+#else
+	const unsigned turns = len < GPZ_LZ_DP_LMAX ? len : GPZ_LZ_DP_LMAX; /* the same options */
+#endif
+	for (unsigned l = GPZ_LZ_MIN_MATCH; l <= turns; l++) {
+		uint32_t v = dc + c->len[l] + win[l];
+		if (l <= len && v < best) {
+			best = v;
+			*ch = l | q << 15;
+		}
+	}
+	if (len > GPZ_LZ_DP_LMAX) { /* the whole match */
+		uint32_t v = dc + c->len[len] + cost[(size_t)len * cstride];
+		if (v < best) {
+			best = v;
+			*ch = len | q << 15;
+		}
+	}
+	return best;
+}
 
-/*
- * The segment [s, t) (t - s <= GPZ_LZ_DP_SEG) parsed at least cost: the matches of position q are
- * pure[stride * (q - base) + 0] (full chain) and, when quarter, + 1 (gpz_lz_pack form). cost: t - s
- * + 1 entries, choice: t - s. The tokens go to tok (which may be cost itself: a token is written
- * only over costs already spent); returns their number.
- */
-GPZ_HD static inline size_t gpz_lz_dp_segment(const uint8_t *src, const uint32_t *pure,
-                                              unsigned stride, int quarter, size_t base,
-                                              size_t s, size_t t,
+/* The backward pass over a segment of m positions, position by position from m - 1 down to 0
+ * (the caller brings each position's matches, so that the GPU can stage them): cost[k * cstride]
+ * gets position k's least cost (cost: m + 1 entries; a GPU warp's threads interleave theirs),
+ * win[j] holds the cost j positions on. */
+struct gpz_lz_dp_back {
+	uint32_t win[GPZ_LZ_DP_LMAX + 1];
+};
+
+GPZ_HD static inline void gpz_lz_dp_back_init(struct gpz_lz_dp_back *b, unsigned m,
+                                              uint32_t *cost, unsigned cstride)
+{
+	for (unsigned j = 0; j <= GPZ_LZ_DP_LMAX; j++)
+		b->win[j] = 0; /* win[1]: the end's cost; the others lie past it, never asked for */
+	cost[(size_t)m * cstride] = 0;
+}
+
+/* Position k (of m): m0, m1 its full and quarter chain's matches (m1 unused unless quarter),
+ * lit its byte. */
+GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned k, unsigned m,
+                                              uint32_t m0, uint32_t m1, int quarter, uint8_t lit,
                                               const struct gpz_lz_costs *c, uint32_t *cost,
-                                              uint16_t *choice, uint32_t *tok)
+                                              unsigned cstride)
+{
+	unsigned ch = 0;
+	uint32_t *at = cost + (size_t)k * cstride;
+	uint32_t best = c->lit[lit] + b->win[1];
+	best = gpz_lz_dp_match(m0, m - k, 0, c, b->win, at, cstride, best, &ch);
+	if (quarter && (m1 & 0xffff) != (m0 & 0xffff))
+		best = gpz_lz_dp_match(m1, m - k, 1, c, b->win, at, cstride, best, &ch);
+	*at = best;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+	for (unsigned j = GPZ_LZ_DP_LMAX; j > 1; j--)
+		b->win[j] = b->win[j - 1];
+	b->win[1] = best;
+}
+
+/* The forward walk over the costs of [s, t) (gpz_lz_dp_back_step's): the option each token
+ * start's cost came from, found again by the same function over the same costs (so the choices
+ * need no storing). Matches as gpz_lz_dp_segment's; the tokens go to tok; returns their number. */
+GPZ_HD static inline size_t gpz_lz_dp_walk(const uint8_t *src, const uint32_t *pure,
+                                           unsigned stride, int quarter, size_t base, size_t s,
+                                           size_t t, const struct gpz_lz_costs *c,
+                                           const uint32_t *cost, unsigned cstride, uint32_t *tok)
 {
 	const unsigned m = (unsigned)(t - s);
-	cost[m] = 0;
-	for (unsigned k = m; k-- > 0;) {
-		const uint32_t *at = pure + stride * (s + k - base);
-		uint32_t best = c->lit[src[s + k]] + cost[k + 1];
-		unsigned ch = 0;
-		for (int q = 0; q <= quarter; q++) {
-			uint32_t r = at[q];
-			unsigned len = r >> 16, d = r & 0xffff;
-			if (len < GPZ_LZ_MIN_MATCH || (q && d == (at[0] & 0xffff)))
-				continue; /* none, or the full chain's match again (never strictly cheaper) */
-			if (len > m - k)
-				len = m - k;
-			const uint32_t dc = c->dist[gpz_dfl_dist_code(d)];
-			for (unsigned l = GPZ_LZ_MIN_MATCH; l <= len; l++) {
-				uint32_t v = dc + c->len[l] + cost[k + l];
-				if (v < best) {
-					best = v;
-					ch = l | (q ? GPZ_LZ_DP_QUARTER : 0);
-				}
-			}
-		}
-		cost[k] = best;
-		choice[k] = (uint16_t)ch;
-	}
+	uint32_t win[GPZ_LZ_DP_LMAX + 1];
 	size_t n = 0;
 	for (unsigned k = 0; k < m;) {
-		unsigned ch = choice[k];
+		const uint32_t *p = pure + stride * (s + k - base);
+		const uint32_t m0 = p[0], m1 = quarter ? p[1] : 0;
+		const uint32_t *at = cost + (size_t)k * cstride;
+		win[0] = 0;
+		for (unsigned j = 1; j <= GPZ_LZ_DP_LMAX; j++)
+			win[j] = k + j <= m ? at[(size_t)j * cstride] : 0;
+		unsigned ch = 0;
+		uint32_t best = c->lit[src[s + k]] + win[1];
+		best = gpz_lz_dp_match(m0, m - k, 0, c, win, at, cstride, best, &ch);
+		if (quarter && (m1 & 0xffff) != (m0 & 0xffff))
+			gpz_lz_dp_match(m1, m - k, 1, c, win, at, cstride, best, &ch);
 		if (!ch) {
 			tok[n++] = gpz_lz_core_literal(src[s + k]);
 			k++;
 			continue;
 		}
-		unsigned l = ch & ~GPZ_LZ_DP_QUARTER, q = ch >> 15;
-		tok[n++] = gpz_lz_core_match(l, pure[stride * (s + k - base) + q] & 0xffff);
-		k += l;
+		tok[n++] = gpz_lz_core_match(ch & 0x7fff, (ch >> 15 ? m1 : m0) & 0xffff);
+		k += ch & 0x7fff;
 	}
 	return n;
+}
+
+/*
+ * The segment [s, t) (t - s <= GPZ_LZ_DP_SEG) parsed at least cost, the CPU's way (the GPU
+ * stages the matches, match.cu): the matches of position q are pure[stride * (q - base) + 0]
+ * (full chain) and, when quarter, + 1 (gpz_lz_pack form); cost: t - s + 1 entries, at a stride
+ * of cstride. The tokens go to tok; returns their number.
+ */
+GPZ_HD static inline size_t gpz_lz_dp_segment(const uint8_t *src, const uint32_t *pure,
+                                              unsigned stride, int quarter, size_t base,
+                                              size_t s, size_t t,
+                                              const struct gpz_lz_costs *c, uint32_t *cost,
+                                              unsigned cstride, uint32_t *tok)
+{
+	const unsigned m = (unsigned)(t - s);
+	struct gpz_lz_dp_back b;
+	gpz_lz_dp_back_init(&b, m, cost, cstride);
+	for (unsigned k = m; k-- > 0;) {
+		const uint32_t *p = pure + stride * (s + k - base);
+		gpz_lz_dp_back_step(&b, k, m, p[0], quarter ? p[1] : 0, quarter, src[s + k], c, cost,
+		                    cstride);
+	}
+	return gpz_lz_dp_walk(src, pure, stride, quarter, base, s, t, c, cost, cstride, tok);
 }
 
 #endif

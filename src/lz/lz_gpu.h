@@ -21,7 +21,8 @@ extern "C" {
 /* The LZ77 match stage of DEFLATE: the input is cut into pieces of `piece` bytes (the last one
  * shorter); piece p gets exactly the tokens of gpz_lz_parse(d_src, p * piece,
  * min(n, (p + 1) * piece), level, d_tokens + p * piece) (with up to 32 KiB of history before
- * it), and d_ntok[p] their count. d_tokens holds n entries, d_ntok ceil(n / piece). d_work
+ * it), and d_ntok[p] their count (levels 7-9 leave scratch in a piece's slots past its
+ * tokens). d_tokens holds n entries, d_ntok ceil(n / piece). d_work
  * (256-byte aligned): gpz_gpu_lz_work(n, piece) bytes (about 14 bytes an input byte): chain links
  * and matches for every position, then the parse in guessed segments (the stages below). */
 size_t gpz_gpu_lz_work(size_t n, size_t piece);
@@ -55,13 +56,12 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 /* Pieces p0 .. p1 - 1 (p * piece .. min(n, (p + 1) * piece)), parsed over pure (from position
  * a on) in guessed segments fixed up per piece, then (levels 7-9) the cost-driven rounds
  * (dp_core.h): piece p's tokens go to tok + (p - p0) * tok_stride, their count to
- * ntok[p - p0]. work (256-byte aligned): gpz_lz_gpu_run_work(p1 - p0, piece) bytes; choice:
- * scratch of one entry a position of the pieces (the links' room will do, once found). */
+ * ntok[p - p0] (at levels 7-9 the slots past them hold scratch). work (256-byte aligned):
+ * gpz_lz_gpu_run_work(p1 - p0, piece) bytes. */
 size_t gpz_lz_gpu_run_work(size_t np, size_t piece);
 cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
                            size_t p1, const uint32_t *pure, size_t a, uint32_t *tok,
-                           size_t tok_stride, uint32_t *ntok, void *work, uint16_t *choice,
-                           cudaStream_t s);
+                           size_t tok_stride, uint32_t *ntok, void *work, cudaStream_t s);
 
 #endif /* __CUDACC__ */
 

@@ -541,9 +541,8 @@ static size_t dp_rounds(const uint8_t *src, size_t start, size_t end,
 {
 	struct gpz_dfl_huff *h = malloc(sizeof(*h));
 	uint32_t *cost = malloc((GPZ_LZ_DP_SEG + 1) * sizeof(*cost));
-	uint16_t *choice = malloc(GPZ_LZ_DP_SEG * sizeof(*choice));
 
-	if (!h || !cost || !choice)
+	if (!h || !cost)
 		n = 0;
 	for (unsigned r = 0; n && r < cfg->dp_rounds; r++) {
 		uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
@@ -553,13 +552,12 @@ static size_t dp_rounds(const uint8_t *src, size_t start, size_t end,
 		n = 0; /* a segment's tokens never pass its end: they overwrite spent ones only */
 		for (size_t s = start; s < end; s += GPZ_LZ_DP_SEG) {
 			size_t t = end - s < GPZ_LZ_DP_SEG ? end : s + GPZ_LZ_DP_SEG;
-			n += gpz_lz_dp_segment(src, pure, 2, cfg->lazy_parse, start, s, t, &c, cost,
-			                       choice, tok + n);
+			n += gpz_lz_dp_segment(src, pure, 2, cfg->lazy_parse, start, s, t, &c, cost, 1,
+			                       tok + n);
 		}
 	}
 	free(h);
 	free(cost);
-	free(choice);
 	return n;
 }
 

@@ -401,13 +401,12 @@ struct run_args {
 	uint32_t *tok, *ntok, *spec;
 	size_t tok_stride;
 	gpz_lz_seg *seg;
-	/* levels 7-9 (dp_core.h): DSEG-position segments, ndseg a piece; segment j's costs and then
-	 * its tokens at dpcost + j * (DSEG + 1) and their count (then offset) at dpn[j], all in the
-	 * guesses' room (spent by then); each piece's costs; the choices over the links' room */
+	/* levels 7-9 (dp_core.h), a thread a DSEG-position segment (ndseg a piece), in the guesses'
+	 * room (spent by then): each warp's costs, its threads' interleaved (dp_cost_at), each
+	 * segment's token count (then offset) at dpn[segment], each piece's costs */
 	size_t ndseg;
 	uint32_t *dpcost, *dpn;
 	gpz_lz_costs *costs;
-	uint16_t *choice;
 
 	__device__ size_t start(size_t q) const
 	{
@@ -556,21 +555,67 @@ __global__ void __launch_bounds__(32) dp_cost_kernel(run_args r)
 		gpz_lz_dp_costs(lf, df, &r.costs[q], &h);
 }
 
-/* A thread a segment: its least-cost parse, the tokens over its costs. */
-__global__ void __launch_bounds__(64) dp_kernel(run_args r)
+/* The costs of segment thread i: its warp's 32 threads take turns, entry k of lane l at
+ * 32 k + l of the warp's room, so that a warp's loads and stores of the same k are one line. */
+__device__ uint32_t *dp_cost_at(const run_args &r, size_t i)
 {
-	const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, q = i / r.ndseg;
+	return r.dpcost + (i / 32) * 32 * (DSEG + 1) + i % 32;
+}
+
+/* A thread a segment: its least-cost parse, the tokens in the piece's slots from the segment's
+ * start (dp_gather_kernel closes them up). The block's segments go backwards in step, DPC
+ * positions at a time, their matches and bytes staged in shared memory by the whole block
+ * (a segment's DPC matches are 256 contiguous bytes: read by one warp at a time) instead of each
+ * thread loading its own, far from its neighbours'. */
+constexpr unsigned DPB = 64; /* segments (threads) a block */
+constexpr unsigned DPC = 32; /* positions staged at a time */
+static_assert(DSEG % DPC == 0, "whole stages");
+
+__global__ void __launch_bounds__(DPB) dp_kernel(run_args r)
+{
+	__shared__ uint2 mt[DPB][DPC];
+	__shared__ uint8_t by[DPB][DPC];
+	__shared__ size_t seg_s[DPB];
+	__shared__ unsigned seg_m[DPB];
+	const size_t i = blockIdx.x * (size_t)DPB + threadIdx.x, q = i / r.ndseg;
+	unsigned m = 0;
+	size_t s = 0;
+	if (q < r.np) {
+		const size_t end = r.end(q);
+		s = r.start(q) + (i % r.ndseg) * DSEG;
+		m = s < end ? (unsigned)(end - s < DSEG ? end - s : DSEG) : 0;
+	}
+	seg_s[threadIdx.x] = s;
+	seg_m[threadIdx.x] = m;
+	const gpz_lz_costs *c = &r.costs[q < r.np ? q : 0];
+	uint32_t *cost = dp_cost_at(r, i);
+	gpz_lz_dp_back b;
+	if (m)
+		gpz_lz_dp_back_init(&b, m, cost, 32);
+	for (unsigned k0 = DSEG; k0 > 0; k0 -= DPC) {
+		__syncthreads(); /* the stage before is used up (and seg_* written, the first time) */
+		for (unsigned e = threadIdx.x; e < DPB * DPC; e += DPB) {
+			const unsigned j = e / DPC, o = e % DPC, k = k0 - DPC + o;
+			if (k < seg_m[j]) {
+				const size_t pos = seg_s[j] + k;
+				mt[j][o] = reinterpret_cast<const uint2 *>(r.pure)[pos - r.a];
+				by[j][o] = r.src[pos];
+			}
+		}
+		__syncthreads();
+		/* levels 7-9 are lazy: the matches come in pairs (full, quarter chain) */
+		for (unsigned o = DPC; o-- > 0;) {
+			const unsigned k = k0 - DPC + o;
+			if (k < m)
+				gpz_lz_dp_back_step(&b, k, m, mt[threadIdx.x][o].x, mt[threadIdx.x][o].y, 1,
+				                    by[threadIdx.x][o], c, cost, 32);
+		}
+	}
 	if (q >= r.np)
 		return;
-	const size_t s = r.start(q) + (i % r.ndseg) * DSEG, end = r.end(q);
-	if (s >= end) {
-		r.dpn[i] = 0;
-		return;
-	}
-	const size_t t = end - s < DSEG ? end : s + DSEG;
-	uint32_t *cost = r.dpcost + i * (DSEG + 1);
-	r.dpn[i] = (uint32_t)gpz_lz_dp_segment(r.src, r.pure, 2, 1, r.a, s, t, &r.costs[q], cost,
-	                                       r.choice + (s - r.a), cost);
+	r.dpn[i] = m ? (uint32_t)gpz_lz_dp_walk(r.src, r.pure, 2, 1, r.a, s, s + m, c, cost, 32,
+	                                        r.tok + q * r.tok_stride + (s - r.start(q)))
+	             : 0;
 }
 
 /* A thread a piece: segment counts to offsets, the piece's count. */
@@ -588,16 +633,28 @@ __global__ void dp_scan_kernel(run_args r)
 	r.ntok[q] = sum;
 }
 
-/* A block a segment (grid: segments x pieces) moves its tokens into the piece's. */
-__global__ void __launch_bounds__(256) dp_gather_kernel(run_args r)
+/* A block a piece closes up its segments' tokens, segment by segment: each segment's are all
+ * loaded before any is stored, as its new place may overlap its old (never a later segment's). */
+constexpr unsigned GATHER = 256;
+__global__ void __launch_bounds__(GATHER) dp_gather_kernel(run_args r)
 {
-	const size_t q = blockIdx.y, j = q * r.ndseg + blockIdx.x;
-	const uint32_t from = r.dpn[j],
-	               to = blockIdx.x + 1 < r.ndseg ? r.dpn[j + 1] : r.ntok[q];
-	const uint32_t *src = r.dpcost + j * (DSEG + 1);
-	uint32_t *dst = r.tok + q * r.tok_stride + from;
-	for (uint32_t k = threadIdx.x; k < to - from; k += blockDim.x)
-		dst[k] = src[k];
+	const size_t q = blockIdx.x;
+	const uint32_t *off = r.dpn + q * r.ndseg;
+	uint32_t *tok = r.tok + q * r.tok_stride;
+	for (size_t j = 0; j < r.ndseg; j++) {
+		const uint32_t from = off[j], to = j + 1 < r.ndseg ? off[j + 1] : r.ntok[q];
+		uint32_t v[DSEG / GATHER];
+#pragma unroll
+		for (unsigned k = 0; k < DSEG / GATHER; k++)
+			if (k * GATHER + threadIdx.x < to - from)
+				v[k] = tok[j * DSEG + k * GATHER + threadIdx.x];
+		__syncthreads();
+#pragma unroll
+		for (unsigned k = 0; k < DSEG / GATHER; k++)
+			if (k * GATHER + threadIdx.x < to - from)
+				tok[from + k * GATHER + threadIdx.x] = v[k];
+		__syncthreads();
+	}
 }
 
 } // namespace
@@ -668,7 +725,8 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
  * then the guesses' states. */
 static size_t dp_cost_bytes(size_t np, size_t piece)
 {
-	return gpz_align256(np * ((piece + DSEG - 1) / DSEG) * (DSEG + 1) * sizeof(uint32_t));
+	size_t threads = (np * ((piece + DSEG - 1) / DSEG) + DPB - 1) / DPB * DPB; /* dp_kernel's */
+	return gpz_align256(threads * (DSEG + 1) * sizeof(uint32_t));
 }
 static size_t dp_n_bytes(size_t np, size_t piece)
 {
@@ -690,8 +748,7 @@ size_t gpz_lz_gpu_run_work(size_t np, size_t piece)
 
 cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level, size_t p0,
                            size_t p1, const uint32_t *pure, size_t a, uint32_t *tok,
-                           size_t tok_stride, uint32_t *ntok, void *work, uint16_t *choice,
-                           cudaStream_t s)
+                           size_t tok_stride, uint32_t *ntok, void *work, cudaStream_t s)
 {
 	if (p1 <= p0)
 		return cudaSuccess;
@@ -716,7 +773,6 @@ cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level
 	r.dpn = reinterpret_cast<uint32_t *>(w + dp_cost_bytes(r.np, piece));
 	r.costs = reinterpret_cast<gpz_lz_costs *>(w + dp_cost_bytes(r.np, piece) +
 	                                           dp_n_bytes(r.np, piece));
-	r.choice = choice;
 	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
 	if (cfg.lazy_parse)
 		spec_kernel<<<(unsigned)((r.np * r.nseg + 63) / 64), 64, 0, s>>>(r);
@@ -727,9 +783,9 @@ cudaError_t gpz_lz_gpu_run(const uint8_t *src, size_t n, size_t piece, int level
 	copy_kernel<<<(unsigned)(r.np * r.nseg), 256, 0, s>>>(r);
 	for (unsigned k = 0; k < cfg.dp_rounds; k++) {
 		dp_cost_kernel<<<(unsigned)r.np, 32, 0, s>>>(r);
-		dp_kernel<<<(unsigned)((r.np * r.ndseg + 63) / 64), 64, 0, s>>>(r);
+		dp_kernel<<<(unsigned)((r.np * r.ndseg + DPB - 1) / DPB), DPB, 0, s>>>(r);
 		dp_scan_kernel<<<(unsigned)((r.np + 63) / 64), 64, 0, s>>>(r);
-		dp_gather_kernel<<<dim3((unsigned)r.ndseg, (unsigned)r.np), 256, 0, s>>>(r);
+		dp_gather_kernel<<<(unsigned)r.np, GATHER, 0, s>>>(r);
 	}
 	return cudaGetLastError();
 }
@@ -765,6 +821,6 @@ extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level
 	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, pure, st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, piece, level, 0, npieces, pure, 0, d_tokens, piece,
 	                            d_ntok, w + gpz_align256(n * sizeof(uint16_t)) + gpz_align256(2 * n * sizeof(uint32_t)),
-	                            links, st));
+	                            st));
 	return GPZ_OK;
 }
