@@ -4,11 +4,10 @@
  * Why: the lazy parse takes a match when the next position's is not longer; it never asks what
  * the bits cost. With every position's matches found beforehand (position-pure, match_core.h),
  * a piece's parse can instead be the cheapest path through it: a literal costs its code length,
- * a match of any length from 3 to the one found at its position (same distance) costs its length
- * and distance codes' lengths plus their extra bits. The code lengths come from the symbol
- * counts of the parse before (first the level's lazy parse, then this parse's own, once per
- * round). Chains of 16-32 then give smaller output than gzip -9's 4096 and libdeflate -9
- * (bench/NOTES.md, 2026-11-27).
+ * a match (cut to some length, same distance) its length and distance codes' lengths plus their
+ * extra bits. The code lengths come from the symbol counts of the parse before (first the
+ * level's lazy parse, then this parse's own, once per round). Chains of 8-32 then give smaller
+ * output than gzip -9's chains of 4096 and than libdeflate -9 (bench/NOTES.md, 2026-11-27).
  *
  * Definition (what both sides compute):
  * - costs: the piece's tokens are counted into DEFLATE symbols (plus one end-of-block), the
@@ -16,13 +15,13 @@
  *   counted costs two bits more than the longest code, at most 15);
  * - the piece is cut into segments of GPZ_LZ_DP_SEG positions from its start, each parsed
  *   apart (a match never crosses a segment's end) by a backward pass: cost[k] is the least cost
- *   from position s + k to the segment's end t (cost[t - s] = 0); at each position the literal
- *   is tried first, then the full chain's match of length L at lengths 3 .. min(L, 16) and then
- *   L, then (lazy levels) the quarter chain's where its distance differs; an option replaces the best so far only when
- *   strictly cheaper (so the whole length, tried again when L <= 16, changes nothing). Longer
- *   cuts of a match are not tried: every length is a GPU thread's loop turn, and trying them all
- *   made the parse 5x slower for 0.2% of size;
- * - the tokens are the choices followed from s.
+ *   from position s + k to the segment's end t (cost[t - s] = 0). At each position the options,
+ *   in order: the literal; the full chain's match (length L, cut at t) at lengths 3 .. min(L, 16)
+ *   and then L; the quarter chain's likewise, where its distance differs. An option replaces the
+ *   best so far only when strictly cheaper. Lengths between 16 and L are not tried: every length
+ *   is a loop turn of a GPU thread, whose warp waits for its longest (trying all of them cost the
+ *   first GPU form ~1,500 warp instructions a position step); levels 7-9 lose 0.1-0.2% of size;
+ * - the tokens: from s forwards, at each token start the option its cost came from.
  * GPZ_HD, no globals, integer arithmetic only, as match_core.h. */
 #ifndef GPZ_LZ_DP_CORE_H
 #define GPZ_LZ_DP_CORE_H

@@ -37,10 +37,11 @@ static inline unsigned gpz_tok_dist(uint32_t t)
 }
 
 /*
- * Parse src[start .. end) into tokens at compression level 1..9 (gzip's meaning: greedy parsing
- * for 1-3, lazy for 4-9, more match candidates as the level rises). Bytes src[0 .. start) are
- * history that matches may reach into (at most GPZ_LZ_WINDOW back). tokens must hold
- * end - start entries; returns the number written, or 0 when out of memory (and end > start).
+ * Parse src[start .. end) into tokens at compression level 1..9 (greedy parsing for 1-3, lazy
+ * for 4-6, cost-driven for 7-9 (dp_core.h), more match candidates as the level rises). Bytes
+ * src[0 .. start) are history that matches may reach into (at most GPZ_LZ_WINDOW back). tokens
+ * must hold end - start entries; returns the number written, or 0 when out of memory (and
+ * end > start).
  */
 size_t gpz_lz_parse(const uint8_t *src, size_t start, size_t end, int level, uint32_t *tokens);
 

@@ -82,8 +82,10 @@ GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 	case 4: g = 258; l = 258; n = 258; ch = 8; lz = 1; c.hash_bytes = 4; break;  /* lazy from here on */
 	case 5: g = 258; l = 258; n = 258; ch = 16; lz = 1; c.hash_bytes = 4; break;
 	case 6: g = 258; l = 258; n = 258; ch = 32; lz = 1; c.hash_bytes = 4; break; /* default */
-	case 7: g = 258; l = 258; n = 258; ch = 8; lz = 1; c.hash_bytes = 4; c.dp_rounds = 1; break;
-	case 8: g = 258; l = 258; n = 258; ch = 16; lz = 1; c.hash_bytes = 4; c.dp_rounds = 1; break;
+	case 7: /* the cost-driven rounds from here on (dp_core.h) */
+		g = 258; l = 258; n = 258; ch = 8; lz = 1; c.hash_bytes = 4; c.dp_rounds = 1; break;
+	case 8:
+		g = 258; l = 258; n = 258; ch = 16; lz = 1; c.hash_bytes = 4; c.dp_rounds = 1; break;
 	default: /* 9: best */
 		g = 258; l = 258; n = 258; ch = 32; lz = 1; c.hash_bytes = 4; c.dp_rounds = 2; break;
 	}
