@@ -5,8 +5,8 @@
  * The matches are the GPU's kind: every position's longest match (and the quarter chain's) from
  * a level's chains, found before any parse. The parse is a shortest path over the piece: a
  * literal costs its code length, a match of length l (any l from 3 to the match found, same
- * distance) its length and distance codes' lengths plus extra bits; the code lengths come from
- * a first parse's symbol counts (the lazy parse of the level whose chains are used), then from
+ * distance) its length and distance codes' lengths plus extra bits (src/lz/dp_core.h's costs);
+ * the code lengths come from a first parse's symbol counts (the lazy parse of the level whose chains are used), then from
  * the shortest path's own counts for `iters` more rounds. Segments of seg positions are parsed
  * apart (matches cut at a segment's end), as a GPU thread a segment would.
  *
@@ -20,60 +20,15 @@
 #include "lz/dfl_symbols.h"
 #include "lz/lz.h"
 #include "lz/match_core.h"
+#include "lz/dp_core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct costs {
-	uint8_t lit[GPZ_DFL_NLIT], dist[GPZ_DFL_NDIST];
-};
-
-static void count(const uint32_t *tok, size_t nt, uint32_t *lf, uint32_t *df)
-{
-	memset(lf, 0, GPZ_DFL_NLIT * sizeof(*lf));
-	memset(df, 0, GPZ_DFL_NDIST * sizeof(*df));
-	for (size_t i = 0; i < nt; i++) {
-		uint32_t t = tok[i];
-		if (t & GPZ_TOK_MATCH) {
-			lf[257 + gpz_dfl_len_code(gpz_dfl_tok_len(t))]++;
-			df[gpz_dfl_dist_code(gpz_dfl_tok_dist(t))]++;
-		} else {
-			lf[t & 0xff]++;
-		}
-	}
-	lf[256]++;
-}
-
-/* Code lengths of the counts; a symbol without a count costs two bits more than the longest. */
-static void make_costs(uint32_t *lf, uint32_t *df, struct costs *c)
-{
-	struct gpz_dfl_huff h;
-	uint32_t code[GPZ_DFL_NLIT];
-	gpz_dfl_build_code(lf, GPZ_DFL_NLIT, 15, c->lit, code, &h);
-	gpz_dfl_build_code(df, GPZ_DFL_NDIST, 15, c->dist, code, &h);
-	unsigned ml = 0, md = 0;
-	for (int s = 0; s < GPZ_DFL_NLIT; s++)
-		ml = c->lit[s] > ml ? c->lit[s] : ml;
-	for (int s = 0; s < GPZ_DFL_NDIST; s++)
-		md = c->dist[s] > md ? c->dist[s] : md;
-	for (int s = 0; s < GPZ_DFL_NLIT; s++)
-		if (!c->lit[s])
-			c->lit[s] = (uint8_t)(ml + 2 > 15 ? 15 : ml + 2);
-	for (int s = 0; s < GPZ_DFL_NDIST; s++)
-		if (!c->dist[s])
-			c->dist[s] = (uint8_t)(md + 2 > 15 ? 15 : md + 2);
-}
-
-static unsigned match_cost(const struct costs *c, unsigned l, unsigned d)
-{
-	unsigned lc = gpz_dfl_len_code(l), dc = gpz_dfl_dist_code(d);
-	return c->lit[257 + lc] + gpz_dfl_len_extra(lc) + c->dist[dc] + gpz_dfl_dist_extra(dc);
-}
-
 /* Shortest path over [a, b) of the piece (positions relative to pure's base p). */
 static size_t dp(const uint8_t *s, size_t p, size_t a, size_t b, const uint32_t *pure,
-                 unsigned stride, int quarter, const struct costs *c, uint32_t *cost,
+                 unsigned stride, int quarter, const struct gpz_lz_costs *c, uint32_t *cost,
                  uint32_t *from, uint32_t *tok)
 {
 	size_t m = b - a;
@@ -95,7 +50,7 @@ static size_t dp(const uint8_t *s, size_t p, size_t a, size_t b, const uint32_t 
 			if (L > m - i)
 				L = (unsigned)(m - i);
 			for (unsigned l = 3; l <= L; l++) {
-				uint32_t v = ci + match_cost(c, l, D);
+				uint32_t v = ci + c->len[l] + c->dist[gpz_dfl_dist_code(D)];
 				if (v < cost[i + l]) {
 					cost[i + l] = v;
 					from[i + l] = l << 16 | D;
@@ -166,9 +121,10 @@ int main(int argc, char **argv)
 			size_t seg = seg_log ? (size_t)1 << seg_log : P;
 			for (int it = 0; it < iters; it++) {
 				uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
-				struct costs c;
-				count(tok, nt, lf, df);
-				make_costs(lf, df, &c);
+				struct gpz_lz_costs c;
+				struct gpz_dfl_huff h;
+				gpz_lz_dp_count(tok, nt, lf, df);
+				gpz_lz_dp_costs(lf, df, &c, &h);
 				size_t m = 0;
 				for (size_t a = 0; a < end - p; a += seg) {
 					size_t b = a + seg < end - p ? a + seg : end - p;

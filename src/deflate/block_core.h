@@ -183,11 +183,7 @@ GPZ_HD_NOINLINE static inline void gpz_dfl_build_code(uint32_t *freq, unsigned n
 	unsigned used = 0;
 	for (unsigned s = 0; s < n; s++)
 		used += freq[s] != 0;
-	for (unsigned s = 0; used < 2 && s < n; s++)
-		if (!freq[s]) {
-			freq[s] = 1;
-			used++;
-		}
+	gpz_dfl_two_used(freq, n, used);
 	gpz_dfl_code_lengths(freq, n, limit, len, h);
 	gpz_cl_canonical(len, n, code);
 	for (unsigned s = 0; s < n; s++)

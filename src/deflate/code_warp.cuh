@@ -119,11 +119,7 @@ __device__ inline void build_code(uint32_t *freq, unsigned n, int limit, uint8_t
 	for (unsigned s0 = 0; s0 < n; s0 += 32)
 		used += __popc(__ballot_sync(FULL, s0 + lane < n && freq[s0 + lane]));
 	if (used < 2 && lane == 0)
-		for (unsigned s = 0; used < 2 && s < n; s++)
-			if (!freq[s]) {
-				freq[s] = 1;
-				used++;
-			}
+		used = gpz_dfl_two_used(freq, n, used);
 	used = __shfl_sync(FULL, used, 0);
 	__syncwarp();
 	/* the keys in symbol order, then each at its rank */

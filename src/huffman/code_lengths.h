@@ -173,6 +173,19 @@ struct gpz_dfl_huff {
 	uint8_t plen[GPZ_DFL_HMAX];
 };
 
+/* A code needs two used symbols (a DEFLATE decoder wants a second even where one is used): with
+ * fewer than two of freq[0 .. n) nonzero (`used` of them), the first unused ones get a count of 1.
+ * Returns how many are used then. */
+GPZ_HD static inline unsigned gpz_dfl_two_used(uint32_t *freq, unsigned n, unsigned used)
+{
+	for (unsigned s = 0; used < 2 && s < n; s++)
+		if (!freq[s]) {
+			freq[s] = 1;
+			used++;
+		}
+	return used;
+}
+
 /* Ascending sort of n distinct keys (Shell sort, Ciura's gaps; no recursion and no library on
  * the device): the result is the same as any other sort's. */
 GPZ_HD static inline void gpz_dfl_sort(uint64_t *k, unsigned n)

@@ -73,11 +73,7 @@ GPZ_HD static inline void gpz_lz_dp_lengths(uint32_t *freq, unsigned n, uint8_t 
 	unsigned used = 0, longest = 0;
 	for (unsigned s = 0; s < n; s++)
 		used += freq[s] != 0;
-	for (unsigned s = 0; used < 2 && s < n; s++)
-		if (!freq[s]) {
-			freq[s] = 1;
-			used++;
-		}
+	gpz_dfl_two_used(freq, n, used);
 	gpz_dfl_code_lengths(freq, n, 15, len, h);
 	for (unsigned s = 0; s < n; s++)
 		if (freq[s] && len[s] > longest)
