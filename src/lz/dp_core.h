@@ -103,138 +103,179 @@ GPZ_HD static inline void gpz_lz_dp_costs(uint32_t *lf, uint32_t *df, struct gpz
 		c->dist[k] = (uint8_t)(dl[k] + gpz_dfl_dist_extra(k));
 }
 
-/* The cost of the best option of the match r (gpz_lz_pack form; its length cut to `room`) at a
- * position whose next costs are win[1 .. GPZ_LZ_DP_LMAX] (win[j]: j positions on) and
- * cost[L * cstride] for its whole length L past them; best / *ch updated when strictly cheaper
- * (*ch = length | q << 15). A loop of fixed turns over a register window: the GPU thread walks
- * its segment with no memory on the chain from one position to the next but for long matches. */
-GPZ_HD static inline uint32_t gpz_lz_dp_match(uint32_t r, unsigned room, unsigned q,
-                                              const struct gpz_lz_costs *c,
-                                              const uint32_t *win, const uint32_t *cost,
-                                              unsigned cstride, uint32_t best, unsigned *ch)
+/* Each position's least cost is kept as a key, cost << 5 | option (GPZ_LZ_DP_OPT bits): the
+ * options numbered in the definition's order (0 the literal; 1 .. 14 the full chain's match at
+ * lengths 3 .. 16, 15 its whole length; 16 .. 29 and 30 the quarter chain's likewise), so that
+ * the least key is the least cost and, among equal costs, the first option in that order: the
+ * one "strictly cheaper replaces" keeps. The forward walk then reads one key a token instead
+ * of trying the options again over 16 costs (each its own line: a warp's threads walk apart).
+ * Costs stay below 2^16 (at most 15 bits a position, 4096 positions). */
+#define GPZ_LZ_DP_OPT 5
+#define GPZ_LZ_DP_WHOLE 15u   /* + the chain's base: its whole length */
+#define GPZ_LZ_DP_QUARTER 15u /* what the quarter chain's options add to the full chain's */
+
+/* The backward pass over a segment of m positions, position by position from m - 1 down to 0
+ * (the caller brings each position's matches): key[k * cstride] gets position k's key (key: m +
+ * 1 entries; a GPU warp's threads interleave theirs), win[j] the cost j positions on (shifted
+ * into a key's place), lk[l] the key of length l's cost and option (3 .. GPZ_LZ_DP_LMAX:
+ * registers on the GPU, where a load of c->len a length a position was most of the pass's
+ * memory instructions). */
+struct gpz_lz_dp_back {
+	uint32_t win[GPZ_LZ_DP_LMAX + 1];
+	uint32_t lk[GPZ_LZ_DP_LMAX + 1];
+};
+
+#if GPZ_LZ_DP_LMAX != 16
+#error "gpz_lz_dp_pick selects among lengths 3 .. 16, options 1 .. 14"
+#endif
+
+GPZ_HD static inline void gpz_lz_dp_back_init(struct gpz_lz_dp_back *b, unsigned m,
+                                              const struct gpz_lz_costs *c, uint32_t *key,
+                                              unsigned cstride)
+{
+	for (unsigned j = 0; j <= GPZ_LZ_DP_LMAX; j++) {
+		b->win[j] = 0; /* win[1]: the end's cost; the others lie past it, never asked for */
+		b->lk[j] = j < GPZ_LZ_MIN_MATCH ? 0 : (uint32_t)c->len[j] << GPZ_LZ_DP_OPT | (j - 2);
+	}
+	key[(size_t)m * cstride] = 0;
+}
+
+/* pm[l] for l in 3 .. 16. On the GPU a tree of selects on l's bits: a dynamic index would put
+ * pm in local memory. */
+GPZ_HD static inline uint32_t gpz_lz_dp_pick(const uint32_t *pm, unsigned l)
+{
+#ifdef __CUDA_ARCH__
+	const unsigned i = l - GPZ_LZ_MIN_MATCH; /* 0 .. 13 */
+	uint32_t a[7], b[4], d[2];
+#pragma unroll
+	for (unsigned j = 0; j < 7; j++)
+		a[j] = i & 1 ? pm[GPZ_LZ_MIN_MATCH + 2 * j + 1] : pm[GPZ_LZ_MIN_MATCH + 2 * j];
+#pragma unroll
+	for (unsigned j = 0; j < 3; j++)
+		b[j] = i & 2 ? a[2 * j + 1] : a[2 * j];
+	b[3] = a[6]; /* i >> 1 is at most 6 */
+#pragma unroll
+	for (unsigned j = 0; j < 2; j++)
+		d[j] = i & 4 ? b[2 * j + 1] : b[2 * j];
+	return i & 8 ? d[1] : d[0];
+#else
+	return pm[l];
+#endif
+}
+
+/* The least key of match r's options at a position (its length cut to room; UINT32_MAX where it
+ * has none; q: 0 the full chain, 1 the quarter): pm[l] is the least key of lengths 3 .. l, shared
+ * by the position's matches, so that a match's lengths 3 .. min(L, 16) cost one pick; its whole
+ * length L past 16 reads key[L * cstride]. */
+GPZ_HD static inline uint32_t gpz_lz_dp_least(uint32_t r, unsigned room, unsigned q,
+                                              const struct gpz_lz_costs *c, const uint32_t *pm,
+                                              const uint32_t *key, unsigned cstride)
 {
 	unsigned len = r >> 16;
 	if (len > room)
 		len = room;
 	if (len < GPZ_LZ_MIN_MATCH)
-		return best;
-	const uint32_t dc = c->dist[gpz_dfl_dist_code(r & 0xffff)];
-#ifdef __CUDA_ARCH__
-	const unsigned turns = GPZ_LZ_DP_LMAX; /* fixed: the window stays in registers */
-#pragma unroll
-#else
-	const unsigned turns = len < GPZ_LZ_DP_LMAX ? len : GPZ_LZ_DP_LMAX; /* the same options */
-#endif
-	for (unsigned l = GPZ_LZ_MIN_MATCH; l <= turns; l++) {
-		uint32_t v = dc + c->len[l] + win[l];
-		if (l <= len && v < best) {
-			best = v;
-			*ch = l | q << 15;
-		}
+		return UINT32_MAX;
+	const uint32_t dc = c->dist[gpz_dfl_dist_code(r & 0xffff)], qo = q * GPZ_LZ_DP_QUARTER;
+	uint32_t v = gpz_lz_dp_pick(pm, len < GPZ_LZ_DP_LMAX ? len : GPZ_LZ_DP_LMAX) +
+	             (dc << GPZ_LZ_DP_OPT) + qo;
+	if (len > GPZ_LZ_DP_LMAX) {
+		const uint32_t w = ((dc + c->len[len]) << GPZ_LZ_DP_OPT) +
+		                   (key[(size_t)len * cstride] >> GPZ_LZ_DP_OPT << GPZ_LZ_DP_OPT) +
+		                   GPZ_LZ_DP_WHOLE + qo;
+		v = w < v ? w : v;
 	}
-	if (len > GPZ_LZ_DP_LMAX) { /* the whole match */
-		uint32_t v = dc + c->len[len] + cost[(size_t)len * cstride];
-		if (v < best) {
-			best = v;
-			*ch = len | q << 15;
-		}
-	}
-	return best;
-}
-
-/* The backward pass over a segment of m positions, position by position from m - 1 down to 0
- * (the caller brings each position's matches, so that the GPU can stage them): cost[k * cstride]
- * gets position k's least cost (cost: m + 1 entries; a GPU warp's threads interleave theirs),
- * win[j] holds the cost j positions on. */
-struct gpz_lz_dp_back {
-	uint32_t win[GPZ_LZ_DP_LMAX + 1];
-};
-
-GPZ_HD static inline void gpz_lz_dp_back_init(struct gpz_lz_dp_back *b, unsigned m,
-                                              uint32_t *cost, unsigned cstride)
-{
-	for (unsigned j = 0; j <= GPZ_LZ_DP_LMAX; j++)
-		b->win[j] = 0; /* win[1]: the end's cost; the others lie past it, never asked for */
-	cost[(size_t)m * cstride] = 0;
+	return v;
 }
 
 /* Position k (of m): m0, m1 its full and quarter chain's matches (m1 unused unless quarter),
- * lit its byte. */
+ * lit its byte. Its key: the least of the literal's and each match's. */
 GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned k, unsigned m,
                                               uint32_t m0, uint32_t m1, int quarter, uint8_t lit,
-                                              const struct gpz_lz_costs *c, uint32_t *cost,
+                                              const struct gpz_lz_costs *c, uint32_t *key,
                                               unsigned cstride)
 {
-	unsigned ch = 0;
-	uint32_t *at = cost + (size_t)k * cstride;
-	uint32_t best = c->lit[lit] + b->win[1];
-	best = gpz_lz_dp_match(m0, m - k, 0, c, b->win, at, cstride, best, &ch);
-	if (quarter && (m1 & 0xffff) != (m0 & 0xffff))
-		best = gpz_lz_dp_match(m1, m - k, 1, c, b->win, at, cstride, best, &ch);
+	uint32_t *at = key + (size_t)k * cstride;
+	uint32_t best = ((uint32_t)c->lit[lit] << GPZ_LZ_DP_OPT) + b->win[1];
+	const int two = quarter && (m1 & 0xffff) != (m0 & 0xffff);
+	if ((m0 >> 16) >= GPZ_LZ_MIN_MATCH || (two && (m1 >> 16) >= GPZ_LZ_MIN_MATCH)) {
+		uint32_t pm[GPZ_LZ_DP_LMAX + 1], run = UINT32_MAX;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (unsigned l = GPZ_LZ_MIN_MATCH; l <= GPZ_LZ_DP_LMAX; l++) {
+			const uint32_t v = b->lk[l] + b->win[l];
+			run = v < run ? v : run;
+			pm[l] = run;
+		}
+		uint32_t v = gpz_lz_dp_least(m0, m - k, 0, c, pm, at, cstride);
+		best = v < best ? v : best;
+		if (two) {
+			v = gpz_lz_dp_least(m1, m - k, 1, c, pm, at, cstride);
+			best = v < best ? v : best;
+		}
+	}
 	*at = best;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
 	for (unsigned j = GPZ_LZ_DP_LMAX; j > 1; j--)
 		b->win[j] = b->win[j - 1];
-	b->win[1] = best;
+	b->win[1] = best >> GPZ_LZ_DP_OPT << GPZ_LZ_DP_OPT;
 }
 
-/* The forward walk over the costs of [s, t) (gpz_lz_dp_back_step's): the option each token
- * start's cost came from, found again by the same function over the same costs (so the choices
- * need no storing). Matches as gpz_lz_dp_segment's; the tokens go to tok; returns their number. */
+/* The forward walk over the keys of [s, t) (gpz_lz_dp_back_step's): at each token start the
+ * option its key names. Matches as gpz_lz_dp_segment's; the tokens go to tok; returns their
+ * number. */
 GPZ_HD static inline size_t gpz_lz_dp_walk(const uint8_t *src, const uint32_t *pure,
                                            unsigned stride, int quarter, size_t base, size_t s,
-                                           size_t t, const struct gpz_lz_costs *c,
-                                           const uint32_t *cost, unsigned cstride, uint32_t *tok)
+                                           size_t t, const uint32_t *key, unsigned cstride,
+                                           uint32_t *tok)
 {
 	const unsigned m = (unsigned)(t - s);
-	uint32_t win[GPZ_LZ_DP_LMAX + 1];
 	size_t n = 0;
 	for (unsigned k = 0; k < m;) {
-		const uint32_t *p = pure + stride * (s + k - base);
-		const uint32_t m0 = p[0], m1 = quarter ? p[1] : 0;
-		const uint32_t *at = cost + (size_t)k * cstride;
-		win[0] = 0;
-		for (unsigned j = 1; j <= GPZ_LZ_DP_LMAX; j++)
-			win[j] = k + j <= m ? at[(size_t)j * cstride] : 0;
-		unsigned ch = 0;
-		uint32_t best = c->lit[src[s + k]] + win[1];
-		best = gpz_lz_dp_match(m0, m - k, 0, c, win, at, cstride, best, &ch);
-		if (quarter && (m1 & 0xffff) != (m0 & 0xffff))
-			gpz_lz_dp_match(m1, m - k, 1, c, win, at, cstride, best, &ch);
-		if (!ch) {
+		const unsigned o = key[(size_t)k * cstride] & ((1u << GPZ_LZ_DP_OPT) - 1);
+		if (o == 0) {
 			tok[n++] = gpz_lz_core_literal(src[s + k]);
 			k++;
 			continue;
 		}
-		tok[n++] = gpz_lz_core_match(ch & 0x7fff, (ch >> 15 ? m1 : m0) & 0xffff);
-		k += ch & 0x7fff;
+		const uint32_t *p = pure + stride * (s + k - base);
+		const unsigned q = quarter && o > GPZ_LZ_DP_QUARTER, j = o - q * GPZ_LZ_DP_QUARTER;
+		const uint32_t r = p[q];
+		unsigned len = j + 2; /* options 1 .. 14: lengths 3 .. 16 */
+		if (j == GPZ_LZ_DP_WHOLE) {
+			len = r >> 16;
+			len = len < m - k ? len : m - k;
+		}
+		tok[n++] = gpz_lz_core_match(len, r & 0xffff);
+		k += len;
 	}
 	return n;
 }
 
 /*
- * The segment [s, t) (t - s <= GPZ_LZ_DP_SEG) parsed at least cost, the CPU's way (the GPU
- * stages the matches, match.cu): the matches of position q are pure[stride * (q - base) + 0]
- * (full chain) and, when quarter, + 1 (gpz_lz_pack form); cost: t - s + 1 entries, at a stride
- * of cstride. The tokens go to tok; returns their number.
+ * The segment [s, t) (t - s <= GPZ_LZ_DP_SEG) parsed at least cost: the matches of position q
+ * are pure[stride * (q - base) + 0] (full chain) and, when quarter, + 1 (gpz_lz_pack form);
+ * key: t - s + 1 entries, at a stride of cstride (a GPU thread's, interleaved with its warp's).
+ * The tokens go to tok; returns their number.
  */
 GPZ_HD static inline size_t gpz_lz_dp_segment(const uint8_t *src, const uint32_t *pure,
                                               unsigned stride, int quarter, size_t base,
                                               size_t s, size_t t,
-                                              const struct gpz_lz_costs *c, uint32_t *cost,
+                                              const struct gpz_lz_costs *c, uint32_t *key,
                                               unsigned cstride, uint32_t *tok)
 {
 	const unsigned m = (unsigned)(t - s);
 	struct gpz_lz_dp_back b;
-	gpz_lz_dp_back_init(&b, m, cost, cstride);
+	gpz_lz_dp_back_init(&b, m, c, key, cstride);
 	for (unsigned k = m; k-- > 0;) {
 		const uint32_t *p = pure + stride * (s + k - base);
-		gpz_lz_dp_back_step(&b, k, m, p[0], quarter ? p[1] : 0, quarter, src[s + k], c, cost,
+		gpz_lz_dp_back_step(&b, k, m, p[0], quarter ? p[1] : 0, quarter, src[s + k], c, key,
 		                    cstride);
 	}
-	return gpz_lz_dp_walk(src, pure, stride, quarter, base, s, t, c, cost, cstride, tok);
+	return gpz_lz_dp_walk(src, pure, stride, quarter, base, s, t, key, cstride, tok);
 }
 
 #endif

@@ -402,8 +402,9 @@ struct run_args {
 	size_t tok_stride;
 	gpz_lz_seg *seg;
 	/* levels 7-9 (dp_core.h), a thread a DSEG-position segment (ndseg a piece), in the guesses'
-	 * room (spent by then): each warp's costs, its threads' interleaved (dp_cost_at), each
-	 * segment's token count (then offset) at dpn[segment], each piece's costs */
+	 * room (spent by then): each warp's keys (cost and option), its threads' interleaved
+	 * (dp_cost_at), each segment's token count (then offset) at dpn[segment], each piece's
+	 * costs */
 	size_t ndseg;
 	uint32_t *dpcost, *dpn;
 	gpz_lz_costs *costs;
@@ -555,67 +556,35 @@ __global__ void __launch_bounds__(32) dp_cost_kernel(run_args r)
 		gpz_lz_dp_costs(lf, df, &r.costs[q], &h);
 }
 
-/* The costs of segment thread i: its warp's 32 threads take turns, entry k of lane l at
- * 32 k + l of the warp's room, so that a warp's loads and stores of the same k are one line. */
+/* The keys of segment thread i: its warp's 32 threads take turns, entry k of lane l at
+ * 32 k + l of the warp's room, so that the backward pass's loads and stores (the warp's threads
+ * at the same k) are one line a warp. The walk reads one key a token, each thread its own line. */
 __device__ uint32_t *dp_cost_at(const run_args &r, size_t i)
 {
 	return r.dpcost + (i / 32) * 32 * (DSEG + 1) + i % 32;
 }
 
 /* A thread a segment: its least-cost parse, the tokens in the piece's slots from the segment's
- * start (dp_gather_kernel closes them up). The block's segments go backwards in step, DPC
- * positions at a time, their matches and bytes staged in shared memory by the whole block
- * (a segment's DPC matches are 256 contiguous bytes: read by one warp at a time) instead of each
- * thread loading its own, far from its neighbours'. */
+ * start (dp_gather_kernel closes them up). Staging the block's matches in shared memory, in
+ * steps all its threads take together, made the whole DEFLATE call slower (one wave of 64-thread
+ * blocks waits at every step: bench/NOTES.md, 2026-11-27). */
 constexpr unsigned DPB = 64; /* segments (threads) a block */
-constexpr unsigned DPC = 32; /* positions staged at a time */
-static_assert(DSEG % DPC == 0, "whole stages");
 
 __global__ void __launch_bounds__(DPB) dp_kernel(run_args r)
 {
-	__shared__ uint2 mt[DPB][DPC];
-	__shared__ uint8_t by[DPB][DPC];
-	__shared__ size_t seg_s[DPB];
-	__shared__ unsigned seg_m[DPB];
 	const size_t i = blockIdx.x * (size_t)DPB + threadIdx.x, q = i / r.ndseg;
-	unsigned m = 0;
-	size_t s = 0;
-	if (q < r.np) {
-		const size_t end = r.end(q);
-		s = r.start(q) + (i % r.ndseg) * DSEG;
-		m = s < end ? (unsigned)(end - s < DSEG ? end - s : DSEG) : 0;
-	}
-	seg_s[threadIdx.x] = s;
-	seg_m[threadIdx.x] = m;
-	const gpz_lz_costs *c = &r.costs[q < r.np ? q : 0];
-	uint32_t *cost = dp_cost_at(r, i);
-	gpz_lz_dp_back b;
-	if (m)
-		gpz_lz_dp_back_init(&b, m, cost, 32);
-	for (unsigned k0 = DSEG; k0 > 0; k0 -= DPC) {
-		__syncthreads(); /* the stage before is used up (and seg_* written, the first time) */
-		for (unsigned e = threadIdx.x; e < DPB * DPC; e += DPB) {
-			const unsigned j = e / DPC, o = e % DPC, k = k0 - DPC + o;
-			if (k < seg_m[j]) {
-				const size_t pos = seg_s[j] + k;
-				mt[j][o] = reinterpret_cast<const uint2 *>(r.pure)[pos - r.a];
-				by[j][o] = r.src[pos];
-			}
-		}
-		__syncthreads();
-		/* levels 7-9 are lazy: the matches come in pairs (full, quarter chain) */
-		for (unsigned o = DPC; o-- > 0;) {
-			const unsigned k = k0 - DPC + o;
-			if (k < m)
-				gpz_lz_dp_back_step(&b, k, m, mt[threadIdx.x][o].x, mt[threadIdx.x][o].y, 1,
-				                    by[threadIdx.x][o], c, cost, 32);
-		}
-	}
 	if (q >= r.np)
 		return;
-	r.dpn[i] = m ? (uint32_t)gpz_lz_dp_walk(r.src, r.pure, 2, 1, r.a, s, s + m, c, cost, 32,
-	                                        r.tok + q * r.tok_stride + (s - r.start(q)))
-	             : 0;
+	const size_t s = r.start(q) + (i % r.ndseg) * DSEG, end = r.end(q);
+	if (s >= end) {
+		r.dpn[i] = 0;
+		return;
+	}
+	const size_t t = end - s < DSEG ? end : s + DSEG;
+	/* levels 7-9 are lazy: the matches come in pairs (full, quarter chain) */
+	r.dpn[i] = (uint32_t)gpz_lz_dp_segment(r.src, r.pure, 2, 1, r.a, s, t, &r.costs[q],
+	                                       dp_cost_at(r, i), 32,
+	                                       r.tok + q * r.tok_stride + (s - r.start(q)));
 }
 
 /* A thread a piece: segment counts to offsets, the piece's count. */
