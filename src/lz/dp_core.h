@@ -166,10 +166,10 @@ GPZ_HD static inline uint32_t gpz_lz_dp_pick(const uint32_t *pm, unsigned l)
 /* The least key of match r's options at a position (its length cut to room; UINT32_MAX where it
  * has none; q: 0 the full chain, 1 the quarter): pm[l] is the least key of lengths 3 .. l, shared
  * by the position's matches, so that a match's lengths 3 .. min(L, 16) cost one pick; its whole
- * length L past 16 reads key[L * cstride]. */
+ * length L past 16 takes wk, the key L positions on (gpz_lz_dp_load). */
 GPZ_HD static inline uint32_t gpz_lz_dp_least(uint32_t r, unsigned room, unsigned q,
                                               const struct gpz_lz_costs *c, const uint32_t *pm,
-                                              const uint32_t *key, unsigned cstride)
+                                              uint32_t wk)
 {
 	unsigned len = r >> 16;
 	if (len > room)
@@ -181,22 +181,54 @@ GPZ_HD static inline uint32_t gpz_lz_dp_least(uint32_t r, unsigned room, unsigne
 	             (dc << GPZ_LZ_DP_OPT) + qo;
 	if (len > GPZ_LZ_DP_LMAX) {
 		const uint32_t w = ((dc + c->len[len]) << GPZ_LZ_DP_OPT) +
-		                   (key[(size_t)len * cstride] >> GPZ_LZ_DP_OPT << GPZ_LZ_DP_OPT) +
-		                   GPZ_LZ_DP_WHOLE + qo;
+		                   (wk >> GPZ_LZ_DP_OPT << GPZ_LZ_DP_OPT) + GPZ_LZ_DP_WHOLE + qo;
 		v = w < v ? w : v;
 	}
 	return v;
 }
 
-/* Position k (of m): m0, m1 its full and quarter chain's matches (m1 unused unless quarter),
- * lit its byte. Its key: the least of the literal's and each match's. */
+/* What the backward pass reads for a position: its matches and byte (loaded two positions
+ * ahead), and for a match longer than GPZ_LZ_DP_LMAX the key its whole length on (one ahead,
+ * once the match is in: that key is 17 or more positions on, already made). Loaded ahead so
+ * that a GPU thread's loads are in flight while it works on the positions after them. */
+struct gpz_lz_dp_in {
+	uint32_t m0, m1, w0, w1;
+	uint8_t lit;
+};
+
+GPZ_HD static inline void gpz_lz_dp_load_m(struct gpz_lz_dp_in *in, const uint8_t *src,
+                                           const uint32_t *pure, unsigned stride, int quarter,
+                                           size_t base, size_t s, unsigned k)
+{
+	const uint32_t *p = pure + stride * (s + k - base);
+	in->m0 = p[0];
+	in->m1 = quarter ? p[1] : 0;
+	in->lit = src[s + k];
+}
+
+/* the key a whole match of r at k would read: L on, or the segment's end (always made) */
+GPZ_HD static inline size_t gpz_lz_dp_far(uint32_t r, unsigned k, unsigned m)
+{
+	const unsigned len = r >> 16, room = m - k;
+	return len > GPZ_LZ_DP_LMAX && len <= room ? k + len : m;
+}
+
+GPZ_HD static inline void gpz_lz_dp_load_w(struct gpz_lz_dp_in *in, unsigned k, unsigned m,
+                                           const uint32_t *key, unsigned cstride)
+{
+	in->w0 = key[gpz_lz_dp_far(in->m0, k, m) * cstride];
+	in->w1 = key[gpz_lz_dp_far(in->m1, k, m) * cstride];
+}
+
+/* Position k (of m), its inputs in `in`: its key, the least of the literal's and each match's
+ * (the quarter chain's only where its distance differs from the full chain's). */
 GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned k, unsigned m,
-                                              uint32_t m0, uint32_t m1, int quarter, uint8_t lit,
+                                              const struct gpz_lz_dp_in *in, int quarter,
                                               const struct gpz_lz_costs *c, uint32_t *key,
                                               unsigned cstride)
 {
-	uint32_t *at = key + (size_t)k * cstride;
-	uint32_t best = ((uint32_t)c->lit[lit] << GPZ_LZ_DP_OPT) + b->win[1];
+	const uint32_t m0 = in->m0, m1 = in->m1;
+	uint32_t best = ((uint32_t)c->lit[in->lit] << GPZ_LZ_DP_OPT) + b->win[1];
 	const int two = quarter && (m1 & 0xffff) != (m0 & 0xffff);
 	if ((m0 >> 16) >= GPZ_LZ_MIN_MATCH || (two && (m1 >> 16) >= GPZ_LZ_MIN_MATCH)) {
 		uint32_t pm[GPZ_LZ_DP_LMAX + 1], run = UINT32_MAX;
@@ -208,14 +240,14 @@ GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned
 			run = v < run ? v : run;
 			pm[l] = run;
 		}
-		uint32_t v = gpz_lz_dp_least(m0, m - k, 0, c, pm, at, cstride);
+		uint32_t v = gpz_lz_dp_least(m0, m - k, 0, c, pm, in->w0);
 		best = v < best ? v : best;
 		if (two) {
-			v = gpz_lz_dp_least(m1, m - k, 1, c, pm, at, cstride);
+			v = gpz_lz_dp_least(m1, m - k, 1, c, pm, in->w1);
 			best = v < best ? v : best;
 		}
 	}
-	*at = best;
+	key[(size_t)k * cstride] = best;
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -235,15 +267,18 @@ GPZ_HD static inline size_t gpz_lz_dp_walk(const uint8_t *src, const uint32_t *p
 	const unsigned m = (unsigned)(t - s);
 	size_t n = 0;
 	for (unsigned k = 0; k < m;) {
+		/* all of a token's loads at once, the matches whether or not it is one */
 		const unsigned o = key[(size_t)k * cstride] & ((1u << GPZ_LZ_DP_OPT) - 1);
+		const uint32_t *p = pure + stride * (s + k - base);
+		const uint32_t m0 = p[0], m1 = quarter ? p[1] : 0;
+		const uint8_t lit = src[s + k];
 		if (o == 0) {
-			tok[n++] = gpz_lz_core_literal(src[s + k]);
+			tok[n++] = gpz_lz_core_literal(lit);
 			k++;
 			continue;
 		}
-		const uint32_t *p = pure + stride * (s + k - base);
 		const unsigned q = quarter && o > GPZ_LZ_DP_QUARTER, j = o - q * GPZ_LZ_DP_QUARTER;
-		const uint32_t r = p[q];
+		const uint32_t r = q ? m1 : m0;
 		unsigned len = j + 2; /* options 1 .. 14: lengths 3 .. 16 */
 		if (j == GPZ_LZ_DP_WHOLE) {
 			len = r >> 16;
@@ -269,11 +304,22 @@ GPZ_HD static inline size_t gpz_lz_dp_segment(const uint8_t *src, const uint32_t
 {
 	const unsigned m = (unsigned)(t - s);
 	struct gpz_lz_dp_back b;
+	struct gpz_lz_dp_in cur = { 0, 0, 0, 0, 0 }, nx = cur, nn = cur;
 	gpz_lz_dp_back_init(&b, m, c, key, cstride);
+	if (m >= 1) {
+		gpz_lz_dp_load_m(&cur, src, pure, stride, quarter, base, s, m - 1);
+		gpz_lz_dp_load_w(&cur, m - 1, m, key, cstride);
+	}
+	if (m >= 2)
+		gpz_lz_dp_load_m(&nx, src, pure, stride, quarter, base, s, m - 2);
 	for (unsigned k = m; k-- > 0;) {
-		const uint32_t *p = pure + stride * (s + k - base);
-		gpz_lz_dp_back_step(&b, k, m, p[0], quarter ? p[1] : 0, quarter, src[s + k], c, key,
-		                    cstride);
+		if (k >= 2)
+			gpz_lz_dp_load_m(&nn, src, pure, stride, quarter, base, s, k - 2);
+		if (k >= 1)
+			gpz_lz_dp_load_w(&nx, k - 1, m, key, cstride);
+		gpz_lz_dp_back_step(&b, k, m, &cur, quarter, c, key, cstride);
+		cur = nx;
+		nx = nn;
 	}
 	return gpz_lz_dp_walk(src, pure, stride, quarter, base, s, t, key, cstride, tok);
 }
