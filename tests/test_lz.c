@@ -245,7 +245,9 @@ static void dp_exhaustive(void)
 {
 	uint64_t seed = 0x5eed;
 	uint8_t src[24];
-	uint32_t pure[48], cost[3 * 25], tok[25];
+	uint32_t pure[48], tok[25];
+	uint16_t cost[3 * 25];
+	uint8_t opt[2 * 32];
 	struct gpz_lz_costs c;
 	for (int trial = 0; trial < 3000; trial++) {
 		unsigned m = 1 + (unsigned)(test_rand(&seed) % 24);
@@ -264,8 +266,10 @@ static void dp_exhaustive(void)
 				pure[2 * k + q] = gpz_lz_pack(len, 1 + (unsigned)(r >> 20) % (r & 8 ? 3 : 32768));
 			}
 		}
-		/* costs at a stride of 3, as a GPU warp's threads keep theirs (at 32) */
-		size_t n = gpz_lz_dp_segment(src, pure, 2, 1, 0, 0, m, &c, cost, 3, tok);
+		/* costs at a stride of 3 and option chunks at 32, as a GPU warp's threads keep
+		 * theirs (at 32 and 512) */
+		const struct gpz_lz_dp_out o = { cost, opt, 3, 32 };
+		size_t n = gpz_lz_dp_segment(src, pure, 2, 1, 0, 0, m, &c, &o, tok);
 		uint64_t memo[24], got = 0, want;
 		memset(memo, 0xff, sizeof(memo));
 		want = dp_brute(src, pure, 0, m, &c, memo);

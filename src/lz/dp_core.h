@@ -103,26 +103,41 @@ GPZ_HD static inline void gpz_lz_dp_costs(uint32_t *lf, uint32_t *df, struct gpz
 		c->dist[k] = (uint8_t)(dl[k] + gpz_dfl_dist_extra(k));
 }
 
-/* Each position's least cost is kept as a key, cost << 5 | option (GPZ_LZ_DP_OPT bits): the
- * options numbered in the definition's order (0 the literal; 1 .. 14 the full chain's match at
- * lengths 3 .. 16, 15 its whole length; 16 .. 29 and 30 the quarter chain's likewise), so that
- * the least key is the least cost and, among equal costs, the first option in that order: the
- * one "strictly cheaper replaces" keeps. The forward walk then reads one key a token instead
- * of trying the options again over 16 costs (each its own line: a warp's threads walk apart).
- * Costs stay below 2^16 (at most 15 bits a position, 4096 positions). */
+/* Each position's least cost and option, as one key in the pass, cost << 5 | option
+ * (GPZ_LZ_DP_OPT bits): the options numbered in the definition's order (0 the literal; 1 .. 14
+ * the full chain's match at lengths 3 .. 16, 15 its whole length; 16 .. 29 and 30 the quarter
+ * chain's likewise), so that the least key is the least cost and, among equal costs, the first
+ * option in that order: the one "strictly cheaper replaces" keeps. Stored apart: the cost (16
+ * bits: at most 15 a position, GPZ_LZ_DP_SEG positions), which later positions' whole matches
+ * read, and the option (a byte), which the forward walk reads, a token at a time, instead of
+ * trying the options again. */
 #define GPZ_LZ_DP_OPT 5
 #define GPZ_LZ_DP_WHOLE 15u   /* + the chain's base: its whole length */
 #define GPZ_LZ_DP_QUARTER 15u /* what the quarter chain's options add to the full chain's */
+#if GPZ_LZ_DP_SEG * 15 > 0xffff
+#error "a segment's costs must fit 16 bits"
+#endif
 
-/* The backward pass over a segment of m positions, position by position from m - 1 down to 0
- * (the caller brings each position's matches): key[k * cstride] gets position k's key (key: m +
- * 1 entries; a GPU warp's threads interleave theirs), win[j] the cost j positions on (shifted
- * into a key's place), lk[l] the key of length l's cost and option (3 .. GPZ_LZ_DP_LMAX:
- * registers on the GPU, where a load of c->len a length a position was most of the pass's
- * memory instructions). */
+/* Where a segment's costs and options go. cost[k * cstride]: position k's cost (m + 1 entries;
+ * a GPU warp's threads interleave theirs, so that the backward pass's stores, all threads at the
+ * same k, are one line). The options in chunks of 16 positions, chunk g at opt + g * ostride
+ * (16 on the CPU; a GPU warp's threads interleave whole chunks): the pass stores a chunk at once
+ * and the walk, whose threads are each at their own position, loads one for 16 positions. */
+struct gpz_lz_dp_out {
+	uint16_t *cost;
+	uint8_t *opt;
+	unsigned cstride, ostride;
+};
+
+/* The backward pass over a segment of m positions, position by position from m - 1 down to 0:
+ * win[j] the cost j positions on (shifted into a key's place), lk[l] the key of length l's cost
+ * and option (3 .. GPZ_LZ_DP_LMAX: registers on the GPU, where a load of c->len a length a
+ * position was most of the pass's memory instructions), ob the options of the chunk at hand
+ * (position 16 g + j in byte j). */
 struct gpz_lz_dp_back {
 	uint32_t win[GPZ_LZ_DP_LMAX + 1];
 	uint32_t lk[GPZ_LZ_DP_LMAX + 1];
+	uint32_t ob[4];
 };
 
 #if GPZ_LZ_DP_LMAX != 16
@@ -130,14 +145,16 @@ struct gpz_lz_dp_back {
 #endif
 
 GPZ_HD static inline void gpz_lz_dp_back_init(struct gpz_lz_dp_back *b, unsigned m,
-                                              const struct gpz_lz_costs *c, uint32_t *key,
-                                              unsigned cstride)
+                                              const struct gpz_lz_costs *c,
+                                              const struct gpz_lz_dp_out *o)
 {
 	for (unsigned j = 0; j <= GPZ_LZ_DP_LMAX; j++) {
 		b->win[j] = 0; /* win[1]: the end's cost; the others lie past it, never asked for */
 		b->lk[j] = j < GPZ_LZ_MIN_MATCH ? 0 : (uint32_t)c->len[j] << GPZ_LZ_DP_OPT | (j - 2);
 	}
-	key[(size_t)m * cstride] = 0;
+	for (unsigned j = 0; j < 4; j++)
+		b->ob[j] = 0;
+	o->cost[(size_t)m * o->cstride] = 0;
 }
 
 /* pm[l] for l in 3 .. 16. On the GPU a tree of selects on l's bits: a dynamic index would put
@@ -163,37 +180,14 @@ GPZ_HD static inline uint32_t gpz_lz_dp_pick(const uint32_t *pm, unsigned l)
 #endif
 }
 
-/* The least key of match r's options at a position (its length cut to room; UINT32_MAX where it
- * has none; q: 0 the full chain, 1 the quarter): pm[l] is the least key of lengths 3 .. l, shared
- * by the position's matches, so that a match's lengths 3 .. min(L, 16) cost one pick; its whole
- * length L past 16 takes wk, the key L positions on (gpz_lz_dp_load). */
-GPZ_HD static inline uint32_t gpz_lz_dp_least(uint32_t r, unsigned room, unsigned q,
-                                              const struct gpz_lz_costs *c, const uint32_t *pm,
-                                              uint32_t wk)
-{
-	unsigned len = r >> 16;
-	if (len > room)
-		len = room;
-	if (len < GPZ_LZ_MIN_MATCH)
-		return UINT32_MAX;
-	const uint32_t dc = c->dist[gpz_dfl_dist_code(r & 0xffff)], qo = q * GPZ_LZ_DP_QUARTER;
-	uint32_t v = gpz_lz_dp_pick(pm, len < GPZ_LZ_DP_LMAX ? len : GPZ_LZ_DP_LMAX) +
-	             (dc << GPZ_LZ_DP_OPT) + qo;
-	if (len > GPZ_LZ_DP_LMAX) {
-		const uint32_t w = ((dc + c->len[len]) << GPZ_LZ_DP_OPT) +
-		                   (wk >> GPZ_LZ_DP_OPT << GPZ_LZ_DP_OPT) + GPZ_LZ_DP_WHOLE + qo;
-		v = w < v ? w : v;
-	}
-	return v;
-}
-
-/* What the backward pass reads for a position: its matches and byte (loaded two positions
- * ahead), and for a match longer than GPZ_LZ_DP_LMAX the key its whole length on (one ahead,
- * once the match is in: that key is 17 or more positions on, already made). Loaded ahead so
- * that a GPU thread's loads are in flight while it works on the positions after them. */
+/* What the backward pass reads for a position, loaded ahead so that a GPU thread's loads are in
+ * flight while it works on the positions after them: its matches and byte (two positions
+ * ahead); then (one ahead, once those are in) the byte's cost, each match's distance cost, the
+ * cost of its whole length and the cost that many positions on (used where the length, cut to
+ * the segment, is past GPZ_LZ_DP_LMAX: those positions are 17 or more on, already made). */
 struct gpz_lz_dp_in {
 	uint32_t m0, m1, w0, w1;
-	uint8_t lit;
+	uint8_t lit, litc, d0, d1, l0, l1;
 };
 
 GPZ_HD static inline void gpz_lz_dp_load_m(struct gpz_lz_dp_in *in, const uint8_t *src,
@@ -206,31 +200,58 @@ GPZ_HD static inline void gpz_lz_dp_load_m(struct gpz_lz_dp_in *in, const uint8_
 	in->lit = src[s + k];
 }
 
-/* the key a whole match of r at k would read: L on, or the segment's end (always made) */
-GPZ_HD static inline size_t gpz_lz_dp_far(uint32_t r, unsigned k, unsigned m)
+/* match r's length cut to the room there is */
+GPZ_HD static inline unsigned gpz_lz_dp_cut(uint32_t r, unsigned room)
 {
-	const unsigned len = r >> 16, room = m - k;
-	return len > GPZ_LZ_DP_LMAX && len <= room ? k + len : m;
+	const unsigned len = r >> 16;
+	return len < room ? len : room;
 }
 
 GPZ_HD static inline void gpz_lz_dp_load_w(struct gpz_lz_dp_in *in, unsigned k, unsigned m,
-                                           const uint32_t *key, unsigned cstride)
+                                           const struct gpz_lz_costs *c,
+                                           const struct gpz_lz_dp_out *o)
 {
-	in->w0 = key[gpz_lz_dp_far(in->m0, k, m) * cstride];
-	in->w1 = key[gpz_lz_dp_far(in->m1, k, m) * cstride];
+	const unsigned n0 = gpz_lz_dp_cut(in->m0, m - k), n1 = gpz_lz_dp_cut(in->m1, m - k);
+	in->litc = c->lit[in->lit];
+	in->d0 = in->m0 ? c->dist[gpz_dfl_dist_code(in->m0 & 0xffff)] : 0;
+	in->d1 = in->m1 ? c->dist[gpz_dfl_dist_code(in->m1 & 0xffff)] : 0;
+	in->l0 = c->len[n0];
+	in->l1 = c->len[n1];
+	/* past GPZ_LZ_DP_LMAX the cost that far on, else the segment end's (always made) */
+	in->w0 = o->cost[(size_t)(n0 > GPZ_LZ_DP_LMAX ? k + n0 : m) * o->cstride];
+	in->w1 = o->cost[(size_t)(n1 > GPZ_LZ_DP_LMAX ? k + n1 : m) * o->cstride];
+}
+
+/* The least key of a match's options (n: its length cut to the segment; UINT32_MAX where it has
+ * none; qo: the option base, 0 or GPZ_LZ_DP_QUARTER; d, l, w: its costs from gpz_lz_dp_load_w):
+ * pm[l] is the least key of lengths 3 .. l, shared by the position's matches, so that a match's
+ * lengths 3 .. min(n, 16) cost one pick. */
+GPZ_HD static inline uint32_t gpz_lz_dp_least(unsigned n, uint32_t qo, uint32_t d, uint32_t l,
+                                              uint32_t w, const uint32_t *pm)
+{
+	if (n < GPZ_LZ_MIN_MATCH)
+		return UINT32_MAX;
+	uint32_t v = gpz_lz_dp_pick(pm, n < GPZ_LZ_DP_LMAX ? n : GPZ_LZ_DP_LMAX) +
+	             (d << GPZ_LZ_DP_OPT) + qo;
+	if (n > GPZ_LZ_DP_LMAX) {
+		const uint32_t x = ((d + l + w) << GPZ_LZ_DP_OPT) + GPZ_LZ_DP_WHOLE + qo;
+		v = x < v ? x : v;
+	}
+	return v;
 }
 
 /* Position k (of m), its inputs in `in`: its key, the least of the literal's and each match's
- * (the quarter chain's only where its distance differs from the full chain's). */
+ * (the quarter chain's only where its distance differs from the full chain's); the cost stored,
+ * the option kept in b->ob until its chunk is whole (k a multiple of 16). */
 GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned k, unsigned m,
                                               const struct gpz_lz_dp_in *in, int quarter,
-                                              const struct gpz_lz_costs *c, uint32_t *key,
-                                              unsigned cstride)
+                                              const struct gpz_lz_dp_out *o)
 {
 	const uint32_t m0 = in->m0, m1 = in->m1;
-	uint32_t best = ((uint32_t)c->lit[in->lit] << GPZ_LZ_DP_OPT) + b->win[1];
+	uint32_t best = ((uint32_t)in->litc << GPZ_LZ_DP_OPT) + b->win[1];
 	const int two = quarter && (m1 & 0xffff) != (m0 & 0xffff);
-	if ((m0 >> 16) >= GPZ_LZ_MIN_MATCH || (two && (m1 >> 16) >= GPZ_LZ_MIN_MATCH)) {
+	const unsigned n0 = gpz_lz_dp_cut(m0, m - k), n1 = two ? gpz_lz_dp_cut(m1, m - k) : 0;
+	if (n0 >= GPZ_LZ_MIN_MATCH || n1 >= GPZ_LZ_MIN_MATCH) {
 		uint32_t pm[GPZ_LZ_DP_LMAX + 1], run = UINT32_MAX;
 #ifdef __CUDA_ARCH__
 #pragma unroll
@@ -240,14 +261,27 @@ GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned
 			run = v < run ? v : run;
 			pm[l] = run;
 		}
-		uint32_t v = gpz_lz_dp_least(m0, m - k, 0, c, pm, in->w0);
+		uint32_t v = gpz_lz_dp_least(n0, 0, in->d0, in->l0, in->w0, pm);
 		best = v < best ? v : best;
-		if (two) {
-			v = gpz_lz_dp_least(m1, m - k, 1, c, pm, in->w1);
-			best = v < best ? v : best;
-		}
+		v = gpz_lz_dp_least(n1, GPZ_LZ_DP_QUARTER, in->d1, in->l1, in->w1, pm);
+		best = v < best ? v : best;
 	}
-	key[(size_t)k * cstride] = best;
+	o->cost[(size_t)k * o->cstride] = (uint16_t)(best >> GPZ_LZ_DP_OPT);
+	/* the chunk's options shift up a byte; this one in at the bottom (byte k % 16 once the
+	 * chunk's 16 or fewer positions are in) */
+	b->ob[3] = b->ob[3] << 8 | b->ob[2] >> 24;
+	b->ob[2] = b->ob[2] << 8 | b->ob[1] >> 24;
+	b->ob[1] = b->ob[1] << 8 | b->ob[0] >> 24;
+	b->ob[0] = b->ob[0] << 8 | (best & ((1u << GPZ_LZ_DP_OPT) - 1));
+	if (k % 16 == 0) {
+		uint8_t *to = o->opt + (size_t)(k / 16) * o->ostride;
+#ifdef __CUDA_ARCH__
+		*(uint4 *)to = make_uint4(b->ob[0], b->ob[1], b->ob[2], b->ob[3]);
+#else
+		for (unsigned j = 0; j < 16; j++)
+			to[j] = (uint8_t)(b->ob[j / 4] >> (8 * (j % 4)));
+#endif
+	}
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
@@ -256,34 +290,58 @@ GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned
 	b->win[1] = best >> GPZ_LZ_DP_OPT << GPZ_LZ_DP_OPT;
 }
 
-/* The forward walk over the keys of [s, t) (gpz_lz_dp_back_step's): at each token start the
- * option its key names. Matches as gpz_lz_dp_segment's; the tokens go to tok; returns their
- * number. */
+/* Position k's option, the walk's way: its chunk's 16 options are loaded once (ch, the chunk
+ * held in c[]; on the CPU a byte load). */
+struct gpz_lz_dp_opts {
+	uint32_t c[4];
+	unsigned ch;
+};
+
+GPZ_HD static inline unsigned gpz_lz_dp_option(struct gpz_lz_dp_opts *w,
+                                               const struct gpz_lz_dp_out *o, unsigned k)
+{
+#ifdef __CUDA_ARCH__
+	if (k / 16 != w->ch) {
+		const uint4 v = *(const uint4 *)(o->opt + (size_t)(k / 16) * o->ostride);
+		w->c[0] = v.x;
+		w->c[1] = v.y;
+		w->c[2] = v.z;
+		w->c[3] = v.w;
+		w->ch = k / 16;
+	}
+	const unsigned q = k / 4 % 4; /* selects, not an index: c stays in registers */
+	const uint32_t x = q & 2 ? (q & 1 ? w->c[3] : w->c[2]) : (q & 1 ? w->c[1] : w->c[0]);
+	return x >> (8 * (k % 4)) & 0xff;
+#else
+	(void)w;
+	return o->opt[(size_t)(k / 16) * o->ostride + k % 16];
+#endif
+}
+
+/* The forward walk over [s, t) after the backward pass: at each token start the option stored
+ * there. Matches as gpz_lz_dp_segment's; the tokens go to tok; returns their number. */
 GPZ_HD static inline size_t gpz_lz_dp_walk(const uint8_t *src, const uint32_t *pure,
                                            unsigned stride, int quarter, size_t base, size_t s,
-                                           size_t t, const uint32_t *key, unsigned cstride,
+                                           size_t t, const struct gpz_lz_dp_out *o,
                                            uint32_t *tok)
 {
 	const unsigned m = (unsigned)(t - s);
+	struct gpz_lz_dp_opts w;
 	size_t n = 0;
+	w.ch = ~0u;
 	for (unsigned k = 0; k < m;) {
-		/* all of a token's loads at once, the matches whether or not it is one */
-		const unsigned o = key[(size_t)k * cstride] & ((1u << GPZ_LZ_DP_OPT) - 1);
-		const uint32_t *p = pure + stride * (s + k - base);
-		const uint32_t m0 = p[0], m1 = quarter ? p[1] : 0;
-		const uint8_t lit = src[s + k];
-		if (o == 0) {
-			tok[n++] = gpz_lz_core_literal(lit);
+		const unsigned op = gpz_lz_dp_option(&w, o, k);
+		if (op == 0) {
+			tok[n++] = gpz_lz_core_literal(src[s + k]);
 			k++;
 			continue;
 		}
-		const unsigned q = quarter && o > GPZ_LZ_DP_QUARTER, j = o - q * GPZ_LZ_DP_QUARTER;
-		const uint32_t r = q ? m1 : m0;
+		const uint32_t *p = pure + stride * (s + k - base);
+		const unsigned q = quarter && op > GPZ_LZ_DP_QUARTER, j = op - q * GPZ_LZ_DP_QUARTER;
+		const uint32_t r = p[q];
 		unsigned len = j + 2; /* options 1 .. 14: lengths 3 .. 16 */
-		if (j == GPZ_LZ_DP_WHOLE) {
-			len = r >> 16;
-			len = len < m - k ? len : m - k;
-		}
+		if (j == GPZ_LZ_DP_WHOLE)
+			len = gpz_lz_dp_cut(r, m - k);
 		tok[n++] = gpz_lz_core_match(len, r & 0xffff);
 		k += len;
 	}
@@ -293,22 +351,22 @@ GPZ_HD static inline size_t gpz_lz_dp_walk(const uint8_t *src, const uint32_t *p
 /*
  * The segment [s, t) (t - s <= GPZ_LZ_DP_SEG) parsed at least cost: the matches of position q
  * are pure[stride * (q - base) + 0] (full chain) and, when quarter, + 1 (gpz_lz_pack form);
- * key: t - s + 1 entries, at a stride of cstride (a GPU thread's, interleaved with its warp's).
- * The tokens go to tok; returns their number.
+ * o: the pass's room (t - s + 1 costs, ceil((t - s) / 16) chunks of options). The tokens go to
+ * tok; returns their number.
  */
 GPZ_HD static inline size_t gpz_lz_dp_segment(const uint8_t *src, const uint32_t *pure,
                                               unsigned stride, int quarter, size_t base,
                                               size_t s, size_t t,
-                                              const struct gpz_lz_costs *c, uint32_t *key,
-                                              unsigned cstride, uint32_t *tok)
+                                              const struct gpz_lz_costs *c,
+                                              const struct gpz_lz_dp_out *o, uint32_t *tok)
 {
 	const unsigned m = (unsigned)(t - s);
 	struct gpz_lz_dp_back b;
-	struct gpz_lz_dp_in cur = { 0, 0, 0, 0, 0 }, nx = cur, nn = cur;
-	gpz_lz_dp_back_init(&b, m, c, key, cstride);
+	struct gpz_lz_dp_in cur = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, nx = cur, nn = cur;
+	gpz_lz_dp_back_init(&b, m, c, o);
 	if (m >= 1) {
 		gpz_lz_dp_load_m(&cur, src, pure, stride, quarter, base, s, m - 1);
-		gpz_lz_dp_load_w(&cur, m - 1, m, key, cstride);
+		gpz_lz_dp_load_w(&cur, m - 1, m, c, o);
 	}
 	if (m >= 2)
 		gpz_lz_dp_load_m(&nx, src, pure, stride, quarter, base, s, m - 2);
@@ -316,12 +374,12 @@ GPZ_HD static inline size_t gpz_lz_dp_segment(const uint8_t *src, const uint32_t
 		if (k >= 2)
 			gpz_lz_dp_load_m(&nn, src, pure, stride, quarter, base, s, k - 2);
 		if (k >= 1)
-			gpz_lz_dp_load_w(&nx, k - 1, m, key, cstride);
-		gpz_lz_dp_back_step(&b, k, m, &cur, quarter, c, key, cstride);
+			gpz_lz_dp_load_w(&nx, k - 1, m, c, o);
+		gpz_lz_dp_back_step(&b, k, m, &cur, quarter, o);
 		cur = nx;
 		nx = nn;
 	}
-	return gpz_lz_dp_walk(src, pure, stride, quarter, base, s, t, key, cstride, tok);
+	return gpz_lz_dp_walk(src, pure, stride, quarter, base, s, t, o, tok);
 }
 
 #endif

@@ -540,9 +540,11 @@ static size_t dp_rounds(const uint8_t *src, size_t start, size_t end,
                         size_t n)
 {
 	struct gpz_dfl_huff *h = malloc(sizeof(*h));
-	uint32_t *cost = malloc((GPZ_LZ_DP_SEG + 1) * sizeof(*cost));
+	uint16_t *cost = malloc((GPZ_LZ_DP_SEG + 1) * sizeof(*cost));
+	uint8_t *opt = malloc(GPZ_LZ_DP_SEG);
+	const struct gpz_lz_dp_out o = { cost, opt, 1, 16 };
 
-	if (!h || !cost)
+	if (!h || !cost || !opt)
 		n = 0;
 	for (unsigned r = 0; n && r < cfg->dp_rounds; r++) {
 		uint32_t lf[GPZ_DFL_NLIT], df[GPZ_DFL_NDIST];
@@ -552,12 +554,13 @@ static size_t dp_rounds(const uint8_t *src, size_t start, size_t end,
 		n = 0; /* a segment's tokens never pass its end: they overwrite spent ones only */
 		for (size_t s = start; s < end; s += GPZ_LZ_DP_SEG) {
 			size_t t = end - s < GPZ_LZ_DP_SEG ? end : s + GPZ_LZ_DP_SEG;
-			n += gpz_lz_dp_segment(src, pure, 2, cfg->lazy_parse, start, s, t, &c, cost, 1,
+			n += gpz_lz_dp_segment(src, pure, 2, cfg->lazy_parse, start, s, t, &c, &o,
 			                       tok + n);
 		}
 	}
 	free(h);
 	free(cost);
+	free(opt);
 	return n;
 }
 

@@ -402,8 +402,8 @@ struct run_args {
 	size_t tok_stride;
 	gpz_lz_seg *seg;
 	/* levels 7-9 (dp_core.h), a thread a DSEG-position segment (ndseg a piece), in the guesses'
-	 * room (spent by then): each warp's keys (cost and option), its threads' interleaved
-	 * (dp_cost_at), each segment's token count (then offset) at dpn[segment], each piece's
+	 * room (spent by then): each warp's costs and options, its threads' interleaved
+	 * (dp_out_at), each segment's token count (then offset) at dpn[segment], each piece's
 	 * costs */
 	size_t ndseg;
 	uint32_t *dpcost, *dpn;
@@ -556,13 +556,25 @@ __global__ void __launch_bounds__(32) dp_cost_kernel(run_args r)
 		gpz_lz_dp_costs(lf, df, &r.costs[q], &h);
 }
 
-/* The keys of segment thread i: its warp's 32 threads take turns, entry k of lane l at
- * 32 k + l of the warp's room, so that the backward pass's loads and stores (the warp's threads
- * at the same k) are one line a warp. The walk reads one key a token, each thread its own line. */
-__device__ uint32_t *dp_cost_at(const run_args &r, size_t i)
+/* The room of segment thread i's costs and options (dp_core.h), in its warp's room of
+ * (DSEG + 1) x 32 words: first the costs, entry k of lane l at 32 k + l (16 bits each), so
+ * that the backward pass's stores, the warp's threads at the same k, are one line; then the
+ * options, chunk g of lane l at 32 g + l (16 bytes each): a chunk a thread stored at once,
+ * loaded by the walk once for 16 positions. */
+__device__ gpz_lz_dp_out dp_out_at(const run_args &r, size_t i)
 {
-	return r.dpcost + (i / 32) * 32 * (DSEG + 1) + i % 32;
+	uint8_t *room = reinterpret_cast<uint8_t *>(r.dpcost + (i / 32) * 32 * (DSEG + 1));
+	const unsigned lane = (unsigned)(i % 32);
+	gpz_lz_dp_out o;
+	o.cost = reinterpret_cast<uint16_t *>(room) + lane;
+	o.opt = room + (DSEG + 1) * 32 * sizeof(uint16_t) + lane * 16;
+	o.cstride = 32;
+	o.ostride = 32 * 16;
+	return o;
 }
+static_assert((DSEG + 1) * 32 * sizeof(uint16_t) % 16 == 0, "option chunks 16-byte aligned");
+static_assert((DSEG + 1) * 32 * sizeof(uint16_t) + DSEG * 32 <= (DSEG + 1) * 32 * 4,
+              "costs and options in the warp's room");
 
 /* A thread a segment: its least-cost parse, the tokens in the piece's slots from the segment's
  * start (dp_gather_kernel closes them up). Staging the block's matches in shared memory, in
@@ -582,8 +594,8 @@ __global__ void __launch_bounds__(DPB) dp_kernel(run_args r)
 	}
 	const size_t t = end - s < DSEG ? end : s + DSEG;
 	/* levels 7-9 are lazy: the matches come in pairs (full, quarter chain) */
-	r.dpn[i] = (uint32_t)gpz_lz_dp_segment(r.src, r.pure, 2, 1, r.a, s, t, &r.costs[q],
-	                                       dp_cost_at(r, i), 32,
+	const gpz_lz_dp_out o = dp_out_at(r, i);
+	r.dpn[i] = (uint32_t)gpz_lz_dp_segment(r.src, r.pure, 2, 1, r.a, s, t, &r.costs[q], &o,
 	                                       r.tok + q * r.tok_stride + (s - r.start(q)));
 }
 
