@@ -248,7 +248,17 @@ GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned
                                               const struct gpz_lz_dp_out *o)
 {
 	const uint32_t m0 = in->m0, m1 = in->m1;
-	uint32_t best = ((uint32_t)in->litc << GPZ_LZ_DP_OPT) + b->win[1];
+#ifdef __CUDA_ARCH__
+	/* the next costs from the register window, over fixed turns */
+#define GPZ_LZ_DP_WIN(j) b->win[j]
+	const unsigned top = GPZ_LZ_DP_LMAX;
+#else
+	/* the next costs from memory (a window shifted in memory costs more than it saves on a
+	 * CPU), lengths no further than the segment's end */
+#define GPZ_LZ_DP_WIN(j) ((uint32_t)o->cost[(size_t)(k + (j)) * o->cstride] << GPZ_LZ_DP_OPT)
+	const unsigned top = m - k < GPZ_LZ_DP_LMAX ? m - k : GPZ_LZ_DP_LMAX;
+#endif
+	uint32_t best = ((uint32_t)in->litc << GPZ_LZ_DP_OPT) + GPZ_LZ_DP_WIN(1);
 	const int two = quarter && (m1 & 0xffff) != (m0 & 0xffff);
 	const unsigned n0 = gpz_lz_dp_cut(m0, m - k), n1 = two ? gpz_lz_dp_cut(m1, m - k) : 0;
 	if (n0 >= GPZ_LZ_MIN_MATCH || n1 >= GPZ_LZ_MIN_MATCH) {
@@ -256,8 +266,8 @@ GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
-		for (unsigned l = GPZ_LZ_MIN_MATCH; l <= GPZ_LZ_DP_LMAX; l++) {
-			const uint32_t v = b->lk[l] + b->win[l];
+		for (unsigned l = GPZ_LZ_MIN_MATCH; l <= top; l++) {
+			const uint32_t v = b->lk[l] + GPZ_LZ_DP_WIN(l);
 			run = v < run ? v : run;
 			pm[l] = run;
 		}
@@ -266,28 +276,25 @@ GPZ_HD static inline void gpz_lz_dp_back_step(struct gpz_lz_dp_back *b, unsigned
 		v = gpz_lz_dp_least(n1, GPZ_LZ_DP_QUARTER, in->d1, in->l1, in->w1, pm);
 		best = v < best ? v : best;
 	}
+#undef GPZ_LZ_DP_WIN
 	o->cost[(size_t)k * o->cstride] = (uint16_t)(best >> GPZ_LZ_DP_OPT);
+#ifndef __CUDA_ARCH__
+	o->opt[(size_t)(k / 16) * o->ostride + k % 16] = (uint8_t)(best & ((1u << GPZ_LZ_DP_OPT) - 1));
+#else
 	/* the chunk's options shift up a byte; this one in at the bottom (byte k % 16 once the
 	 * chunk's 16 or fewer positions are in) */
 	b->ob[3] = b->ob[3] << 8 | b->ob[2] >> 24;
 	b->ob[2] = b->ob[2] << 8 | b->ob[1] >> 24;
 	b->ob[1] = b->ob[1] << 8 | b->ob[0] >> 24;
 	b->ob[0] = b->ob[0] << 8 | (best & ((1u << GPZ_LZ_DP_OPT) - 1));
-	if (k % 16 == 0) {
-		uint8_t *to = o->opt + (size_t)(k / 16) * o->ostride;
-#ifdef __CUDA_ARCH__
-		*(uint4 *)to = make_uint4(b->ob[0], b->ob[1], b->ob[2], b->ob[3]);
-#else
-		for (unsigned j = 0; j < 16; j++)
-			to[j] = (uint8_t)(b->ob[j / 4] >> (8 * (j % 4)));
-#endif
-	}
-#ifdef __CUDA_ARCH__
+	if (k % 16 == 0)
+		*(uint4 *)(o->opt + (size_t)(k / 16) * o->ostride) =
+		        make_uint4(b->ob[0], b->ob[1], b->ob[2], b->ob[3]);
 #pragma unroll
-#endif
 	for (unsigned j = GPZ_LZ_DP_LMAX; j > 1; j--)
 		b->win[j] = b->win[j - 1];
 	b->win[1] = best >> GPZ_LZ_DP_OPT << GPZ_LZ_DP_OPT;
+#endif
 }
 
 /* Position k's option, the walk's way: its chunk's 16 options are loaded once (ch, the chunk
