@@ -130,9 +130,10 @@ struct gpz_lz_dp_out {
 };
 
 /* The backward pass over a segment of m positions, position by position from m - 1 down to 0:
- * win[j] the cost j positions on (shifted into a key's place), lk[l] the key of length l's cost
- * and option (3 .. GPZ_LZ_DP_LMAX: registers on the GPU, where a load of c->len a length a
- * position was most of the pass's memory instructions), ob the options of the chunk at hand
+ * lk[l] the key of length l's cost and option (3 .. GPZ_LZ_DP_LMAX: registers on the GPU, where
+ * a load of c->len a length a position was most of the pass's memory instructions); on the GPU
+ * only (the CPU reads the next costs from memory and stores each option at once), win[j] the
+ * cost j positions on (shifted into a key's place) and ob the options of the chunk at hand
  * (position 16 g + j in byte j). */
 struct gpz_lz_dp_back {
 	uint32_t win[GPZ_LZ_DP_LMAX + 1];
