@@ -624,7 +624,9 @@ static const char *backend_name(gpz_backend b)
  * its start (a CUDA context and its lanes' buffers, 0.2-0.4 s) and pays only where the GPU's
  * work per byte is large. Two H100s, 4 GB of text: gzip -9 9.8 -> 5.9 s with both, but -6, -4,
  * -1 and Huffman-only frames 0.05-0.4 s slower (bench/results/2026-11-26-h100x2-multi-gpu-
- * copies.md). */
+ * copies.md). Measured when levels 7-9 ran gzip's chains (level 9 0.4 GB/s on text, one H100);
+ * since 2026-11-27 they run 2.7-6.2 GB/s, nearer level 6, where the second GPU did not pay:
+ * this rule waits to be measured again on two GPUs. */
 static int run_gpus(const struct opts *o)
 {
 	int level = o->format != GPZ_FORMAT_GPZ ? o->level : o->params.lz_level;
