@@ -19,7 +19,9 @@
  * Usage: matcher_probe FILE stride S H | bucket B H L | level N   (level: the current gpz_lz_parse)
  * Prints: bytes in, bytes of DEFLATE, matcher seconds (one thread). */
 #include "deflate/deflate.h"
+#include "lz/dfl_symbols.h"
 #include "lz/lz.h"
+#include "probe_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,17 +176,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: matcher_probe FILE stride S H | bucket B H L | level N\n");
 		return 1;
 	}
-	FILE *f = fopen(argv[1], "rb");
-	if (!f)
+	size_t n;
+	uint8_t *s = probe_read(argv[1], &n);
+	if (!s)
 		return 1;
-	fseek(f, 0, SEEK_END);
-	size_t n = (size_t)ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *s = malloc(n + 8);
-	if (!s || fread(s, 1, n, f) != n)
-		return 1;
-	fclose(f);
-	memset(s + n, 0, 8);
 	const char *kind = argv[2];
 	int a = atoi(argv[3]), h = argc > 4 ? atoi(argv[4]) : 4, lz = argc > 5 ? atoi(argv[5]) : 0;
 	uint32_t *tok = malloc(GPZ_DEFLATE_PIECE * sizeof(*tok));
@@ -212,9 +207,15 @@ int main(int argc, char **argv)
 		}
 		t_match += now() - t0;
 		struct gpz_bitw bw;
-		gpz_bitw_init(&bw, buf, cap);
-		if (gpz_deflate_blocks(&bw, s, p, end - p, tok, nt, end == n) != GPZ_OK || bw.overflow)
+		struct gpz_dfl_unit *u = malloc((gpz_dfl_units(nt) + 1) * sizeof(*u));
+		if (!u)
 			return 3;
+		gpz_dfl_count_units(tok, nt, u); /* the blocks are cut at units (block_core.h) */
+		gpz_bitw_init(&bw, buf, cap);
+		if (gpz_deflate_blocks(&bw, s, p, end - p, tok, nt, u, end == n) != GPZ_OK ||
+		    bw.overflow)
+			return 3;
+		free(u);
 		gpz_bitw_finish(&bw);
 		out += (size_t)(bw.p - buf);
 	}

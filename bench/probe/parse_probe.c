@@ -21,6 +21,7 @@
 #include "lz/lz.h"
 #include "lz/match_core.h"
 #include "lz/dp_core.h"
+#include "probe_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,17 +90,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: parse_probe FILE LEVEL ITERS SEG_LOG [QUARTER]\n");
 		return 1;
 	}
-	FILE *f = fopen(argv[1], "rb");
-	if (!f)
+	size_t n;
+	uint8_t *s = probe_read(argv[1], &n);
+	if (!s)
 		return 1;
-	fseek(f, 0, SEEK_END);
-	size_t n = (size_t)ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *s = malloc(n + 8);
-	if (!s || fread(s, 1, n, f) != n)
-		return 1;
-	fclose(f);
-	memset(s + n, 0, 8);
 	int level = atoi(argv[2]), iters = atoi(argv[3]), seg_log = atoi(argv[4]);
 	int quarter = argc > 5 ? atoi(argv[5]) : 0;
 	struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
