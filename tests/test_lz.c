@@ -370,6 +370,30 @@ static uint8_t *make(int kind, size_t n, size_t period, uint64_t *seed)
 	return v;
 }
 
+/* Levels 7-9's shortcut inside long matches (gpz_lz_inherit): which positions take their
+ * anchor's matches, shortened, and which walk. Levels 1-6 must not use it: their CPU parse
+ * walks chains only where it goes, with no anchors at hand. */
+static void inherit_rule(void)
+{
+	const uint32_t anchor[2] = { gpz_lz_pack(40, 100), gpz_lz_pack(9, 50) };
+	uint32_t out[2] = { 1, 1 };
+	cases++;
+	CHECK(gpz_lz_inherit(anchor, 3, 32, out) && out[0] == gpz_lz_pack(37, 100) &&
+	              out[1] == gpz_lz_pack(6, 50),
+	      "inherit k 3: %08x %08x", out[0], out[1]);
+	CHECK(gpz_lz_inherit(anchor, 7, 32, out) && out[0] == gpz_lz_pack(33, 100) && out[1] == 0,
+	      "inherit k 7 (the quarter match falls below 3): %08x %08x", out[0], out[1]);
+	CHECK(!gpz_lz_inherit(anchor, 7, 34, out) && !gpz_lz_inherit(anchor, 1, 0, out),
+	      "a match that does not reach skip bytes past, or skip 0, walks");
+	const uint32_t none[2] = { 0, 0 };
+	CHECK(!gpz_lz_inherit(none, 1, 32, out), "no anchor match: the position walks");
+	for (int l = 1; l <= 9; l++) {
+		struct gpz_lz_level c = gpz_lz_level_cfg(l);
+		CHECK(c.dp_rounds ? c.skip >= GPZ_LZ_MIN_MATCH && c.lazy_parse : c.skip == 0,
+		      "level %d: skip %u with %u rounds", l, c.skip, c.dp_rounds);
+	}
+}
+
 static void edge(void)
 {
 	uint64_t seed = 0x1234abcd;
@@ -377,6 +401,7 @@ static void edge(void)
 	                               70001};
 	char what[64];
 	dp_exhaustive();
+	inherit_rule();
 	for (int kind = 0; kind < 4; kind++)
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			size_t n = sizes[i];

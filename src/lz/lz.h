@@ -1,5 +1,6 @@
 /* lz.h - the LZ77 match stage (CPU reference): DEFLATE tokens over a 32 KiB window, found by
- * hash chains at levels 1-9 (match_core.h: 1-6 defined for the GPU, 7-9 gzip's); deflate/ codes them. */
+ * hash chains at levels 1-9 (match_core.h, defined for the GPU; levels 7-9 then take the
+ * cost-driven parse of dp_core.h); deflate/ codes them. */
 #ifndef GPZ_LZ_H
 #define GPZ_LZ_H
 

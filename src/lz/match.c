@@ -522,8 +522,12 @@ static uint32_t *pure_matches(const uint8_t *src, size_t start, size_t end,
 
 	if (head && links && pure) {
 		gpz_lz_links_ref(src, lo, end, end, cfg, head, links);
-		for (size_t p = start; p < end; p++)
-			gpz_lz_pure_at(src, links, lo, p, end, 0, cfg, pure + 2 * (p - start));
+		for (size_t p = start; p < end; p++) {
+			const size_t k = (p - start) & 7; /* past its anchor (gpz_lz_inherit) */
+			if (!k || !gpz_lz_inherit(pure + 2 * (p - k - start), (unsigned)k, cfg->skip,
+			                          pure + 2 * (p - start)))
+				gpz_lz_pure_at(src, links, lo, p, end, 0, cfg, pure + 2 * (p - start));
+		}
 	} else {
 		free(pure);
 		pure = NULL;

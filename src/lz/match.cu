@@ -20,6 +20,8 @@
  *    the 32 KiB window before them, their bytes and all these links into shared memory (145 KiB):
  *    the walks' scattered reads then stay on the SM instead of going to L2. Level 1 looks at one
  *    candidate a position: its links stay in global memory and only the bytes are staged.
+ *    Levels 7-9 walk at every 8th position first; the positions between take what that one
+ *    found where it reaches far enough past them (gpz_lz_inherit).
  * 3. run: the parse (gzip's greedy or lazy) over them, in segments of 16 Ki positions: every
  *    segment's parse is guessed as if a parse began there (a thread a segment; at greedy levels
  *    a warp, spec_greedy_kernel), then one thread per piece runs the true parse, taking over
@@ -374,17 +376,51 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 		find_one(sd, lk, w0, t0, t1, piece, n, group, cfg, pure + (t0 - a));
 	} else {
 		/* positions relative to w0: distances (all the walk uses) are unchanged */
-		piece_bounds pb(t0 + threadIdx.x, piece, group);
-		for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS) {
-			pb.move_to(q);
-			const size_t pend = pb.end, gstart = pb.gstart;
-			const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
-			uint32_t out[2];
-			gpz_lz_pure_at(sd, lk, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
+		const auto put = [&](size_t q, const uint32_t *out) {
 			if (cfg.lazy_parse)
 				reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
 			else /* greedy levels need only the full chain's: half the bytes for the parse */
 				pure[q - a] = out[0];
+		};
+		const auto walk = [&](piece_bounds &pb, size_t q, uint32_t *out) {
+			pb.move_to(q);
+			const size_t pend = pb.end, gstart = pb.gstart;
+			const size_t floor = group && gstart > w0 ? gstart - w0 : 0;
+			gpz_lz_pure_at(sd, lk, 0, q - w0, (pend < n ? pend : n) - w0, floor, &cfg, out);
+			put(q, out);
+		};
+		uint32_t out[2] = { 0, 0 };
+		if (!cfg.skip) {
+			piece_bounds pb(t0 + threadIdx.x, piece, group);
+			for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS)
+				walk(pb, q, out);
+			return;
+		}
+		/* gpz_lz_inherit: a warp takes 256 positions at a time (tiles and pieces start on
+		 * multiples of 8), a lane an anchor first; then the positions between the anchors, 7
+		 * rounds of 32, each taking its anchor's matches from that lane and walking only where
+		 * they fall short. The warp's own anchors: no wait for the block. */
+		const unsigned lane = threadIdx.x & 31;
+		const size_t first = t0 + (threadIdx.x - lane) * 8;
+		piece_bounds pa(first + 8 * lane, piece, group), pb(first + 1 + lane / 7 * 8 + lane % 7,
+		                                                    piece, group);
+		for (size_t c = first; c < t1; c += 8 * FTHREADS) {
+			if (c + 8 * lane < t1)
+				walk(pa, c + 8 * lane, out);
+			const uint32_t an0 = out[0], an1 = out[1];
+			for (unsigned r = 0; r < 7; r++) {
+				const unsigned x = r * 32 + lane, g = x / 7, k = x % 7 + 1;
+				const uint32_t anchor[2] = { __shfl_sync(0xffffffffu, an0, g),
+					                     __shfl_sync(0xffffffffu, an1, g) };
+				const size_t q = c + 8 * g + k;
+				uint32_t mine[2];
+				if (q >= t1)
+					continue;
+				if (gpz_lz_inherit(anchor, k, cfg.skip, mine))
+					put(q, mine);
+				else
+					walk(pb, q, mine);
+			}
 		}
 	}
 }
