@@ -2,7 +2,8 @@
 # inflate-ablate.sh - issue 11's pieces kernel (src/deflate/inflate.cu) taken apart on the GPU
 # machine, for the next try at it: where its time goes, measured by running it without a part
 # (the twenty-fifth session found levels 7-9's walk so, after readings of stalls had misled)
-# and by ncu's stall samples per CUDA source line (a -lineinfo build).
+# and by ncu's stall samples per SASS instruction (a -lineinfo build). First run: twenty-sixth
+# session (bench/results/2026-11-27-h100-h200-anchors-and-ablation.md).
 #
 # From the repository root on the GPU machine, .devdata carried (bench/gpu-data.sh). Each
 # variant is a copy of this tree with one sed applied to inflate.cu, built for sm_90 (about a
@@ -55,29 +56,10 @@ abl_build noprefetch 's/asm volatile("prefetch.global.L2 \[%0\];" ::"l"(sp[^;]*;
   done
 } | tee "$out/ablate.md"
 
-# stall samples by CUDA source line, base, first level, debtext100m
+# the hottest SASS instructions by stall samples, base, first level, debtext100m (the CSV of the
+# CUDA source page lists the source without metric columns: twenty-sixth session)
 l=$(echo $levels | cut -d' ' -f1)
-ncu --clock-control none --set full --import-source yes -k regex:inflate_kernel -c 1 -o /tmp/abl-rep \
+ncu --clock-control none --set full -k regex:inflate_kernel -c 1 -o /tmp/abl-rep \
   /tmp/abl-base/build/gpz-bench --gpu --inflate -l "$l" -r 1 -T 16 "$D/debtext100m" > /tmp/abl-rep.log 2>&1
-ncu --import /tmp/abl-rep.ncu-rep --page source --csv --print-source cuda > /tmp/abl-src.csv 2>&1
-python3 - /tmp/abl-src.csv <<'PY' | tee "$out/ablate-lines.txt"
-import csv, sys
-rows = list(csv.reader(open(sys.argv[1], errors="replace")))
-hdr = next((r for r in rows if any("Warp Stall Sampling (All Samples)" in c for c in r)), None)
-if not hdr:
-    print("no source page:", " | ".join(" ".join(r) for r in rows[:3])[:300])
-    sys.exit(0)
-body = [r for r in rows[rows.index(hdr) + 1:] if len(r) == len(hdr)]
-si = next(i for i, c in enumerate(hdr) if "Warp Stall Sampling (All Samples)" in c)
-src = next((i for i, c in enumerate(hdr) if c.strip() == "Source"), 1)
-line = next((i for i, c in enumerate(hdr) if "Line" in c), 0)
-def num(x):
-    try:
-        return int(x.replace(",", ""))
-    except ValueError:
-        return 0
-total = sum(num(r[si]) for r in body) or 1
-print(f"stall samples {total:,} by CUDA source line (top 30):")
-for r in sorted(body, key=lambda r: -num(r[si]))[:30]:
-    print(f"{num(r[si]) / total:6.1%}  {r[line]:>6}  {r[src].strip()[:100]}")
-PY
+ncu --import /tmp/abl-rep.ncu-rep --page source --csv --print-source sass > /tmp/abl-sass.csv 2>&1
+python3 "$root/bench/probe/ncu_sass_top.py" /tmp/abl-sass.csv 30 | tee "$out/ablate-sass.txt"
