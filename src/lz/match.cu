@@ -722,6 +722,9 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 {
 	if (b <= a)
 		return cudaSuccess;
+	/* anchors are every 8th position from a piece's start; the tiles start on them */
+	if (gpz_lz_level_cfg(level).skip && (a % 8 || piece % 8))
+		return cudaErrorInvalidValue;
 	/* one candidate a position (find_kernel): the bytes alone, longer tiles */
 	const bool one = gpz_lz_level_cfg(level).chain == 1;
 	const size_t smem = one ? FIND1_SMEM : FIND_SMEM, ft = one ? FT1 : FT;
