@@ -8,7 +8,8 @@
 # tests: first the GPU tests that hold the matcher to the CPU (test_gpu_lz at every level on
 # the corpora, test_gpu_deflate); prof: ncu's time of every kernel of one level-1 call on
 # debtext100m (per GiB: the stage kernels ran 4 GiB, the block writer's 2), and ncu's details of
-# the kernels named in DETAILS. Tables go to $OUT.
+# the kernels named in DETAILS, for this tree and the baseline (another level and file:
+# PLEVEL=9 PFILE=silesia/x-ray). Tables go to $OUT.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/gpz-out}
@@ -43,15 +44,20 @@ if [ $tests = 1 ]; then
   echo "test_gpu_deflate rc=$?"; tail -2 "$out/gpu-deflate.log"
 fi
 if [ $prof = 1 ]; then
+  pl=${PLEVEL:-1} pf=$D/${PFILE:-debtext100m}
   ncu --clock-control none --metrics gpu__time_duration.sum --csv "$new/gpz-bench" --gpu \
-    --deflate -l 1 -r 1 -T 16 "$D/debtext100m" > "$out/ncu.csv" 2> "$out/ncu.err"
+    --deflate -l "$pl" -r 1 -T 16 "$pf" > "$out/ncu.csv" 2> "$out/ncu.err"
   python3 "$root/bench/probe/ncu_kernel_times.py" "$out/ncu.csv"
   # the details of some kernels (one launch each, from the whole call): DETAILS="k1 k2 ..."
   for k in ${DETAILS:-}; do
-    ncu --clock-control none --set full -k "regex:^$k" --launch-skip 2 -c 1 "$new/gpz-bench" \
-      --gpu --deflate -l 1 -r 1 -T 16 "$D/debtext100m" > "$out/ncu-$k.txt" 2>&1
-    grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Issued Warp|Warp Cycles Per Issued|No Eligible|Executed Ipc A|Block Limit Shared|Stall|stalled" \
-      "$out/ncu-$k.txt" | head -14 | sed "s/^/$k: /"
+    for t in new base; do
+      b=$new; [ $t = base ] && b=$base
+      [ -x "$b/gpz-bench" ] || continue
+      ncu --clock-control none --set full -k "regex:^$k" --launch-skip 2 -c 1 "$b/gpz-bench" \
+        --gpu --deflate -l "$pl" -r 1 -T 16 "$pf" > "$out/ncu-$k-$t.txt" 2>&1
+      grep -E "Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Issued Warp|Warp Cycles Per Issued|No Eligible|Executed Ipc A|Block Limit Shared|Stall|stalled" \
+        "$out/ncu-$k-$t.txt" | head -14 | sed "s/^/$k $t: /"
+    done
   done
 fi
 files="$D/debtext100m $D/silesia/samba $D/silesia/mr $D/silesia/x-ray $D/silesia/xml"
