@@ -151,27 +151,30 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 				                       (uint64_t)m.lens[4 * k + 3] << 24);
 			uint64_t *d_off;
 			uint16_t *d_sym;
+			void *d_room;
 			gpz_gpu_infl_res *d_res;
 			uint32_t *d_cnt;
 			CK(cudaMalloc(&d_off, off.size() * 8));
 			CK(cudaMalloc(&d_sym, (size_t)m.np * GPZ_DEFLATE_PIECE * 2));
+			CK(cudaMalloc(&d_room, gpz_gpu_inflate_room(m.np)));
 			CK(cudaMalloc(&d_res, m.np * sizeof(gpz_gpu_infl_res)));
 			CK(cudaMalloc(&d_cnt, 4));
 			CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
 			double tp = time_median(runs, [&] {
 				gpz_gpu_inflate_pieces(d_src + m.data, d_off, m.np, GPZ_DEFLATE_PIECE,
 				                       (size_t)m.np * GPZ_DEFLATE_PIECE, GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED, d_sym,
-				                       d_res, NULL);
+				                       d_room, d_res, NULL);
 			});
 			double tk = time_median(runs, [&] {
 				gpz_gpu_inflate_pieces(d_src + m.data, d_off, m.np, GPZ_DEFLATE_PIECE,
 				                       (size_t)m.np * GPZ_DEFLATE_PIECE, GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED, d_sym,
-				                       d_res, NULL);
+				                       d_room, d_res, NULL);
 				gpz_gpu_inflate_resolve(d_sym, n, GPZ_DEFLATE_PIECE, NULL, d_dst, NULL, 0,
 				                        d_cnt, NULL);
 			});
 			cudaFree(d_off);
 			cudaFree(d_sym);
+			cudaFree(d_room);
 			cudaFree(d_res);
 			cudaFree(d_cnt);
 

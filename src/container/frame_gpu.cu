@@ -328,9 +328,11 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 		r = GPZ_ERR_NOMEM;
 	if (r == GPZ_OK)
 		r = gpz_lz_piece_starts(head + GPZ_FRAME_HEADER_SIZE, n, in->chunk_log, payload, *starts);
+	/* then the symbols of chained pieces, and the decoder's room */
+	size_t room_at = lz_sym_at(np) + (gl ? gpz_align256(n * 2) : 0);
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->work, &g->work_cap,
-		                    gl ? lz_sym_at(np) + gpz_align256(n * 2) : lz_sum_at(np) + 256);
+		                    room_at + gpz_align256(gpz_gpu_inflate_room(np)));
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->work, *starts, (size_t)(np + 1) * 8,
 		                                    cudaMemcpyHostToDevice, s));
@@ -340,7 +342,7 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 		                           (size_t)n,
 		                           GPZ_GPU_INFL_STRICT |
 		                               (gl ? GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_GROUP(gl) : 0),
-		                           gl ? (void *)sym : (void *)d_dst,
+		                           gl ? (void *)sym : (void *)d_dst, g->work + room_at,
 		                           (gpz_gpu_infl_res *)(g->work + res_at), (gpz_stream_t)s);
 	if (r == GPZ_OK)
 		r = gpz_cuda_d2h(res, g->work + res_at, (size_t)np * sizeof(*res), s);

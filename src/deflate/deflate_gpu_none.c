@@ -32,8 +32,13 @@ const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n)
 	return NULL;
 }
 
+size_t gpz_gpu_inflate_room(size_t np)
+{
+	return 0;
+}
+
 gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, size_t np,
-                                  size_t cap, size_t total, int flags, void *d_out,
+                                  size_t cap, size_t total, int flags, void *d_out, void *d_room,
                                   gpz_gpu_infl_res *d_res, gpz_stream_t stream)
 {
 	return GPZ_ERR_NO_GPU;

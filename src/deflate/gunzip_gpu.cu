@@ -24,9 +24,10 @@ constexpr size_t PIECE = GPZ_DEFLATE_PIECE;
 constexpr size_t WIN = 32768;
 constexpr size_t BATCH = GPZ_DFL_BATCH_MAX; /* pieces decoded at once: a warp each */
 
-/* Workspace for nk pieces (and np + 1 offsets): offsets, results, counters, symbols, list. */
+/* Workspace for nk pieces (and np + 1 offsets): offsets, results, counters, symbols, the
+ * decoder's room, list. */
 struct wlayout {
-	size_t off, res, cnt, sym, list, total;
+	size_t off, res, cnt, sym, room, list, total;
 };
 
 wlayout wlayout_for(size_t np, size_t nk, size_t list_cap)
@@ -36,7 +37,8 @@ wlayout wlayout_for(size_t np, size_t nk, size_t list_cap)
 	l.res = l.off + gpz_align256((np + 1) * sizeof(uint64_t));
 	l.cnt = l.res + gpz_align256(nk * sizeof(gpz_gpu_infl_res));
 	l.sym = l.cnt + 256;
-	l.list = l.sym + gpz_align256(nk * PIECE * sizeof(uint16_t));
+	l.room = l.sym + gpz_align256(nk * PIECE * sizeof(uint16_t));
+	l.list = l.room + gpz_align256(gpz_gpu_inflate_room(nk));
 	l.total = l.list + gpz_align256(list_cap * sizeof(uint64_t));
 	return l;
 }
@@ -92,7 +94,8 @@ extern "C" gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *
 		int flags = GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED |
 		            (k0 ? GPZ_GPU_INFL_FIRST_WINDOW : 0);
 		r = gpz_gpu_inflate_pieces(d_data, (const uint64_t *)(w + l.off) + k0, nk, PIECE,
-		                           nk * PIECE, flags, sym, (gpz_gpu_infl_res *)(w + l.res), stream);
+		                           nk * PIECE, flags, sym, w + l.room,
+		                           (gpz_gpu_infl_res *)(w + l.res), stream);
 		if (r == GPZ_OK)
 			r = sync_copy(res, w + l.res, nk * sizeof(*res), st);
 		if (r == GPZ_OK)
@@ -146,8 +149,8 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 		                           b->nk * PIECE,
 		                           GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED |
 		                                   (b->k0 ? GPZ_GPU_INFL_FIRST_WINDOW : 0),
-		                           g->work + l.sym, (gpz_gpu_infl_res *)(g->work + l.res),
-		                           g->stream);
+		                           g->work + l.sym, g->work + l.room,
+		                           (gpz_gpu_infl_res *)(g->work + l.res), g->stream);
 	if (r == GPZ_OK)
 		r = sync_copy(res, g->work + l.res, b->nk * sizeof(*res), st);
 	if (r == GPZ_OK)

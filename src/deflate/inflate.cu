@@ -228,8 +228,7 @@ struct piece_state {
 	bool markers; /* references before the piece become window symbols */
 	bool strict;  /* the padding before a stored block's length must be zero */
 	int fixed;    /* the tables hold the fixed codes */
-	uint32_t *tok;     /* the speculative decoder's tokens (NULL: decode in lockstep) */
-	uint32_t tok_from; /* output symbols from here on hold them: not to be written before */
+	uint32_t *tok; /* the speculative decoder's tokens, in the piece's room (NULL: lockstep) */
 };
 
 __device__ gpz_result dynamic_codes(piece_state &f, warp_mem &w)
@@ -459,13 +458,21 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
  * Measured on an H100 (bench/results/2026-11-26-h100-gpu-inflate-spec.md): the pieces kernel
  * 1.6-2.1x the lockstep one on text (debtext100m, xml), 1.3-1.6x on x-ray, 0.8x on samba, where
  * lanes seldom resynchronise. */
-constexpr unsigned SPEC_CAP = 96; /* tokens a lane keeps in a round */
-enum { SPEC_TOKEN, SPEC_EOB, SPEC_BAD };
+constexpr unsigned SPEC_CAP = 128; /* tokens a lane keeps in a round (96: samba 18%, x-ray 15% slower;
+                                    * 192: samba 16% faster, text 1-2% slower; H100) */
+/* SPEC_LOST: a lane on the path met more marks than it keeps, all before the path reached it,
+ * so one it did not keep may lie on the path: the round ends where the path enters its stretch,
+ * and the next starts there (so that it is that round's lane 0, whose marks are all on the
+ * path). Handing such a block to codes instead cost binary data (x-ray) a third of its speed
+ * once rounds took 192 tokens a lane. */
+enum { SPEC_TOKEN, SPEC_EOB, SPEC_BAD, SPEC_LOST };
 
 /* The tokens of a round (a literal below 256, or len << 16 | dist; token t of lane i at
- * tok[32 t + i]) go to the end of the piece's own output, not yet written: shared memory for them
- * would leave room for half the warps (a warp waits on its lanes' dependent loads, so warps are
- * what hide it). */
+ * tok[32 t + i]) go to the piece's room in global memory, mostly in L2 while the round lasts:
+ * shared memory for them would leave room for half the warps (a warp waits on its lanes'
+ * dependent loads, so warps are what hide it). The room was once the end of the piece's own
+ * output, not yet written; the lockstep decoder then took the piece's last 12 KiB and the round
+ * that reached them twice: text 5% slower (bench/NOTES.md, twenty-seventh session). */
 constexpr unsigned SPEC_TOK_BYTES = SPEC_CAP * 32 * 4;
 
 /* Length and distance codes' base (low 16 bits) and extra bits (high), in shared memory so that
@@ -626,7 +633,7 @@ __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 		const uint32_t sc = gpz_warp_scan(t.len);
 		t.pos = base + sc - t.len;
 		const uint32_t end = base + __shfl_sync(FULL, sc, 31);
-		const bool bad = end > f.tok_from || (live && t.dist > t.pos && !f.markers);
+		const bool bad = end > f.cap || (live && t.dist > t.pos && !f.markers);
 		if (__any_sync(FULL, bad))
 			return false;
 		/* The copies' sources into L2 while flush writes the batch's first steps: recent
@@ -653,7 +660,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &t
 	const uint32_t nbits = f.b.len * 8; /* below 2^31: checked by the caller */
 	uint32_t P = f.b.p * 8 - f.b.n;
 	for (;;) {
-		if (f.pos >= f.tok_from) { /* the output has reached the tokens' room: no more */
+		if (f.pos >= f.cap) { /* the piece is full: what follows can only be its end */
 			seek(f.b, P);
 			return codes(f, w, out);
 		}
@@ -760,14 +767,14 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &t
 		const unsigned madv = m0 ? mk.adv0 : mk.adv1;
 		unsigned kind = marked ? (m0 ? mk.kind0 : mk.kind1) : SPEC_TOKEN;
 		if (!marked && mk.n > 2)
-			kind = SPEC_BAD; /* a mark it could not keep may lie on the path: let codes see */
+			kind = SPEC_LOST;
 		/* the round ends at the first lane on the path that does not sync */
 		const unsigned cuts = __ballot_sync(FULL, on && (kind != SPEC_TOKEN || !synced));
 		const unsigned L = __ffs(cuts) - 1; /* cuts is never 0: the path ends somewhere */
 		/* tokens of the true path this lane writes */
 		uint32_t c = on && lane < L ? cnt - a : 0;
 		if (lane == L)
-			c = marked ? midx - a : kind == SPEC_BAD ? 0 : cnt - a;
+			c = marked ? midx - a : kind != SPEC_TOKEN ? 0 : cnt - a;
 		const unsigned lkind = __shfl_sync(FULL, kind, L);
 		const uint32_t lb = __shfl_sync(FULL, b, L), lpb = __shfl_sync(FULL, as, L);
 		const uint32_t lat = __shfl_sync(FULL, marked ? mat : 0, L);
@@ -779,7 +786,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &t
 		else if (lkind == SPEC_EOB)
 			next = lat + ladv;
 		else
-			next = lmarked ? lat : lpb; /* a bad code: codes takes it from here */
+			next = lmarked ? lat : lpb; /* a bad code (codes takes it from here), or lost */
 		if (next > nbits || !spec_write(f, out, a, c)) {
 			f.pos = pos0; /* the lockstep decoder takes the round again */
 			seek(f.b, P);
@@ -790,7 +797,8 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &t
 			seek(f.b, next);
 			return GPZ_OK;
 		}
-		if (lkind == SPEC_BAD) {
+		if (lkind == SPEC_BAD || next == P) { /* no progress: never for SPEC_LOST (lane 0
+		                                       * keeps every mark on the path), but cheap */
 			seek(f.b, next);
 			return codes(f, w, out);
 		}
@@ -864,7 +872,7 @@ template <typename T>
 __global__ void __launch_bounds__(WARPS * 32, 16)
 inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, size_t total,
                T *out, int first_markers, int chained, int group_log, int strict,
-               gpz_gpu_infl_res *res)
+               uint32_t *room, gpz_gpu_infl_res *res)
 {
 	__shared__ warp_mem mem[WARPS];
 	__shared__ spec_tabs tabs;
@@ -896,15 +904,9 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 		f.markers = sizeof(T) > 1 && (k == 0 ? first_markers : chained);
 	f.strict = strict != 0;
 	f.fixed = 0;
-	/* the speculative decoder's tokens: the last SPEC_TOK_BYTES of the piece's output (its bit
-	 * positions are 32-bit, hence the bound on the input) */
-	T *po = out + k * cap;
-	const uintptr_t ob = (uintptr_t)po, oe = ob + (uintptr_t)f.cap * sizeof(T);
-	const uintptr_t tb = (oe - SPEC_TOK_BYTES) & ~(uintptr_t)15;
-	const bool spec = (size_t)f.cap * sizeof(T) >= SPEC_TOK_BYTES + 64 && f.b.len < (1u << 28);
-	f.tok = spec ? (uint32_t *)tb : NULL;
-	f.tok_from = spec ? (uint32_t)((tb - ob) / sizeof(T)) : f.cap;
-	gpz_result r = ok ? piece(f, mem[wid], tabs, po, &final) : GPZ_ERR_CORRUPT;
+	/* the speculative decoder's bit positions are 32-bit, hence the bound on the input */
+	f.tok = f.b.len < (1u << 28) ? room + k * (SPEC_TOK_BYTES / 4) : NULL;
+	gpz_result r = ok ? piece(f, mem[wid], tabs, out + k * cap, &final) : GPZ_ERR_CORRUPT;
 	if ((threadIdx.x & 31) == 0)
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
 }
@@ -1126,9 +1128,14 @@ unsigned grid_for(size_t n)
 
 } /* namespace */
 
+extern "C" size_t gpz_gpu_inflate_room(size_t np)
+{
+	return np * SPEC_TOK_BYTES;
+}
+
 extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off,
                                              size_t np, size_t cap, size_t total, int flags,
-                                             void *d_out, gpz_gpu_infl_res *d_res,
+                                             void *d_out, void *d_room, gpz_gpu_infl_res *d_res,
                                              gpz_stream_t stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
@@ -1138,16 +1145,17 @@ extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t
 
 	if (np == 0)
 		return GPZ_OK;
-	if (!d_in || !d_off || !d_out || !d_res || cap == 0 || cap > ((size_t)1 << 31) ||
-	    total <= (np - 1) * cap)
+	if (!d_in || !d_off || !d_out || !d_room || ((uintptr_t)d_room & 15) || !d_res || cap == 0 ||
+	    cap > ((size_t)1 << 31) || total <= (np - 1) * cap)
 		return GPZ_ERR_PARAM;
 	if (flags & GPZ_GPU_INFL_SYMBOLS)
 		inflate_kernel<uint16_t><<<blocks, WARPS * 32, 0, st>>>(
 			d_in, d_off, np, cap, total, (uint16_t *)d_out, first, chained, group_log, strict,
-			d_res);
+			(uint32_t *)d_room, d_res);
 	else
 		inflate_kernel<uint8_t><<<blocks, WARPS * 32, 0, st>>>(
-			d_in, d_off, np, cap, total, (uint8_t *)d_out, 0, 0, 0, strict, d_res);
+			d_in, d_off, np, cap, total, (uint8_t *)d_out, 0, 0, 0, strict,
+			(uint32_t *)d_room, d_res);
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }

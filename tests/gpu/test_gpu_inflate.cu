@@ -107,19 +107,20 @@ static void compare_pieces(const std::vector<piece_in> &ps, int markers, int sym
 		memcpy(in.data() + off[k], ps[k].bytes.data(), ps[k].bytes.size());
 	uint8_t *d_in;
 	uint64_t *d_off;
-	void *d_out;
+	void *d_out, *d_room;
 	gpz_gpu_infl_res *d_res;
 	size_t osz = symbols ? 2 : 1;
 	CU(cudaMalloc(&d_in, total + 1));
 	CU(cudaMalloc(&d_off, (np + 1) * 8));
 	CU(cudaMalloc(&d_out, np * cap * osz));
+	CU(cudaMalloc(&d_room, gpz_gpu_inflate_room(np)));
 	CU(cudaMalloc(&d_res, np * sizeof(gpz_gpu_infl_res)));
 	CU(cudaMemcpy(d_in, in.data(), total + 1, cudaMemcpyHostToDevice));
 	CU(cudaMemcpy(d_off, off.data(), (np + 1) * 8, cudaMemcpyHostToDevice));
 	int flags = (symbols ? GPZ_GPU_INFL_SYMBOLS : 0) |
 	            (markers ? GPZ_GPU_INFL_CHAINED | GPZ_GPU_INFL_FIRST_WINDOW : 0);
-	gpz_result r = gpz_gpu_inflate_pieces(d_in, d_off, np, cap, np * cap, flags, d_out, d_res,
-	                                      NULL);
+	gpz_result r = gpz_gpu_inflate_pieces(d_in, d_off, np, cap, np * cap, flags, d_out, d_room,
+	                                      d_res, NULL);
 	CHECK(r == GPZ_OK, "launch: %s", gpz_result_string(r));
 	CU(cudaDeviceSynchronize());
 	std::vector<gpz_gpu_infl_res> res(np);
@@ -146,6 +147,7 @@ static void compare_pieces(const std::vector<piece_in> &ps, int markers, int sym
 	CU(cudaFree(d_in));
 	CU(cudaFree(d_off));
 	CU(cudaFree(d_out));
+	CU(cudaFree(d_room));
 	CU(cudaFree(d_res));
 }
 
@@ -288,17 +290,19 @@ static void piece_tests(void)
 	/* strict: the bits before a stored block's length must be zero */
 	std::vector<uint8_t> pad = { 1 | 8, 2, 0, 0xfd, 0xff, 'h', 'i' };
 	uint8_t *d_in, *d_out;
+	void *d_room;
 	uint64_t *d_off, off[2] = { 0, pad.size() };
 	gpz_gpu_infl_res *d_res, res[2];
 	CU(cudaMalloc(&d_in, 16));
 	CU(cudaMalloc(&d_off, 16));
 	CU(cudaMalloc(&d_out, 64));
+	CU(cudaMalloc(&d_room, gpz_gpu_inflate_room(1)));
 	CU(cudaMalloc(&d_res, sizeof(res)));
 	CU(cudaMemcpy(d_in, pad.data(), pad.size(), cudaMemcpyHostToDevice));
 	CU(cudaMemcpy(d_off, off, 16, cudaMemcpyHostToDevice));
 	for (int strict = 0; strict <= 1; strict++) {
 		gpz_gpu_inflate_pieces(d_in, d_off, 1, 64, 64, strict ? GPZ_GPU_INFL_STRICT : 0,
-		                       d_out, d_res, NULL);
+		                       d_out, d_room, d_res, NULL);
 		CU(cudaMemcpy(res, d_res, sizeof(res[0]), cudaMemcpyDeviceToHost));
 		CHECK(res[0].result == (strict ? GPZ_ERR_CORRUPT : GPZ_OK),
 		      "stored padding 1, strict %d: %s", strict,
@@ -307,6 +311,7 @@ static void piece_tests(void)
 	CU(cudaFree(d_in));
 	CU(cudaFree(d_off));
 	CU(cudaFree(d_out));
+	CU(cudaFree(d_room));
 	CU(cudaFree(d_res));
 	printf("pieces: %zu compared\n", ps.size());
 }
