@@ -10,6 +10,8 @@
  * (host, fewer runs). Every output is compared with the input. With GPZ_BENCH_SAVE=DIR the
  * gzip streams are written to DIR/NAME.L<level>.gz, for nvCOMP's decoder on the same bytes.
  * With GPZ_BENCH_DEVICE_ONLY set, the host columns are left out (0): a quick look at the kernels.
+ * GPZ_BENCH_INFLATE_MIB=N tiles to N MiB instead (past 1 GiB the device call takes several
+ * batches of pieces).
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -74,7 +76,8 @@ size_t zlib_inflate(const std::vector<uint8_t> &c, std::vector<uint8_t> &out)
 
 extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int threads, int only)
 {
-	const size_t target = (size_t)1 << 30;
+	const char *mib = getenv("GPZ_BENCH_INFLATE_MIB");
+	const size_t target = mib ? (size_t)strtoull(mib, NULL, 10) << 20 : (size_t)1 << 30;
 	cudaDeviceProp prop;
 	gpz_ctx *gpu, *cpu, *cpu1;
 	int failed = 0;
