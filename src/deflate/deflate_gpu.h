@@ -96,7 +96,7 @@ gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
 
 /* The np pieces of a member's DEFLATE data at d_data (device; off: np + 1 host offsets) into
  * d_dst (cap bytes, device): *out_n bytes and their CRC-32, checked as gunzip.c checks them.
- * Workspace: g->work (about 2 bytes an output byte, up to GPZ_DFL_BATCH_MAX pieces at once). */
+ * Workspace: g->work (about 2.1 bytes an output byte, up to GPZ_DFL_BATCH_MAX pieces at once). */
 gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
                                    uint32_t np, uint8_t *d_dst, size_t cap, size_t *out_n,
                                    uint32_t *crc, gpz_stream_t stream);

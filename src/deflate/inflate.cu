@@ -446,7 +446,8 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
  * its sync point, the tokens of the lane it synced into from there up to that lane's own sync
  * point, and so on; lanes it jumps over (they never resynchronised: periodic data can keep a
  * decode a few bits off for long) are dropped. A lane on the path that runs out of room for
- * tokens, or past the round's last stretch, ends the round; the next starts there.
+ * tokens, or past the round's last stretch, ends the round; the next starts there. So does one
+ * that lost a mark (SPEC_LOST, below): the next round starts where the path entered its stretch.
  *
  * End-of-block and invalid codes are kept aside (a lane decoding at a wrong bit meets them too,
  * and decodes on); the first one on the true path ends the round: an end of block ends the
@@ -605,8 +606,8 @@ __device__ __forceinline__ void seek(reader &b, uint32_t x)
 }
 
 /* Write the round's true tokens (lane i's from index a, c of them) at f.pos, 32 a batch. False
- * when one breaks a rule the lockstep decoder checks, or the output would reach the tokens'
- * room (what was written is then taken again by codes). */
+ * when one breaks a rule the lockstep decoder checks, or the output would pass the piece's end
+ * (what was written is then taken again by codes). */
 template <typename T>
 __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 {
@@ -774,7 +775,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &t
 		/* tokens of the true path this lane writes */
 		uint32_t c = on && lane < L ? cnt - a : 0;
 		if (lane == L)
-			c = marked ? midx - a : kind != SPEC_TOKEN ? 0 : cnt - a;
+			c = marked ? midx - a : kind != SPEC_TOKEN ? 0 : cnt - a; /* SPEC_LOST: none */
 		const unsigned lkind = __shfl_sync(FULL, kind, L);
 		const uint32_t lb = __shfl_sync(FULL, b, L), lpb = __shfl_sync(FULL, as, L);
 		const uint32_t lat = __shfl_sync(FULL, marked ? mat : 0, L);
