@@ -98,6 +98,8 @@ if h5dump:
                        capture_output=True, text=True, env=dict(os.environ))
     want = ", ".join(str(v) for v in cases["u8_codes"][0][:5])
     check(r.returncode == 0 and want in r.stdout, f"h5dump reads the data ({want})")
+    if r.returncode != 0 or want not in r.stdout: # once seen under load in CI, not reproduced
+        print(f"h5dump exit {r.returncode}\nstdout:\n{r.stdout[-2000:]}\nstderr:\n{r.stderr[-2000:]}")
 else:
     print("SKIP  h5dump not installed (Debian: hdf5-tools)")
 
