@@ -159,7 +159,7 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 			uint32_t *d_cnt;
 			CK(cudaMalloc(&d_off, off.size() * 8));
 			CK(cudaMalloc(&d_sym, (size_t)m.np * GPZ_DEFLATE_PIECE * 2));
-			CK(cudaMalloc(&d_room, gpz_gpu_inflate_room(m.np)));
+			CK(cudaMalloc(&d_room, gpz_gpu_inflate_room(m.np, GPZ_DEFLATE_PIECE)));
 			CK(cudaMalloc(&d_res, m.np * sizeof(gpz_gpu_infl_res)));
 			CK(cudaMalloc(&d_cnt, 4));
 			CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));

@@ -332,7 +332,7 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 	size_t room_at = lz_sym_at(np) + (gl ? gpz_align256(n * 2) : 0);
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->work, &g->work_cap,
-		                    room_at + gpz_align256(gpz_gpu_inflate_room(np)));
+		                    room_at + gpz_align256(gpz_gpu_inflate_room(np, ps)));
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->work, *starts, (size_t)(np + 1) * 8,
 		                                    cudaMemcpyHostToDevice, s));

@@ -63,8 +63,9 @@ const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n);
  * of each group of 2^g). GPZ_GPU_INFL_STRICT: the bits before a stored block's length must be
  * zero (gpz writes them so; .gpz frames require it). d_res[k] receives the piece's result,
  * symbols and whether its last block was final; past a piece's result count its output is
- * undefined. d_room (16-byte aligned, gpz_gpu_inflate_room(np) bytes) holds the decoder's
- * working tokens. Asynchronous on stream. */
+ * undefined. d_room (16-byte aligned, gpz_gpu_inflate_room(np, cap) bytes) holds the decoder's
+ * working tokens (none for pieces below 64 KiB, which decode in lockstep). Asynchronous on
+ * stream. */
 #define GPZ_GPU_INFL_SYMBOLS 1
 #define GPZ_GPU_INFL_FIRST_WINDOW 2
 #define GPZ_GPU_INFL_CHAINED 4
@@ -76,7 +77,7 @@ typedef struct gpz_gpu_infl_res {
 	uint32_t final;
 	uint32_t reserved;
 } gpz_gpu_infl_res;
-size_t gpz_gpu_inflate_room(size_t np);
+size_t gpz_gpu_inflate_room(size_t np, size_t cap);
 gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, size_t np,
                                   size_t cap, size_t total, int flags, void *d_out, void *d_room,
                                   gpz_gpu_infl_res *d_res, gpz_stream_t stream);

@@ -32,7 +32,7 @@ const uint64_t *gpz_gpu_deflate_piece_offsets(const void *d_work, size_t n)
 	return NULL;
 }
 
-size_t gpz_gpu_inflate_room(size_t np)
+size_t gpz_gpu_inflate_room(size_t np, size_t cap)
 {
 	return 0;
 }

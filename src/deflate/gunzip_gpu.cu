@@ -38,7 +38,7 @@ wlayout wlayout_for(size_t np, size_t nk, size_t list_cap)
 	l.cnt = l.res + gpz_align256(nk * sizeof(gpz_gpu_infl_res));
 	l.sym = l.cnt + 256;
 	l.room = l.sym + gpz_align256(nk * PIECE * sizeof(uint16_t));
-	l.list = l.room + gpz_align256(gpz_gpu_inflate_room(nk));
+	l.list = l.room + gpz_align256(gpz_gpu_inflate_room(nk, PIECE));
 	l.total = l.list + gpz_align256(list_cap * sizeof(uint64_t));
 	return l;
 }

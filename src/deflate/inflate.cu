@@ -475,6 +475,10 @@ enum { SPEC_TOKEN, SPEC_EOB, SPEC_BAD, SPEC_LOST };
  * output, not yet written; the lockstep decoder then took the piece's last 12 KiB and the round
  * that reached them twice: text 5% slower (bench/NOTES.md, twenty-seventh session). */
 constexpr unsigned SPEC_TOK_BYTES = SPEC_CAP * 32 * 4;
+/* Pieces of fewer symbols than this decode in lockstep and have no room: the room is then at
+ * most a quarter of the output (pieces of 256 bytes, which a .gpz LZ frame may have, would
+ * otherwise ask 64 bytes of workspace an output byte). */
+constexpr size_t SPEC_MIN_CAP = (size_t)1 << 16;
 
 /* Length and distance codes' base (low 16 bits) and extra bits (high), in shared memory so that
  * lanes reading different entries are not serialised as they would be in constant memory. */
@@ -906,7 +910,7 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	f.strict = strict != 0;
 	f.fixed = 0;
 	/* the speculative decoder's bit positions are 32-bit, hence the bound on the input */
-	f.tok = f.b.len < (1u << 28) ? room + k * (SPEC_TOK_BYTES / 4) : NULL;
+	f.tok = cap >= SPEC_MIN_CAP && f.b.len < (1u << 28) ? room + k * (SPEC_TOK_BYTES / 4) : NULL;
 	gpz_result r = ok ? piece(f, mem[wid], tabs, out + k * cap, &final) : GPZ_ERR_CORRUPT;
 	if ((threadIdx.x & 31) == 0)
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
@@ -1129,9 +1133,9 @@ unsigned grid_for(size_t n)
 
 } /* namespace */
 
-extern "C" size_t gpz_gpu_inflate_room(size_t np)
+extern "C" size_t gpz_gpu_inflate_room(size_t np, size_t cap)
 {
-	return np * SPEC_TOK_BYTES;
+	return cap >= SPEC_MIN_CAP ? np * SPEC_TOK_BYTES : 0;
 }
 
 extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off,
@@ -1146,7 +1150,8 @@ extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t
 
 	if (np == 0)
 		return GPZ_OK;
-	if (!d_in || !d_off || !d_out || !d_room || ((uintptr_t)d_room & 15) || !d_res || cap == 0 ||
+	if (!d_in || !d_off || !d_out || (cap >= SPEC_MIN_CAP && (!d_room || ((uintptr_t)d_room & 15))) ||
+	    !d_res || cap == 0 ||
 	    cap > ((size_t)1 << 31) || total <= (np - 1) * cap)
 		return GPZ_ERR_PARAM;
 	if (flags & GPZ_GPU_INFL_SYMBOLS)
