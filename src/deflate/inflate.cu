@@ -911,7 +911,11 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	f.fixed = 0;
 	/* the speculative decoder's bit positions are 32-bit, hence the bound on the input */
 	f.tok = cap >= SPEC_MIN_CAP && f.b.len < (1u << 28) ? room + k * (SPEC_TOK_BYTES / 4) : NULL;
-	gpz_result r = ok ? piece(f, mem[wid], tabs, out + k * cap, &final) : GPZ_ERR_CORRUPT;
+	/* the piece's base as an opaque pointer: folded into every access, it cost each of flush's
+	 * loads and stores four 64-bit instructions (PTX) */
+	T *po = out + k * cap;
+	asm("" : "+l"(po));
+	gpz_result r = ok ? piece(f, mem[wid], tabs, po, &final) : GPZ_ERR_CORRUPT;
 	if ((threadIdx.x & 31) == 0)
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
 }
