@@ -305,52 +305,52 @@ __device__ void fixed_codes(piece_state &f, warp_mem &w)
 	f.fixed = 1;
 }
 
-/* Lane-owned token of a batch: a literal (dist 0) or a copy, at its output position. */
+/* Lane-owned token of a batch: a literal or a copy, at its output position; dl is the copy's
+ * distance, or 0 and the literal << 16 (one word, so that flush finds it with one shuffle). */
 struct token {
-	uint32_t pos, len, dist, lit;
+	uint32_t pos, len, dl;
 };
 
 /* Write a batch of tokens, one a lane (token i in lane i, nt of them, output [pos of token 0,
  * end)), 32 output symbols a step, a symbol a lane: lane j of the step at q writes q + j. Its
  * token is found from the starts that fall in the step (one bit each, OR-reduced over the warp);
  * a literal is its value, a copy reads its source: written in an earlier step (or before the
- * batch: a load), or in this step by a lower lane (dist < 32: taken from that lane, by pointer
- * jumping so that chains of any length settle in 5 rounds). Every output symbol costs about the
- * same, whatever the tokens' lengths, and consecutive lanes store consecutive symbols. */
+ * batch: a load), or in this step by a lower lane (dist <= j: taken from that lane, by pointer
+ * jumping so that chains of any length settle in 5 rounds), or before the piece (dist > q + j:
+ * a window symbol). Every output symbol costs about the same, whatever the tokens' lengths, and
+ * consecutive lanes store consecutive symbols. The step is written for few instructions (it is
+ * most of the decoder's issue): src = q + j - dist in unsigned arithmetic is below q exactly for
+ * a copy whose source was written before the step, and dist - 1 < j exactly for one whose source
+ * is a lower lane. */
 template <typename T>
 __device__ void flush(T *out, const token &t, unsigned nt, uint32_t end)
 {
-	const unsigned lane = threadIdx.x & 31;
+	const unsigned lane = threadIdx.x & 31, le = (2u << lane) - 1u;
 	if (nt == 0)
 		return;
 	const uint32_t start = __shfl_sync(FULL, t.pos, 0);
+	const uint32_t tp = lane < nt ? t.pos : 0xffffffffu; /* never in a step: positions < 2^31 */
 	unsigned before = 0; /* tokens that start before the step */
 	__syncwarp();
 	for (uint32_t q = start; q < end; q += 32) {
-		const uint32_t p = q + lane;
-		const bool mine = lane < nt && t.pos - q < 32; /* unsigned: t.pos >= q too */
-		unsigned starts = gpz_warp_or(mine ? 1u << (t.pos - q) : 0u);
-		unsigned k = before + __popc(starts & ((2u << lane) - 1u)) - 1u; /* p's token */
+		const uint32_t p = q + lane, o = tp - q;
+		const unsigned starts = gpz_warp_or(o < 32 ? 1u << o : 0u);
+		/* p's token: a token starts at or before p (token 0 at start), and there are at most
+		 * 32, so k is a lane */
+		const unsigned k = before + __popc(starts & le) - 1u;
 		before += __popc(starts);
-		k = k < 31 ? k : 31;
-		uint32_t tdist = __shfl_sync(FULL, t.dist, k), tlit = __shfl_sync(FULL, t.lit, k);
-		const int src = (int)p - (int)tdist;
-		bool wait = tdist != 0 && src >= (int)q; /* the source is a lower lane of this step */
-		/* without branches (a predicated load, 32-bit offsets): a step is ~65 instructions
-		 * and the decoder is half issue-bound */
-		unsigned v = tdist == 0 ? tlit : (unsigned)(256 + (int)WIN + src);
-		if (tdist != 0 && !wait && p < end && src >= 0)
-			v = out[(uint32_t)src];
-		unsigned from = wait ? (unsigned)(src - (int)q) : lane;
-		for (unsigned pending = __ballot_sync(FULL, wait && p < end); pending;
-		     pending = __ballot_sync(FULL, wait && p < end)) {
-			unsigned fv = __shfl_sync(FULL, v, from), ff = __shfl_sync(FULL, from, from);
-			bool fw = __shfl_sync(FULL, wait, from);
-			if (wait) {
-				v = fv;
-				wait = fw;
-				from = ff;
-			}
+		const uint32_t dl = __shfl_sync(FULL, t.dl, k), d = dl & 0xffffu, src = p - d;
+		uint32_t v = d ? 256u + WIN + src : dl >> 16; /* a literal, or a window symbol */
+		if (src < q)
+			v = out[src];
+		if (__ballot_sync(FULL, d - 1u < lane)) {
+			/* v (below 2^16 once known), or the lane it waits for << 16 | 1 << 21: a round
+			 * takes that lane's word */
+			uint32_t w = d - 1u < lane ? (lane - d) << 16 | 1u << 21 : v;
+			do
+				w = __shfl_sync(FULL, w, w >> 21 ? (w >> 16) & 31 : lane);
+			while (__ballot_sync(FULL, w >> 21));
+			v = w & 0xffffu;
 		}
 		if (p < end)
 			out[p] = (T)v;
@@ -367,7 +367,7 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
 	const unsigned lane = threadIdx.x & 31;
 	reader &b = f.b;
 	for (;;) {
-		token t = { 0, 0, 0, 0 };
+		token t = { 0, 0, 0 };
 		unsigned nt = 0;
 		int end = 0; /* 1: end of block, 2: an error (r) */
 		gpz_result r = GPZ_OK;
@@ -389,7 +389,7 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
 					break;
 				}
 				if (lane == nt)
-					t = token{ (uint32_t)f.pos, 1, 0, s };
+					t = token{ (uint32_t)f.pos, 1, s << 16 };
 				f.pos++;
 				nt++;
 				continue;
@@ -420,7 +420,7 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
 				break;
 			}
 			if (lane == nt)
-				t = token{ (uint32_t)f.pos, len, dist, 0 };
+				t = token{ (uint32_t)f.pos, len, dist };
 			f.pos += len;
 			nt++;
 		}
@@ -632,20 +632,20 @@ __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 		const bool live = x < total;
 		const uint32_t v = live ? f.tok[(af + x - ef) * 32 + from] : 0;
 		token t;
-		t.dist = v >> 16 ? v & 0xffff : 0;
-		t.lit = v >> 16 ? 0 : v;
+		const uint32_t dist = v >> 16 ? v & 0xffff : 0;
+		t.dl = v >> 16 ? dist : v << 16;
 		t.len = !live ? 0 : v >> 16 ? v >> 16 : 1;
 		const uint32_t sc = gpz_warp_scan(t.len);
 		t.pos = base + sc - t.len;
 		const uint32_t end = base + __shfl_sync(FULL, sc, 31);
-		const bool bad = end > f.cap || (live && t.dist > t.pos && !f.markers);
+		const bool bad = end > f.cap || (live && dist > t.pos && !f.markers);
 		if (__any_sync(FULL, bad))
 			return false;
 		/* The copies' sources into L2 while flush writes the batch's first steps: recent
 		 * output of 4096 pieces at once outgrows L2, and a source load's wait was most of
 		 * flush's time (ncu). The first and the last line of each. */
-		if (live && t.dist != 0 && t.dist <= t.pos) {
-			const T *sp = out + (t.pos - t.dist);
+		if (live && dist != 0 && dist <= t.pos) {
+			const T *sp = out + (t.pos - dist);
 			asm volatile("prefetch.global.L2 [%0];" ::"l"(sp));
 			if (t.len * sizeof(T) > 64)
 				asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + t.len - 1));
@@ -915,6 +915,7 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	 * loads and stores four 64-bit instructions (PTX) */
 	T *po = out + k * cap;
 	asm("" : "+l"(po));
+	__builtin_assume(__isGlobal(po));
 	gpz_result r = ok ? piece(f, mem[wid], tabs, po, &final) : GPZ_ERR_CORRUPT;
 	if ((threadIdx.x & 31) == 0)
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
