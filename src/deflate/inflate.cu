@@ -311,17 +311,45 @@ struct token {
 	uint32_t pos, len, dl;
 };
 
+/* The symbol at p of a step that starts at q, from its token's word dl (*d: the distance): a
+ * literal, a window symbol (a copy from before the piece), or a load of a source written before
+ * q; the caller settles the rest (sources in the step). In unsigned arithmetic src = p - d is
+ * below q exactly when the source was written before the step. */
+template <typename T>
+__device__ __forceinline__ uint32_t symbol_at(const T *out, uint32_t dl, uint32_t p, uint32_t q,
+                                              uint32_t *d)
+{
+	*d = dl & 0xffffu;
+	const uint32_t src = p - *d;
+	uint32_t v = *d ? 256u + WIN + src : dl >> 16;
+	if (src < q)
+		v = out[src];
+	return v;
+}
+
+/* v of the lanes whose source is a lower lane of the same 32 symbols (d - 1 < lane), by
+ * pointer jumping: chains of any length settle in 5 rounds. A lane's word is v (below 2^16
+ * once known), or the lane it waits for << 16 | 1 << 21; a round takes that lane's word. */
+__device__ __forceinline__ uint32_t settle(uint32_t v, uint32_t d, unsigned lane)
+{
+	if (__ballot_sync(FULL, d - 1u < lane)) {
+		uint32_t w = d - 1u < lane ? (lane - d) << 16 | 1u << 21 : v;
+		do
+			w = __shfl_sync(FULL, w, w >> 21 ? (w >> 16) & 31 : lane);
+		while (__ballot_sync(FULL, w >> 21));
+		v = w & 0xffffu;
+	}
+	return v;
+}
+
 /* Write a batch of tokens, one a lane (token i in lane i, nt of them, output [pos of token 0,
- * end)), 32 output symbols a step, a symbol a lane: lane j of the step at q writes q + j. Its
- * token is found from the starts that fall in the step (one bit each, OR-reduced over the warp);
- * a literal is its value, a copy reads its source: written in an earlier step (or before the
- * batch: a load), or in this step by a lower lane (dist <= j: taken from that lane, by pointer
- * jumping so that chains of any length settle in 5 rounds), or before the piece (dist > q + j:
- * a window symbol). Every output symbol costs about the same, whatever the tokens' lengths, and
- * consecutive lanes store consecutive symbols. The step is written for few instructions (it is
- * most of the decoder's issue): src = q + j - dist in unsigned arithmetic is below q exactly for
- * a copy whose source was written before the step, and dist - 1 < j exactly for one whose source
- * is a lower lane. */
+ * end)), 64 output symbols a step, two a lane: lane j of the step at q writes q + j and
+ * q + 32 + j. A symbol's token is found from the starts that fall in the step (one bit each,
+ * OR-reduced over the warp); a literal is its value, a copy reads its source (symbol_at, then
+ * settle; the second half's sources in the first half by one shuffle). Every output symbol costs
+ * about the same, whatever the tokens' lengths, and consecutive lanes store consecutive symbols.
+ * The step is most of the decoder's time, and its loads' latency more than its instructions:
+ * both halves' loads are issued before either waits. */
 template <typename T>
 __device__ void flush(T *out, const token &t, unsigned nt, uint32_t end)
 {
@@ -332,28 +360,32 @@ __device__ void flush(T *out, const token &t, unsigned nt, uint32_t end)
 	const uint32_t tp = lane < nt ? t.pos : 0xffffffffu; /* never in a step: positions < 2^31 */
 	unsigned before = 0; /* tokens that start before the step */
 	__syncwarp();
-	for (uint32_t q = start; q < end; q += 32) {
+	for (uint32_t q = start; q < end; q += 64) {
 		const uint32_t p = q + lane, o = tp - q;
-		const unsigned starts = gpz_warp_or(o < 32 ? 1u << o : 0u);
-		/* p's token: a token starts at or before p (token 0 at start), and there are at most
-		 * 32, so k is a lane */
-		const unsigned k = before + __popc(starts & le) - 1u;
-		before += __popc(starts);
-		const uint32_t dl = __shfl_sync(FULL, t.dl, k), d = dl & 0xffffu, src = p - d;
-		uint32_t v = d ? 256u + WIN + src : dl >> 16; /* a literal, or a window symbol */
-		if (src < q)
-			v = out[src];
-		if (__ballot_sync(FULL, d - 1u < lane)) {
-			/* v (below 2^16 once known), or the lane it waits for << 16 | 1 << 21: a round
-			 * takes that lane's word */
-			uint32_t w = d - 1u < lane ? (lane - d) << 16 | 1u << 21 : v;
-			do
-				w = __shfl_sync(FULL, w, w >> 21 ? (w >> 16) & 31 : lane);
-			while (__ballot_sync(FULL, w >> 21));
-			v = w & 0xffffu;
-		}
+		const unsigned s0 = gpz_warp_or(o < 32 ? 1u << o : 0u);
+		const unsigned s1 = gpz_warp_or(o - 32u < 32 ? 1u << (o - 32u) : 0u);
+		/* a symbol's token: one starts at or before it (token 0 at start), and there are at
+		 * most 32, so the index is a lane */
+		const unsigned b1 = before + __popc(s0);
+		const bool two = q + 32 < end; /* the same in every lane */
+		uint32_t d0, d1 = 0, v1 = 0;
+		uint32_t v0 = symbol_at(out, __shfl_sync(FULL, t.dl, before + __popc(s0 & le) - 1u), p, q, &d0);
+		if (two)
+			v1 = symbol_at(out, __shfl_sync(FULL, t.dl, b1 + __popc(s1 & le) - 1u), p + 32, q, &d1);
+		before = b1 + __popc(s1);
+		v0 = settle(v0, d0, lane);
 		if (p < end)
-			out[p] = (T)v;
+			out[p] = (T)v0;
+		if (two) {
+			const uint32_t x = lane + 32 - d1; /* below 32: the source is in the first half */
+			if (__ballot_sync(FULL, x < 32)) {
+				const uint32_t u = __shfl_sync(FULL, v0, x & 31);
+				v1 = x < 32 ? u : v1;
+			}
+			v1 = settle(v1, d1, lane);
+			if (p + 32 < end)
+				out[p + 32] = (T)v1;
+		}
 		__syncwarp();
 	}
 }
