@@ -6,7 +6,7 @@
  * start decoding at 32 bit offsets at once and keep what lies on the true path (codes_spec,
  * below). Headers, stored blocks and what speculation hands back are decoded in lockstep
  * (codes): every lane holds the same bit buffer, so the control flow never diverges and the
- * tables are read by broadcast. Either way the warp writes its tokens 32 output symbols a step
+ * tables are read by broadcast. Either way the warp writes its tokens 64 output symbols a step
  * (flush). Tables live in shared memory: a 10-bit root table, and for the rare longer codes a
  * canonical decode from the codes sorted by length (first code and count per length), which
  * needs no second-level table.
