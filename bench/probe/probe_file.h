@@ -31,4 +31,22 @@ static uint8_t *probe_read(const char *path, size_t *n)
 	return s;
 }
 
+/* src (n bytes, from probe_read) tiled to the MiB that the environment variable `var` names, as
+ * gpz-bench tiles its inputs; src itself when it is unset. NULL when memory runs out. */
+static uint8_t *probe_tile(uint8_t *src, size_t *n, const char *var)
+{
+	const char *v = getenv(var);
+	if (!src || !v)
+		return src;
+	size_t t = (size_t)strtoull(v, NULL, 10) << 20;
+	uint8_t *r = malloc(t + 8);
+	for (size_t i = 0; r && *n && i < t; i += *n)
+		memcpy(r + i, src, t - i < *n ? t - i : *n);
+	if (r)
+		memset(r + t, 0, 8);
+	free(src);
+	*n = r ? t : 0;
+	return r;
+}
+
 #endif

@@ -465,15 +465,7 @@ int main(int argc, char **argv)
 	long_at = malloc(cap_tok);
 	src = probe_read(argv[1], &n);
 	/* SPEC_SIM_MIB: the input tiled to that size, as gpz-bench tiles it */
-	if (src && getenv("SPEC_SIM_MIB")) {
-		size_t t = (size_t)strtoull(getenv("SPEC_SIM_MIB"), NULL, 10) << 20;
-		uint8_t *r = malloc(t + 8);
-		for (size_t i = 0; r && n && i < t; i += n)
-			memcpy(r + i, src, t - i < n ? t - i : n);
-		free(src);
-		src = r;
-		n = r ? t : 0;
-	}
+	src = probe_tile(src, &n, "SPEC_SIM_MIB");
 	c = malloc(gpz_deflate_bound(n));
 	if (!src || !c || gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 2) != GPZ_OK ||
 	    gpz_deflate_compress(ctx, atoi(argv[2]), GPZ_FORMAT_GZIP, NULL, src, n, c,

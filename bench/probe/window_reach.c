@@ -33,15 +33,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	src = probe_read(argv[1], &n);
-	if (src && getenv("WINDOW_REACH_MIB")) {
-		size_t t = (size_t)strtoull(getenv("WINDOW_REACH_MIB"), NULL, 10) << 20;
-		uint8_t *r = malloc(t + 8);
-		for (size_t i = 0; r && n && i < t; i += n)
-			memcpy(r + i, src, t - i < n ? t - i : n);
-		free(src);
-		src = r;
-		n = r ? t : 0;
-	}
+	src = probe_tile(src, &n, "WINDOW_REACH_MIB");
 	c = malloc(gpz_deflate_bound(n));
 	if (!src || !c || gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 2) != GPZ_OK ||
 	    gpz_deflate_compress(ctx, atoi(argv[2]), GPZ_FORMAT_GZIP, NULL, src, n, c,
