@@ -21,7 +21,7 @@
 #include "common/bits.h"
 #include "deflate/deflate.h"
 #include "lz/dfl_symbols.h"
-#include "probe_file.h"
+#include "probe_gzip.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -445,9 +445,7 @@ static int piece(const struct bits *b, struct lane *ln)
 
 int main(int argc, char **argv)
 {
-	size_t n = 0, clen = 0;
-	uint8_t *src, *c;
-	gpz_ctx *ctx;
+	size_t clen = 0;
 	struct gpz_gzip_member m;
 	if (argc < 3) {
 		fprintf(stderr, "usage: spec_sim FILE LEVEL [SPEC_R CAP MARKS]\n");
@@ -463,17 +461,9 @@ int main(int argc, char **argv)
 	if (argc > 6)
 		root_bits = (unsigned)atoi(argv[6]);
 	long_at = malloc(cap_tok);
-	src = probe_read(argv[1], &n);
-	/* SPEC_SIM_MIB: the input tiled to that size, as gpz-bench tiles it */
-	src = probe_tile(src, &n, "SPEC_SIM_MIB");
-	c = malloc(gpz_deflate_bound(n));
-	if (!src || !c || gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 2) != GPZ_OK ||
-	    gpz_deflate_compress(ctx, atoi(argv[2]), GPZ_FORMAT_GZIP, NULL, src, n, c,
-	                         gpz_deflate_bound(n), &clen) != GPZ_OK ||
-	    gpz_gzip_header(c, clen, &m) != GPZ_OK || !m.np) {
-		fprintf(stderr, "spec_sim: %s: cannot read, compress or index\n", argv[1]);
+	uint8_t *c = probe_gzip("spec_sim", argv[1], atoi(argv[2]), "SPEC_SIM_MIB", &m, &clen);
+	if (!c)
 		return 1;
-	}
 	struct lane ln[LANES];
 	for (int i = 0; i < LANES; i++) {
 		ln[i].tok = malloc(cap_tok * sizeof(uint32_t));

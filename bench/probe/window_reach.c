@@ -10,10 +10,8 @@
  *   cc -O2 -Iinclude -Isrc bench/probe/window_reach.c build-cpu/libgpz.a -lpthread -lz \
  *      -lxxhash -lm -o /tmp/window_reach
  * Usage: window_reach FILE LEVEL   (WINDOW_REACH_MIB=N tiles the input to N MiB first) */
-#include "gpz.h"
 #include "common/bits.h"
-#include "deflate/deflate.h"
-#include "probe_file.h"
+#include "probe_gzip.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -24,24 +22,15 @@
 
 int main(int argc, char **argv)
 {
-	size_t n = 0, clen = 0;
-	uint8_t *src, *c;
-	gpz_ctx *ctx;
+	size_t clen = 0;
 	struct gpz_gzip_member m;
 	if (argc < 3) {
 		fprintf(stderr, "usage: window_reach FILE LEVEL\n");
 		return 2;
 	}
-	src = probe_read(argv[1], &n);
-	src = probe_tile(src, &n, "WINDOW_REACH_MIB");
-	c = malloc(gpz_deflate_bound(n));
-	if (!src || !c || gpz_ctx_create(&ctx, GPZ_BACKEND_CPU, 2) != GPZ_OK ||
-	    gpz_deflate_compress(ctx, atoi(argv[2]), GPZ_FORMAT_GZIP, NULL, src, n, c,
-	                         gpz_deflate_bound(n), &clen) != GPZ_OK ||
-	    gpz_gzip_header(c, clen, &m) != GPZ_OK || !m.np || m.piece_log != GPZ_DEFLATE_PIECE_LOG) {
-		fprintf(stderr, "window_reach: %s: cannot read, compress or index\n", argv[1]);
+	uint8_t *c = probe_gzip("window_reach", argv[1], atoi(argv[2]), "WINDOW_REACH_MIB", &m, &clen);
+	if (!c || m.piece_log != GPZ_DEFLATE_PIECE_LOG)
 		return 1;
-	}
 	uint16_t *sym = malloc(GPZ_DEFLATE_PIECE * sizeof(uint16_t));
 	/* pieces by where the online point falls, in eighths of a piece (8: the whole piece) */
 	unsigned long long hist[9] = { 0 }, pieces = 0, marked_tail = 0, markers = 0;
