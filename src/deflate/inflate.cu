@@ -944,7 +944,8 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	/* the speculative decoder's bit positions are 32-bit, hence the bound on the input */
 	f.tok = cap >= SPEC_MIN_CAP && f.b.len < (1u << 28) ? room + k * (SPEC_TOK_BYTES / 4) : NULL;
 	/* the piece's base as an opaque pointer: folded into every access, it cost each of flush's
-	 * loads and stores four 64-bit instructions (PTX) */
+	 * loads and stores four 64-bit instructions (PTX); said to be global so that they stay
+	 * global accesses, not generic ones */
 	T *po = out + k * cap;
 	asm("" : "+l"(po));
 	__builtin_assume(__isGlobal(po));
