@@ -369,9 +369,10 @@ __device__ void flush(T *out, const token &t, unsigned nt, uint32_t end)
 		const unsigned b1 = before + __popc(s0);
 		const bool two = q + 32 < end; /* the same in every lane */
 		uint32_t d0, d1 = 0, v1 = 0;
-		uint32_t v0 = symbol_at(out, __shfl_sync(FULL, t.dl, before + __popc(s0 & le) - 1u), p, q, &d0);
+		const unsigned k0 = before + __popc(s0 & le) - 1u, k1 = b1 + __popc(s1 & le) - 1u;
+		uint32_t v0 = symbol_at(out, __shfl_sync(FULL, t.dl, k0), p, q, &d0);
 		if (two)
-			v1 = symbol_at(out, __shfl_sync(FULL, t.dl, b1 + __popc(s1 & le) - 1u), p + 32, q, &d1);
+			v1 = symbol_at(out, __shfl_sync(FULL, t.dl, k1), p + 32, q, &d1);
 		before = b1 + __popc(s1);
 		v0 = settle(v0, d0, lane);
 		if (p < end)
@@ -1188,9 +1189,9 @@ extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t
 
 	if (np == 0)
 		return GPZ_OK;
-	if (!d_in || !d_off || !d_out || (cap >= SPEC_MIN_CAP && (!d_room || ((uintptr_t)d_room & 15))) ||
-	    !d_res || cap == 0 ||
-	    cap > ((size_t)1 << 31) || total <= (np - 1) * cap)
+	const bool room_ok = cap < SPEC_MIN_CAP || (d_room && ((uintptr_t)d_room & 15) == 0);
+	if (!d_in || !d_off || !d_out || !room_ok || !d_res || cap == 0 || cap > ((size_t)1 << 31) ||
+	    total <= (np - 1) * cap)
 		return GPZ_ERR_PARAM;
 	if (flags & GPZ_GPU_INFL_SYMBOLS)
 		inflate_kernel<uint16_t><<<blocks, WARPS * 32, 0, st>>>(
