@@ -645,6 +645,21 @@ __device__ __forceinline__ void seek(reader &b, uint32_t x)
 /* Write the round's true tokens (lane i's from index a, c of them) at f.pos, 32 a batch. False
  * when one breaks a rule the lockstep decoder checks, or the output would pass the piece's end
  * (what was written is then taken again by codes). */
+/* Token x of the round's true path (x below total; e: exclusive scan of the lanes' counts, a:
+ * each lane's first true token): found in the lane whose tokens start at or before x. */
+__device__ __forceinline__ uint32_t path_token(const piece_state &f, uint32_t e, uint32_t a,
+                                               uint32_t x, uint32_t total)
+{
+	unsigned from = 0; /* the last lane whose tokens start at or before x */
+	for (unsigned st = 16; st; st >>= 1) {
+		uint32_t ec = __shfl_sync(FULL, e, from + st);
+		if (ec <= x)
+			from += st;
+	}
+	const uint32_t ef = __shfl_sync(FULL, e, from), af = __shfl_sync(FULL, a, from);
+	return x < total ? f.tok[(af + x - ef) * 32 + from] : 0;
+}
+
 template <typename T>
 __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 {
@@ -653,17 +668,9 @@ __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 	const uint32_t total = __shfl_sync(FULL, e, 31);
 	e -= c;
 	uint32_t base = f.pos;
+	uint32_t v = path_token(f, e, a, lane, total);
 	for (uint32_t g = 0; g < total; g += 32) {
-		const uint32_t x = g + lane;
-		unsigned from = 0; /* the last lane whose tokens start at or before x */
-		for (unsigned st = 16; st; st >>= 1) {
-			uint32_t ec = __shfl_sync(FULL, e, from + st);
-			if (ec <= x)
-				from += st;
-		}
-		const uint32_t ef = __shfl_sync(FULL, e, from), af = __shfl_sync(FULL, a, from);
-		const bool live = x < total;
-		const uint32_t v = live ? f.tok[(af + x - ef) * 32 + from] : 0;
+		const bool live = g + lane < total;
 		token t;
 		const uint32_t dist = v >> 16 ? v & 0xffff : 0;
 		t.dl = v >> 16 ? dist : v << 16;
@@ -683,8 +690,13 @@ __device__ bool spec_write(piece_state &f, T *out, uint32_t a, uint32_t c)
 			if (t.len * sizeof(T) > 64)
 				asm volatile("prefetch.global.L2 [%0];" ::"l"(sp + t.len - 1));
 		}
+		/* the next batch's tokens, loaded before flush: the compiler cannot move the load past
+		 * flush's stores (it cannot tell the room from the output), so its wait would follow
+		 * the flush's */
+		const uint32_t vn = g + 32 < total ? path_token(f, e, a, g + 32 + lane, total) : 0;
 		flush(out, t, total - g < 32 ? total - g : 32, end);
 		base = end;
+		v = vn;
 	}
 	f.pos = base;
 	return true;
