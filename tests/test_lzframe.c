@@ -90,15 +90,17 @@ static int zlib_piece_ok(const uint8_t *c, size_t n, const uint8_t *want, size_t
 
 /* The first frame of an LZ stream, read with zlib alone from the layout in FORMAT.md: every
  * group of pieces one raw DEFLATE stream of its bytes. */
-static void check_layout(const uint8_t *c, size_t n, const uint8_t *src, size_t size,
+static void check_layout(const uint8_t *c, size_t n, const uint8_t *src, size_t size, int level,
                          const char *what)
 {
 	const uint8_t *f = c + GPZ_HEADER_SIZE;
 	uint64_t content = gpz_load_le64(f + 8), payload = gpz_load_le64(f + 24), sum = 0;
 	size_t pieces = (size_t)((content + PIECE - 1) / PIECE), at;
+	const int glog = level <= GPZ_LZ_ALONE_LEVEL ? 0 : GPZ_LZ_GROUP_LOG; /* as FORMAT.md says */
+	const size_t gp = (size_t)1 << glog, group = PIECE << glog;
 	int ok = 1;
 
-	CHECK(f[0] == 4 && f[1] == 1 && f[2] == GPZ_LZ_PIECE_LOG && f[3] == GPZ_LZ_GROUP_LOG &&
+	CHECK(f[0] == 4 && f[1] == 1 && f[2] == GPZ_LZ_PIECE_LOG && f[3] == glog &&
 	      gpz_load_le32(f + 4) == 0 &&
 	      gpz_load_le32(f + 16) == 0 && gpz_load_le32(f + 20) == 0 && content <= size,
 	      "%s: deflate frame header fields", what);
@@ -111,10 +113,10 @@ static void check_layout(const uint8_t *c, size_t n, const uint8_t *src, size_t 
 	at = 32 + 4 * pieces;
 	CHECK(gpz_load_le32(f + at) == (uint32_t)gpz_xxh64(f, at, 0), "%s: header check", what);
 	at += 4;
-	for (size_t i = 0; i < pieces && ok; i += GPZ_LZ_GROUP) {
+	for (size_t i = 0; i < pieces && ok; i += gp) {
 		size_t len = 0, off = i * PIECE;
-		size_t m = content - off < GROUP ? (size_t)content - off : GROUP;
-		for (size_t k = i; k < i + GPZ_LZ_GROUP && k < pieces; k++)
+		size_t m = content - off < group ? (size_t)content - off : group;
+		for (size_t k = i; k < i + gp && k < pieces; k++)
 			len += gpz_load_le32(f + 32 + 4 * k);
 		ok = at + len <= n && zlib_piece_ok(f + at, len, src + off, m);
 		CHECK(ok, "%s: group at piece %zu is not a raw DEFLATE stream of its bytes", what, i);
@@ -173,7 +175,7 @@ static void edge(void)
 			snprintf(what, sizeof(what), "text of %zu bytes", n);
 			got = trip(buf, n, l, 0, n > 4 ? "4" : NULL, what, &c);
 			if (got && n > 4)
-				check_layout(c, got, buf, n, what);
+				check_layout(c, got, buf, n, l, what);
 			if (got && n > 4 && n <= PIECE) { /* one piece: gpz's raw deflate stream itself */
 				size_t cap = gpz_deflate_bound(n), dn = 0;
 				uint8_t *d = malloc(cap);

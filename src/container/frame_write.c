@@ -234,7 +234,7 @@ static gpz_result lz_pieces_cpu(gpz_ctx *ctx, int level, const uint8_t *src, siz
 		out[i].cap = slot;
 	}
 	if (r == GPZ_OK)
-		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, GPZ_LZ_GROUP, 1,
+		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, 1 << gpz_lz_group_log(level), 1,
 		                   GPZ_DFL_CHECK_NONE, out);
 	for (size_t i = 0; r == GPZ_OK && i < np; i++) {
 		r = out[i].r;
@@ -257,8 +257,8 @@ static gpz_result lz_pieces_gpu(struct gpz_gpu *g, int level, const uint8_t *src
                                 uint8_t *pay, size_t room, struct lz_pieces *o)
 {
 	struct gpz_dfl_batch *b = malloc(sizeof(*b));
-	gpz_result r = b ? gpz_dfl_batch_gpu(g, src, 0, n, level, 1, GPZ_LZ_GROUP, GPZ_DFL_CHECK_NONE,
-	                                     pay, room, b)
+	gpz_result r = b ? gpz_dfl_batch_gpu(g, src, 0, n, level, 1, 1 << gpz_lz_group_log(level),
+	                                     GPZ_DFL_CHECK_NONE, pay, room, b)
 	                 : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_ERR_DST_TOO_SMALL && b->bytes > room) {
@@ -314,7 +314,8 @@ static gpz_result compress_lz(gpz_ctx *ctx, struct gpz_gpu *g, const gpz_params 
 		r = GPZ_ERR_DST_TOO_SMALL;
 		goto done;
 	}
-	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, GPZ_LZ_GROUP_LOG, 0, n, o.payload);
+	put_lz_header(dst, GPZ_FRAME_DEFLATE, GPZ_LZ_PIECE_LOG, gpz_lz_group_log(p->lz_level), 0, n,
+	              o.payload);
 	for (size_t i = 0; i < npieces; i++)
 		gpz_store_le32(dst + index_at + 4 * i, o.sizes[i]);
 	gpz_store_le32(dst + check_at, gpz_header_check(dst, check_at));
