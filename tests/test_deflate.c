@@ -47,13 +47,14 @@ static uint32_t le32(const uint8_t *p)
 }
 
 /* Inflate the piece of src[start .. start + len) that begins at byte `at` of raw (raw
- * deflate), with the 32 KiB before it as the dictionary: is it that piece? */
+ * deflate), with the 32 KiB before it as the dictionary (alone: none, so that zlib refuses a
+ * reference before the piece): is it that piece? */
 static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t at, const uint8_t *src,
-                         size_t start, size_t len)
+                         size_t start, size_t len, int alone)
 {
 	z_stream z;
 	uint8_t *out = malloc(len + 1);
-	size_t hist = start < 32768 ? start : 32768;
+	size_t hist = alone ? 0 : start < 32768 ? start : 32768;
 	int ok = 0;
 	memset(&z, 0, sizeof(z));
 	if (!out || inflateInit2(&z, -15) != Z_OK) {
@@ -76,21 +77,25 @@ static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t at, const ui
 
 /* A gzip stream from gpz_deflate_compress carries the piece index (FORMAT.md): filled, one entry
  * per piece, the lengths in bytes adding up to the deflate stream, and every piece decodes on
- * its own from the byte where the index puts it. */
-static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t n,
+ * its own from the byte where the index puts it: with the 32 KiB before it (version 4), or at
+ * levels 1-3 without (version 6, flag "alone"). */
+static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t n, int level,
                         const char *what)
 {
 	size_t np = n ? (n - 1) / GPZ_DEFLATE_PIECE + 1 : 1;
+	int alone = level <= 3;
 	CHECK(got > 30 && (c[3] & 0x04), "%s: no extra field", what);
 	if (got <= 30 || !(c[3] & 0x04))
 		return;
 	size_t xlen = c[10] | (size_t)c[11] << 8, sub = c[14] | (size_t)c[15] << 8;
-	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 12 + 4 * np && xlen == 4 + sub && c[16] == 4 &&
-	          c[17] == GPZ_DEFLATE_PIECE_LOG && le32(c + 20) == np,
-	      "%s: piece index header wrong (np %zu)", what, np);
+	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 12 + 4 * np && xlen == 4 + sub &&
+	          c[16] == (alone ? 6 : 4) && c[17] == GPZ_DEFLATE_PIECE_LOG && c[18] == alone &&
+	          c[19] == 0 && le32(c + 20) == np,
+	      "%s level %d: piece index header wrong (np %zu)", what, level, np);
 	if (sub != 12 + 4 * np || 12 + xlen > got)
 		return;
-	uLong crc = crc32(crc32(crc32(0L, c + 17, 1), c + 20, 4), c + 28, (uInt)(4 * np));
+	uLong crc = alone ? crc32(0L, c + 16, 8) : crc32(crc32(0L, c + 17, 1), c + 20, 4);
+	crc = crc32(crc, c + 28, (uInt)(4 * np));
 	CHECK(le32(c + 24) == (uint32_t)crc, "%s: the index's CRC-32", what);
 	size_t h = 12 + xlen;
 	if (c[3] & 0x08)
@@ -102,7 +107,7 @@ static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t
 	for (size_t k = 0; k < np; k++) {
 		size_t start = k * GPZ_DEFLATE_PIECE, len = n - start < GPZ_DEFLATE_PIECE ?
 		                                                n - start : GPZ_DEFLATE_PIECE;
-		if (len && (at >= raw_n || !piece_decodes(raw, raw_n, at, src, start, len))) {
+		if (len && (at >= raw_n || !piece_decodes(raw, raw_n, at, src, start, len, alone))) {
 			CHECK(0, "%s: piece %zu does not decode from byte %llu", what, k,
 			      (unsigned long long)at);
 			break;
@@ -123,7 +128,7 @@ static size_t check(const uint8_t *src, size_t n, int level, gpz_format f, const
 	                                    c, cap, &got);
 	CHECK(r == GPZ_OK, "%s level %d format %d: %s", what, level, f, gpz_result_string(r));
 	if (r == GPZ_OK && f == GPZ_FORMAT_GZIP)
-		index_check(c, got, src, n, what);
+		index_check(c, got, src, n, level, what);
 	if (r == GPZ_OK) {
 		int ok = zlib_decode(c, got, wbits[f], d, n + 1, &back);
 		CHECK(ok && back == n && memcmp(d, src, n) == 0,

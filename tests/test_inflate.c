@@ -515,13 +515,14 @@ static void members_at(void)
 /* ---- the trailing piece index of streams written to a pipe ---- */
 
 /* gzip of src through gpz_deflate_update in uneven steps, with or without the trailing index. */
-static uint8_t *streamed_gzip(const uint8_t *src, size_t n, int tail_index, size_t *len)
+static uint8_t *streamed_gzip_at(const uint8_t *src, size_t n, int level, int tail_index,
+                                 size_t *len)
 {
 	gpz_gzip_info gi = { "t.txt", 0, 0, tail_index };
 	gpz_deflate_stream *ds;
 	size_t cap = gpz_deflate_bound(n) + 8 * gpz_deflate_update_bound(0), o = 0, w = 0;
 	uint8_t *c = malloc(cap);
-	CHECK(gpz_deflate_stream_create(ctx3, 6, GPZ_FORMAT_GZIP, &gi, &ds) == GPZ_OK, "stream");
+	CHECK(gpz_deflate_stream_create(ctx3, level, GPZ_FORMAT_GZIP, &gi, &ds) == GPZ_OK, "stream");
 	for (size_t at = 0, step = 12345; at < n || at == 0; at += step, step = step * 3 % 2000001) {
 		size_t k = n - at < step ? n - at : step;
 		CHECK(gpz_deflate_update(ds, src + at, k, at + k == n, c + o, cap - o, &w) == GPZ_OK,
@@ -533,6 +534,11 @@ static uint8_t *streamed_gzip(const uint8_t *src, size_t n, int tail_index, size
 	gpz_deflate_stream_free(ds);
 	*len = o;
 	return c;
+}
+
+static uint8_t *streamed_gzip(const uint8_t *src, size_t n, int tail_index, size_t *len)
+{
+	return streamed_gzip_at(src, n, 6, tail_index, len);
 }
 
 /* zlib's reading of every member: the concatenated output, or 0 bytes on an error. */
@@ -618,6 +624,101 @@ static void tail_index(void)
 	free(m.dst);
 	free(c);
 	free(p);
+	free(d);
+	free(src);
+}
+
+/* Every reader of c (gpz_inflate on 1 and 3 threads, the streaming reader unless the index is
+ * a trailing one, which it does not see, member_at on the engine) must refuse it. */
+static void all_refuse(const uint8_t *c, size_t clen, size_t n, int trailing, const char *what)
+{
+	uint8_t *d = malloc(n + 1);
+	size_t got = 0;
+	uint64_t used = 0, in = 0;
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
+	CHECK(gpz_inflate(ctx1, GPZ_FORMAT_GZIP, c, clen, d, n + 1, &got) == GPZ_ERR_CORRUPT,
+	      "%s: 1 thread", what);
+	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, d, n + 1, &got) == GPZ_ERR_CORRUPT,
+	      "%s: 3 threads", what);
+	CHECK(trailing || stream_inflate(ctx3, GPZ_FORMAT_GZIP, c, clen, 0, d, n + 1, &got, &in) ==
+	                          GPZ_ERR_CORRUPT, "%s: streaming", what);
+	CHECK(member_at(ctx3, c, clen, 0, &m, &used) == GPZ_ERR_CORRUPT, "%s: member_at", what);
+	free(m.dst);
+	free(d);
+}
+
+/* gzip at levels 1-3: every piece alone (index version 6, trailing version 7, flag bit 0), each
+ * decoded straight to bytes; a flag that lies (a chained stream marked so, its CRC-32 made to
+ * match) is corrupt input to every reader, never wrong output; unknown flags, the index unused. */
+static void alone_pieces(void)
+{
+	uint64_t st = 33, used = 0;
+	size_t n = 5 * PIECE + 999, clen = 0, len = 0, got = 0, np = (n - 1) / PIECE + 1;
+	uint8_t *src = malloc(n), *d = malloc(n + 1);
+	for (size_t i = 0; i < n; i++) /* copies 20-32 KiB back: across every piece boundary */
+		src[i] = i > 40000 && i % 3 == 0 ? src[i - 20000 - i % 12007]
+		       : (uint8_t)("pieces that stand alone "[test_rand(&st) % 24]);
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
+	for (int level = 1; level <= 4; level++) {
+		uint8_t *c = gpz_gzip(src, n, level, GPZ_FORMAT_GZIP, &clen);
+		struct gpz_gzip_member h;
+		CHECK(gpz_gzip_header(c, clen, &h) == GPZ_OK && h.np == np && h.alone == (level <= 3) &&
+		              c[16] == (level <= 3 ? 6 : 4),
+		      "L%d: index version %u, alone %d", level, c[16], h.alone);
+		round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, "pieces alone");
+		gpz_result r = member_at(ctx3, c, clen, 0, &m, &used);
+		CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "L%d member_at: %s", level,
+		      gpz_result_string(r));
+		free(c);
+	}
+	/* through a pipe: the trailing index, version 7 */
+	uint8_t *p = streamed_gzip_at(src, n, 1, 1, &len);
+	const uint8_t *t = p + len - (50 + 4 * np);
+	struct gpz_gzip_tail tl;
+	CHECK(t[16] == 7 && t[18] == GPZ_GZIP_INDEX_ALONE && gpz_gzip_tail_index(p, len, len, &tl) &&
+	              tl.alone && tl.np == np, "trailing index version 7");
+	round_trip(p, len, src, n, GPZ_FORMAT_GZIP, "pieces alone, trailing index");
+	gpz_result r = member_at(ctx3, p, len, 0, &m, &used);
+	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "trailing member_at: %s",
+	      gpz_result_string(r));
+	CHECK(zlib_members(p, len, d, n + 1) == n && !memcmp(d, src, n), "zlib reads it");
+	/* every byte of the header index changed: the right output or an error */
+	uint8_t *c = gpz_gzip(src, n, 1, GPZ_FORMAT_GZIP, &clen), *bad = malloc(clen);
+	for (size_t i = 16; i < 28 + 4 * np; i++) {
+		memcpy(bad, c, clen);
+		bad[i] ^= (uint8_t)(1 + test_rand(&st) % 255);
+		r = gpz_inflate(i % 2 ? ctx3 : ctx1, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
+		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
+		      "index byte %zu changed: accepted with wrong output", i);
+	}
+	/* flags this reader does not know (CRC-32 matched): no index, zlib reads the stream */
+	memcpy(bad, c, clen);
+	bad[18] = 3;
+	gpz_store_le32(bad + 24, gpz_gzip_index_crc(bad + 16, bad + 28, np));
+	r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
+	CHECK(r == GPZ_OK && got == n && !memcmp(d, src, n), "unknown flags: %s",
+	      gpz_result_string(r));
+	CHECK(member_at(ctx3, bad, clen, 0, &m, &used) == GPZ_ERR_FORMAT,
+	      "member_at, unknown flags: no index");
+	free(bad);
+	free(c);
+	/* a chained stream (level 6) whose index claims pieces alone */
+	c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
+	c[16] = 6;
+	c[18] = GPZ_GZIP_INDEX_ALONE;
+	gpz_store_le32(c + 24, gpz_gzip_index_crc(c + 16, c + 28, np));
+	all_refuse(c, clen, n, 0, "a chained stream marked alone");
+	free(c);
+	free(p);
+	p = streamed_gzip_at(src, n, 6, 1, &len);
+	uint8_t *im = p + len - (50 + 4 * np);
+	im[16] = 7;
+	im[18] = GPZ_GZIP_INDEX_ALONE;
+	gpz_store_le32(im + 32,
+	               (uint32_t)crc32(gpz_gzip_index_crc(im + 16, im + 36, np), im + 24, 8));
+	all_refuse(p, len, n, 1, "a chained stream's trailing index marked alone");
+	free(p);
+	free(m.dst);
 	free(d);
 	free(src);
 }
@@ -718,6 +819,7 @@ int main(int argc, char **argv)
 		members_at_window();
 		members_at_marks_persist();
 		tail_index();
+		alone_pieces();
 	}
 	gpz_ctx_free(ctx1);
 	gpz_ctx_free(ctx3);

@@ -1090,12 +1090,12 @@ static int zeros_to_end(const struct job *j, fio_in *in, z_stream *z, int *eof)
 }
 
 /* Is the gzip member starting at b[0 .. n) a trailing piece index (docs/FORMAT.md: empty, its
- * extra field subfield 'G','P' version 5, or 3 as written before 2026-11-23 evening)? Such a
- * member is not counted as one. */
+ * extra field subfield 'G','P' version 5 or 7, or 3 as written before 2026-11-23 evening)? Such
+ * a member is not counted as one. */
 static int index_member(const unsigned char *b, size_t n)
 {
 	return n >= 17 && b[0] == 0x1f && b[1] == 0x8b && b[3] == 0x04 && b[12] == 'G' &&
-	       b[13] == 'P' && (b[16] == 5 || b[16] == 3);
+	       b[13] == 'P' && (b[16] == 5 || b[16] == 7 || b[16] == 3);
 }
 
 static int decode_deflate(const struct job *j, fio_in *in, int wbits, fio_out *out,

@@ -57,14 +57,15 @@ static gpz_result dio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 	(void)index;
 	if (g && d->gpu) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
-		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, 0, st->check_kind, out, cap, b);
+		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, st->group, st->check_kind, out,
+		                      cap, b);
 		if (r == GPZ_OK || !gpz_ctx_falls_back(st->ctx, r)) {
 			*len = r == GPZ_OK ? b->bytes : 0;
 			return r;
 		}
 	}
-	r = gpz_dfl_batch_cpu(st->ctx->nthreads, src, pre, n, st->level, last, st->check_kind, out,
-	                      cap, b);
+	r = gpz_dfl_batch_cpu(st->ctx->nthreads, src, pre, n, st->level, last, st->group,
+	                      st->check_kind, out, cap, b);
 	*len = r == GPZ_OK ? b->bytes : 0;
 	return r;
 }

@@ -48,6 +48,7 @@ struct iio {
 	uint64_t *off;          /* np + 1 offsets of the pieces in the member's data */
 	uint32_t np;
 	size_t piece;           /* output bytes an index entry stands for */
+	int alone;              /* entries decode without the bytes before them: no symbols */
 	size_t batch;           /* entries a frame */
 	int lane_threads;       /* threads a lane decodes its batch on */
 	gpz_write_fn write;
@@ -83,7 +84,7 @@ static size_t iio_bound(void *u, size_t n)
 	(void)n;
 	if (io->gpu)
 		return io->batch * io->piece + gpz_gpu_infl_batch_list(io->batch) * sizeof(uint64_t);
-	return 3 * io->batch * io->piece;
+	return (io->alone ? 1 : 3) * io->batch * io->piece;
 }
 
 static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
@@ -104,11 +105,12 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		                        k0,
 		                        nk,
 		                        io->np,
-		                        (uint16_t *)(out + io->batch * io->piece),
+		                        io->alone ? NULL : (uint16_t *)(out + io->batch * io->piece),
 		                        out,
 		                        io->batch * io->piece,
 		                        m->res,
-		                        io->piece };
+		                        io->piece,
+		                        io->alone };
 	m->on_gpu = 0;
 	m->nlist = 0;
 	if (io->gpu) {
@@ -208,6 +210,7 @@ static gpz_result member_index(struct iio *io, gpz_read_at_fn read_at, void *use
 	if (r == GPZ_OK) {
 		io->np = m.np;
 		io->piece = (size_t)1 << m.piece_log;
+		io->alone = m.alone;
 		io->off[0] = 0;
 		for (uint32_t k = 0; k < m.np; k++)
 			io->off[k + 1] = io->off[k] + gpz_load_le32(m.lens + 4 * k);

@@ -27,7 +27,7 @@ static uint32_t check_empty(int check)
 }
 
 gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_t n, int level,
-                             int last, int check, uint8_t *out, size_t cap,
+                             int last, int group, int check, uint8_t *out, size_t cap,
                              struct gpz_dfl_batch *b)
 {
 	struct gpz_dfl_piece piece[GPZ_DFL_CPU_BATCH];
@@ -40,7 +40,7 @@ gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_
 		piece[i].buf = out + i * pcap;
 		piece[i].cap = pcap;
 	}
-	gpz_deflate_pieces(nthreads, src - pre, pre, n, level, 0, last, check, piece);
+	gpz_deflate_pieces(nthreads, src - pre, pre, n, level, group, last, check, piece);
 	b->check = check_empty(check);
 	b->npieces = (uint32_t)np;
 	for (size_t i = 0; i < np; i++) {

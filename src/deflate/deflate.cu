@@ -288,8 +288,8 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 	const size_t q = blockIdx.x, p = b0 + q;
 	const size_t np = n ? (n - 1) / PIECE + 1 : 1;
 	const size_t start = p * PIECE, len = n - start < PIECE ? n - start : PIECE;
-	const int last_piece = (group && (p + 1) % (size_t)group == 0) ||
-	                       ((last_call || group) && p + 1 == np);
+	const int last_piece = (group > 0 && (p + 1) % (size_t)group == 0) ||
+	                       ((last_call || group > 0) && p + 1 == np);
 	const uint32_t nt = reinterpret_cast<const uint32_t *>(work + l.ntok)[q];
 	const size_t nu = (nt + UNIT - 1) / UNIT;
 	const uint32_t *uf = reinterpret_cast<const uint32_t *>(
@@ -556,6 +556,8 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 	layout l = layout_for(n);
 	uint8_t *work = static_cast<uint8_t *>(d_work);
 	size_t cap = piece_cap(), oslot = out_slot();
+	/* the matcher sees history from the start of the piece's group (a piece alone: its own) */
+	const int hist_group = group == GPZ_DFL_ALONE ? 1 : group;
 
 	if (level < 1 || level > 9 || (!d_src && n) || !d_out || !d_status || !d_work ||
 	    work_bytes < l.total || (reinterpret_cast<uintptr_t>(d_work) & 255) ||
@@ -572,8 +574,8 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 		uint32_t *pure = reinterpret_cast<uint32_t *>(work + l.pure);
 		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, level, links,
 		                              reinterpret_cast<uint16_t *>(pure), s));
-		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, group, pure,
-		                             s));
+		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, hist_group,
+		                             pure, s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,
 		                            reinterpret_cast<uint32_t *>(work + l.tok), PIECE,
 		                            reinterpret_cast<uint32_t *>(work + l.ntok), work + l.run, s));

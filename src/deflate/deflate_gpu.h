@@ -39,7 +39,7 @@ gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_
  * are history only: just their last 32 KiB is read), the last piece ending the stream (BFINAL)
  * when `last` is set, else in a sync marker. group g >= 1: every g pieces form a raw DEFLATE
  * stream of their own (no history before the group, BFINAL at its end), as gpz_deflate_pieces'
- * groups (the .gpz LZ frames). Output, status and workspace as above; the output starts with piece
+ * groups (the .gpz LZ frames); GPZ_DFL_ALONE: chained, every piece without history. Output, status and workspace as above; the output starts with piece
  * `first`. */
 gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, int last,
                                 int group, int level, uint8_t *d_out, size_t out_cap,
@@ -97,12 +97,14 @@ gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
 
 /* The np pieces of a member's DEFLATE data at d_data (device; off: np + 1 host offsets) into
  * d_dst (cap bytes, device): *out_n bytes and their CRC-32, checked as gunzip.c checks them.
- * Workspace: g->work (about 2.1 bytes an output byte, up to GPZ_DFL_BATCH_MAX pieces at once). */
+ * alone: the index says each piece decodes without the bytes before it (straight to bytes; a
+ * reference before a piece is corrupt input). Workspace: g->work (about 2.1 bytes an output
+ * byte, up to GPZ_DFL_BATCH_MAX pieces at once; pieces alone 0.07). */
 gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
-                                   uint32_t np, uint8_t *d_dst, size_t cap, size_t *out_n,
-                                   uint32_t *crc, gpz_stream_t stream);
+                                   uint32_t np, int alone, uint8_t *d_dst, size_t cap,
+                                   size_t *out_n, uint32_t *crc, gpz_stream_t stream);
 /* The same from and to host memory (np lengths as u32 LE at lens), staged in g's buffers. */
-gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np,
+gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np, int alone,
                                 const uint8_t *lens, uint8_t *dst, size_t cap, size_t *out_n,
                                 uint32_t *crc);
 /* A batch of the frame engine (deflate.h's struct gpz_infl_batch, host buffers: in, off, dst,

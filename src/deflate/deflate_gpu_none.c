@@ -52,13 +52,13 @@ gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
 }
 
 gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
-                                   uint32_t np, uint8_t *d_dst, size_t cap, size_t *out_n,
-                                   uint32_t *crc, gpz_stream_t stream)
+                                   uint32_t np, int alone, uint8_t *d_dst, size_t cap,
+                                   size_t *out_n, uint32_t *crc, gpz_stream_t stream)
 {
 	return GPZ_ERR_NO_GPU;
 }
 
-gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np,
+gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np, int alone,
                                 const uint8_t *lens, uint8_t *dst, size_t cap, size_t *out_n,
                                 uint32_t *crc)
 {

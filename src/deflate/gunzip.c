@@ -36,8 +36,10 @@
 
 uint32_t gpz_gzip_index_crc(const uint8_t *sub, const uint8_t *lens, size_t np)
 {
-	uLong c = crc32(0L, sub + 1, 1);
-	c = crc32(c, sub + 4, 4);
+	/* versions 6 and 7 bind their version and flags too: a flag that a bit flip set would
+	 * send a reader down a wrong path */
+	uLong c = sub[0] == 6 || sub[0] == 7 ? crc32(0L, sub, 8)
+	                                     : crc32(crc32(0L, sub + 1, 1), sub + 4, 4);
 	return (uint32_t)crc32(c, lens, (uInt)(4 * np));
 }
 
@@ -69,13 +71,15 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 			if (end - o - 4 < len)
 				return GPZ_ERR_CORRUPT;
 			/* gpz's index, filled in and intact (else it is not used: zlib reads on) */
-			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 12 && d[0] == 4 &&
+			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 12 &&
+			    (d[0] == 4 || (d[0] == 6 && !(d[2] & ~GPZ_GZIP_INDEX_ALONE) && !d[3])) &&
 			    d[1] >= GPZ_DEFLATE_PIECE_LOG && d[1] <= GPZ_GZIP_MAX_PIECE_LOG &&
 			    gpz_load_le32(d + 4) > 0 && (len - 12) / 4 == gpz_load_le32(d + 4) &&
 			    (len - 12) % 4 == 0 &&
 			    gpz_gzip_index_crc(d, d + 12, (len - 12) / 4) == gpz_load_le32(d + 8)) {
 				m->np = gpz_load_le32(d + 4);
 				m->piece_log = d[1];
+				m->alone = d[0] == 6 && (d[2] & GPZ_GZIP_INDEX_ALONE);
 				m->lens = d + 12;
 			}
 			o += 4 + len;
@@ -117,8 +121,9 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	m = tail + tn - size;
 	if (m[0] != 0x1f || m[1] != 0x8b || m[2] != 8 || m[3] != 0x04 ||
 	    gpz_load_le16(m + 10) != 28 + 4 * np || m[12] != 'G' || m[13] != 'P' ||
-	    gpz_load_le16(m + 14) != 24 + 4 * np || m[16] != 5 || m[17] < GPZ_DEFLATE_PIECE_LOG ||
-	    m[17] > GPZ_GZIP_MAX_PIECE_LOG || m[18] || m[19] || gpz_load_le32(m + 20) != np ||
+	    gpz_load_le16(m + 14) != 24 + 4 * np || !(m[16] == 5 || m[16] == 7) ||
+	    m[17] < GPZ_DEFLATE_PIECE_LOG || m[17] > GPZ_GZIP_MAX_PIECE_LOG ||
+	    (m[18] & ~(m[16] == 7 ? GPZ_GZIP_INDEX_ALONE : 0)) || m[19] || gpz_load_le32(m + 20) != np ||
 	    (uint32_t)crc32(gpz_gzip_index_crc(m + 16, m + 36, np), m + 24, 8) !=
 	            gpz_load_le32(m + 32))
 		return 0;
@@ -128,6 +133,7 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	t->member = total - size - t->back;
 	t->np = (uint32_t)np;
 	t->piece_log = m[17];
+	t->alone = m[16] == 7 && (m[18] & GPZ_GZIP_INDEX_ALONE);
 	t->lens = m + 36;
 	return 1;
 }
@@ -144,6 +150,7 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
 	if (m->data + data_len + 8 == t->back) {
 		m->np = t->np;
 		m->piece_log = t->piece_log;
+		m->alone = t->alone;
 		m->lens = t->lens;
 	}
 }
@@ -258,8 +265,8 @@ static int decode_symbols(struct gpz_infl_batch *b, size_t j, size_t base)
 	size_t in_n = (size_t)(b->off[j + 1] - b->off[j]);
 	int final = 0;
 	gpz_result r = base < j ? gpz_inflate_piece_after(in, in_n, sym, WINDOW, b->piece, &n, &final)
-	                        : gpz_inflate_piece(in, in_n, NULL, 0, k > 0, sym, b->piece, &n,
-	                                            &final);
+	                        : gpz_inflate_piece(in, in_n, NULL, 0, k > 0 && !b->alone, sym,
+	                                            b->piece, &n, &final);
 
 	r = gpz_infl_piece_check(r, n, final, k, b->np, b->piece,
 	                         b->room > start ? b->room - start : 0);
@@ -281,7 +288,7 @@ static int decode_symbols(struct gpz_infl_batch *b, size_t j, size_t base)
 }
 
 /* Piece j straight to bytes, after its window (the 32 KiB before it in dst, final; none for the
- * member's first piece), with its CRC-32 while the bytes are in cache. */
+ * member's first piece, nor for pieces alone), with its CRC-32 while the bytes are in cache. */
 static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *window)
 {
 	struct gpz_infl_res *pr = &b->res[j];
@@ -301,13 +308,13 @@ static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *wind
 		memcpy(tmp, window, WINDOW);
 		out = tmp + WINDOW;
 	}
-	r = gpz_inflate_piece_bytes(in, in_n, out, k ? WINDOW : 0, cap, &n, &final);
+	r = gpz_inflate_piece_bytes(in, in_n, out, k && !b->alone ? WINDOW : 0, cap, &n, &final);
 	if (tmp) {
 		memcpy(b->dst + start, out, n);
 		free(tmp);
 	}
 
-	if (r == GPZ_ERR_CORRUPT && cap < b->piece) {
+	if (r == GPZ_ERR_CORRUPT && cap < b->piece && b->sym) {
 		/* a copy or the piece's end past a short dst (the decoder stops before a copy that
 		 * would not fit: n may be below cap), or bad input? the symbols, with room for the
 		 * whole piece, say */
@@ -339,13 +346,13 @@ static void run_pieces(void *v, size_t r)
 	const struct run_task *t = v;
 	struct gpz_infl_batch *b = t->b;
 	size_t j0 = r * b->nk / t->nruns, j1 = (r + 1) * b->nk / t->nruns;
-	int clean = r == 0 && (t->window || b->k0 == 0);
+	int clean = b->alone || (r == 0 && (t->window || b->k0 == 0));
 	size_t base = j0; /* the first piece of the current run of symbols */
 
 	for (size_t j = j0; j < j1; j++) {
 		b->res[j].crc_done = 0;
 		if (clean) {
-			decode_bytes(b, j, j == 0 ? t->window : NULL);
+			decode_bytes(b, j, j == 0 && !b->alone ? t->window : NULL);
 			base = j + 1;
 		} else {
 			clean = decode_symbols(b, j, base);
@@ -510,8 +517,8 @@ size_t gpz_infl_batch_entries(int nthreads, size_t piece)
 }
 
 static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np, size_t piece,
-                                 const uint8_t *lens, uint8_t *dst, size_t cap, size_t *got,
-                                 uint32_t *crc)
+                                 int alone, const uint8_t *lens, uint8_t *dst, size_t cap,
+                                 size_t *got, uint32_t *crc)
 {
 	size_t nb = gpz_infl_batch_entries(ctx->nthreads, piece);
 	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
@@ -531,7 +538,8 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np, 
 	for (size_t k0 = 0; r == GPZ_OK && k0 < np; k0 += nb) {
 		size_t start = k0 * piece, n = 0;
 		struct gpz_infl_batch b = { raw,  off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
-			                    dst + start, cap > start ? cap - start : 0, res, piece };
+			                    dst + start, cap > start ? cap - start : 0, res, piece,
+			                    alone };
 		r = gpz_infl_batch_decode(ctx->nthreads, &b, start ? dst + start - WINDOW : NULL, &n);
 		if (r != GPZ_OK)
 			break;
@@ -569,13 +577,14 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 		    (ctx->gpu_asked || data_len >= GPU_AUTO_MIN)) {
 			r = gpz_ctx_test_gpu_failure()
 			            ? GPZ_ERR_GPU
-			            : gpz_gpu_inflate_host(g, s + m.data, m.np, m.lens, dst, cap, got, &crc);
+			            : gpz_gpu_inflate_host(g, s + m.data, m.np, m.alone, m.lens, dst, cap,
+			                                   got, &crc);
 			if (r != GPZ_OK && !gpz_ctx_falls_back(ctx, r))
 				return r;
 		}
 		if (r != GPZ_OK)
-			r = indexed_member(ctx, s + m.data, m.np, (size_t)1 << m.piece_log, m.lens, dst,
-			                   cap, got, &crc);
+			r = indexed_member(ctx, s + m.data, m.np, (size_t)1 << m.piece_log, m.alone,
+			                   m.lens, dst, cap, got, &crc);
 		in_used = (size_t)data_len;
 	} else {
 		r = zlib_raw(s + m.data, n - m.data, -15, dst, cap, &in_used, got);

@@ -24,20 +24,21 @@ constexpr size_t PIECE = GPZ_DEFLATE_PIECE;
 constexpr size_t WIN = 32768;
 constexpr size_t BATCH = GPZ_DFL_BATCH_MAX; /* pieces decoded at once: a warp each */
 
-/* Workspace for nk pieces (and np + 1 offsets): offsets, results, counters, symbols, the
- * decoder's room, list. */
+/* Workspace for nk pieces (and np + 1 offsets): offsets, results, counters, symbols (for
+ * pieces decoded straight to bytes, room for one piece's bytes instead), the decoder's room,
+ * list. */
 struct wlayout {
 	size_t off, res, cnt, sym, room, list, total;
 };
 
-wlayout wlayout_for(size_t np, size_t nk, size_t list_cap)
+wlayout wlayout_for(size_t np, size_t nk, size_t list_cap, bool direct = false)
 {
 	wlayout l;
 	l.off = 0;
 	l.res = l.off + gpz_align256((np + 1) * sizeof(uint64_t));
 	l.cnt = l.res + gpz_align256(nk * sizeof(gpz_gpu_infl_res));
 	l.sym = l.cnt + 256;
-	l.room = l.sym + gpz_align256(nk * PIECE * sizeof(uint16_t));
+	l.room = l.sym + gpz_align256(direct ? PIECE : nk * PIECE * sizeof(uint16_t));
 	l.list = l.room + gpz_align256(gpz_gpu_inflate_room(nk, PIECE));
 	l.total = l.list + gpz_align256(list_cap * sizeof(uint64_t));
 	return l;
@@ -70,16 +71,52 @@ gpz_result sync_copy(void *dst, const void *src, size_t n, cudaStream_t st)
 	return GPZ_OK;
 }
 
+/* nk pieces alone, each straight to its bytes at d_dst (room bytes free there, more than
+ * nk - 1 whole pieces): no symbols, no window pass. Their results into res (host), unchecked. */
+gpz_result alone_pieces(const uint8_t *d_data, const uint64_t *d_off, size_t nk, uint8_t *d_dst,
+                        size_t room, uint8_t *w, const wlayout &l, gpz_gpu_infl_res *res,
+                        cudaStream_t st)
+{
+	size_t total = room < nk * PIECE ? room : nk * PIECE;
+	gpz_result r = gpz_gpu_inflate_pieces(d_data, d_off, nk, PIECE, total, 0, d_dst, w + l.room,
+	                                      (gpz_gpu_infl_res *)(w + l.res), st);
+	return r == GPZ_OK ? sync_copy(res, w + l.res, nk * sizeof(*res), st) : r;
+}
+
+/* The same, checked: pieces k0 .. k0 + nk - 1 of np, *n bytes in all. A last piece that fails
+ * where its room was short of a whole piece is decoded again into the workspace, room for a
+ * whole piece, so that a destination too small is told from corrupt input (as on the CPU). */
+gpz_result alone_checked(const uint8_t *d_data, const uint64_t *d_off, size_t k0, size_t nk,
+                         size_t np, uint8_t *d_dst, size_t room, uint8_t *w, const wlayout &l,
+                         gpz_gpu_infl_res *res, size_t *n, cudaStream_t st)
+{
+	size_t before = 0, last_room = room - (nk - 1) * PIECE;
+	gpz_result r = alone_pieces(d_data, d_off, nk, d_dst, room, w, l, res, st);
+	if (r == GPZ_OK)
+		r = check_pieces(res, k0, nk, np, room, n, NULL);
+	if (r != GPZ_ERR_CORRUPT || last_room >= PIECE ||
+	    check_pieces(res, k0, nk - 1, np, room, &before, NULL) != GPZ_OK)
+		return r;
+	r = alone_pieces(d_data, d_off + nk - 1, 1, w + l.sym, PIECE, w, l, res, st);
+	if (r == GPZ_OK)
+		r = check_pieces(res, k0 + nk - 1, 1, np, last_room, n, NULL);
+	return r == GPZ_OK ? GPZ_ERR_CORRUPT : r; /* it fits after all: not a short destination */
+}
+
 } /* namespace */
 
 extern "C" gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data,
-                                              const uint64_t *off, uint32_t np, uint8_t *d_dst,
-                                              size_t cap, size_t *out_n, uint32_t *crc,
-                                              gpz_stream_t stream)
+                                              const uint64_t *off, uint32_t np, int alone,
+                                              uint8_t *d_dst, size_t cap, size_t *out_n,
+                                              uint32_t *crc, gpz_stream_t stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
 	size_t nb = np < BATCH ? np : BATCH, total = 0;
-	wlayout l = wlayout_for(np, nb, 0);
+	/* pieces alone go straight to their bytes when the destination holds all but the last
+	 * whole; into a shorter one, the symbols' way, references before a piece then corrupt
+	 * input as in alone_pieces */
+	const bool direct = alone && cap > ((size_t)np - 1) * PIECE;
+	wlayout l = wlayout_for(np, nb, 0, direct);
 	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc(nb * sizeof(*res));
 	gpz_result r = res ? gpz_gpu_reserve(&g->work, &g->work_cap, l.total) : GPZ_ERR_NOMEM;
 	uint8_t *w = g->work;
@@ -91,8 +128,14 @@ extern "C" gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *
 	for (size_t k0 = 0; r == GPZ_OK && k0 < np; k0 += nb) {
 		size_t nk = np - k0 < nb ? np - k0 : nb, n = 0;
 		uint16_t *sym = (uint16_t *)(w + l.sym);
-		int flags = GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED |
-		            (k0 ? GPZ_GPU_INFL_FIRST_WINDOW : 0);
+		if (direct) {
+			r = alone_checked(d_data, (const uint64_t *)(w + l.off) + k0, k0, nk, np,
+			                  d_dst + total, cap - total, w, l, res, &n, st);
+			total += n;
+			continue;
+		}
+		int flags = GPZ_GPU_INFL_SYMBOLS |
+		            (alone ? 0 : GPZ_GPU_INFL_CHAINED | (k0 ? GPZ_GPU_INFL_FIRST_WINDOW : 0));
 		r = gpz_gpu_inflate_pieces(d_data, (const uint64_t *)(w + l.off) + k0, nk, PIECE,
 		                           nk * PIECE, flags, sym, w + l.room,
 		                           (gpz_gpu_infl_res *)(w + l.res), stream);
@@ -126,7 +169,7 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 {
 	cudaStream_t st = (cudaStream_t)g->stream;
 	size_t in_n = (size_t)b->off[b->nk], list_cap = gpz_gpu_infl_batch_list(b->nk), n = 0;
-	wlayout l = wlayout_for(b->nk, b->nk, list_cap);
+	wlayout l = wlayout_for(b->nk, b->nk, list_cap, b->alone != 0);
 	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc(b->nk * sizeof(*res));
 	uint32_t count = 0;
 	gpz_result r = res ? gpz_gpu_use(g) : GPZ_ERR_NOMEM; /* a lane may own another GPU */
@@ -144,6 +187,17 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 		r = gpz_gpu_to_device(g, g->work + l.off, b->off, (b->nk + 1) * sizeof(uint64_t));
 	if (r == GPZ_OK && cudaMemsetAsync(g->work + l.cnt, 0, 4, st) != cudaSuccess)
 		r = GPZ_ERR_GPU;
+	if (r == GPZ_OK && b->alone) { /* straight to bytes: nothing listed */
+		r = alone_pieces(g->in, (const uint64_t *)(g->work + l.off), b->nk, g->out,
+		                 b->nk * PIECE, g->work, l, res, st);
+		if (r == GPZ_OK)
+			r = check_pieces(res, b->k0, b->nk, b->np, b->room, &n, b->res);
+		if (r == GPZ_OK)
+			r = gpz_gpu_to_host(g, b->dst, g->out, n);
+		*out_n = r == GPZ_OK ? n : 0;
+		free(res);
+		return r;
+	}
 	if (r == GPZ_OK)
 		r = gpz_gpu_inflate_pieces(g->in, (const uint64_t *)(g->work + l.off), b->nk, PIECE,
 		                           b->nk * PIECE,
@@ -180,8 +234,8 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 }
 
 extern "C" gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np,
-                                           const uint8_t *lens, uint8_t *dst, size_t cap,
-                                           size_t *out_n, uint32_t *crc)
+                                           int alone, const uint8_t *lens, uint8_t *dst,
+                                           size_t cap, size_t *out_n, uint32_t *crc)
 {
 	uint64_t *off = (uint64_t *)malloc(((size_t)np + 1) * sizeof(*off));
 	size_t out_cap = (size_t)np * PIECE < cap ? (size_t)np * PIECE : cap;
@@ -197,7 +251,8 @@ extern "C" gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *dat
 	if (r == GPZ_OK)
 		r = gpz_gpu_to_device(g, g->in, data, (size_t)off[np]);
 	if (r == GPZ_OK)
-		r = gpz_gpu_inflate_indexed(g, g->in, off, np, g->out, out_cap, out_n, crc, g->stream);
+		r = gpz_gpu_inflate_indexed(g, g->in, off, np, alone, g->out, out_cap, out_n, crc,
+		                            g->stream);
 	if (r == GPZ_OK)
 		r = gpz_gpu_to_host(g, dst, g->out, *out_n);
 	free(off);
@@ -296,7 +351,7 @@ extern "C" gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const 
 			break;
 		}
 		if (r == GPZ_OK)
-			r = gpz_gpu_inflate_indexed(ctx->gpu, s + pos + m.data, off, m.np, d + out,
+			r = gpz_gpu_inflate_indexed(ctx->gpu, s + pos + m.data, off, m.np, m.alone, d + out,
 			                            dst_cap - out, &got, &crc, st);
 		if (r == GPZ_OK)
 			r = sync_copy(t, s + pos + m.data + off[m.np], 8, st);

@@ -1,7 +1,8 @@
 /* pieces.c - the piece driver: DEFLATE pieces of GPZ_DEFLATE_PIECE bytes compressed in
  * parallel, each into its caller-given buffer (deflate.h). gzip/zlib/raw streams chain them
- * (history, one BFINAL, a sync marker after the others) and copy them end to end; the .gpz LZ
- * frames chain them in groups that are independent of each other. */
+ * (history, one BFINAL, a sync marker after the others; at the fast levels of gzip no history)
+ * and copy them end to end; the .gpz LZ frames chain them in groups that are independent of each
+ * other. */
 #include "deflate/deflate.h"
 #include "common/crc32.h"
 #include "common/parallel.h"
@@ -24,12 +25,13 @@ static void piece_run(const struct pieces_job *j, size_t i, struct gpz_lz_carry 
 	struct gpz_dfl_piece *o = &j->out[i];
 	size_t off = i * GPZ_DEFLATE_PIECE;
 	size_t len = j->n - off < GPZ_DEFLATE_PIECE ? j->n - off : GPZ_DEFLATE_PIECE;
-	/* a group is parsed as a buffer of its own: no byte before it is history */
-	size_t g0 = j->group ? i / (size_t)j->group * (size_t)j->group * GPZ_DEFLATE_PIECE : 0;
-	const uint8_t *base = j->group ? j->src + j->start + g0 : j->src;
-	size_t start = j->group ? off - g0 : j->start + off;
-	int final = (j->group && (i + 1) % (size_t)j->group == 0) ||
-	            ((j->last || j->group) && i + 1 == j->npieces);
+	/* a group (a piece alone) is parsed as a buffer of its own: no byte before it is history */
+	size_t gs = j->group == GPZ_DFL_ALONE ? 1 : (size_t)j->group;
+	size_t g0 = gs ? i / gs * gs * GPZ_DEFLATE_PIECE : 0;
+	const uint8_t *base = gs ? j->src + j->start + g0 : j->src;
+	size_t start = gs ? off - g0 : j->start + off;
+	int grouped = j->group > 0;
+	int final = (grouped && (i + 1) % gs == 0) || ((j->last || grouped) && i + 1 == j->npieces);
 	uint32_t *tok = malloc((len ? len : 1) * sizeof(*tok));
 	struct gpz_dfl_unit *u = malloc((gpz_dfl_units(len) + 1) * sizeof(*u));
 	size_t ntok = tok && u ? gpz_lz_parse_counted(base, start, start + len, j->level, tok, u,
@@ -61,7 +63,7 @@ void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n
 	struct pieces_job j = { src, start, n, (n + GPZ_DEFLATE_PIECE - 1) / GPZ_DEFLATE_PIECE,
 		                level, group, last, check, out };
 
-	if (j.npieces == 0 && last && !group)
+	if (j.npieces == 0 && last && group <= 0)
 		j.npieces = 1; /* an empty stream: one empty final block */
 	if (nthreads > 1 && j.npieces > 1) {
 		gpz_parallel_for(nthreads, j.npieces, piece_task, &j);

@@ -101,6 +101,7 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 	st->format = format;
 	st->check_kind = format == GPZ_FORMAT_ZLIB ? GPZ_DFL_CHECK_ADLER32
 	               : format == GPZ_FORMAT_GZIP ? GPZ_DFL_CHECK_CRC32 : GPZ_DFL_CHECK_NONE;
+	st->group = gpz_dfl_group(format, level);
 	if (gzip && gzip->name)
 		st->name = strdup(gzip->name);
 	st->mtime = gzip ? gzip->mtime : 0;
@@ -122,12 +123,14 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 /*
  * The stream's header: gzip (RFC 1952: FEXTRA with the piece index when np > 0, FNAME when there
  * is a name), zlib (RFC 1950) or nothing. The index (docs/FORMAT.md) is subfield 'G','P':
- * version (4, or 0 while len is NULL: reserved, not filled), log2 of the bytes an entry stands
- * for, two zero bytes, the entry count, the index's CRC-32, then each entry's length in bytes in
- * the deflate stream (u32 LE each).
+ * version (4; 6 when the pieces are alone; 0 while len is NULL: reserved, not filled), log2 of
+ * the bytes an entry stands for, flags (version 6: bit 0, the pieces alone), a zero byte, the
+ * entry count, the index's CRC-32, then each entry's length in bytes in the deflate stream (u32
+ * LE each).
  */
-static size_t write_header(gpz_format format, int level, const char *gz_name, uint32_t mtime,
-                           uint32_t np, unsigned log, const uint32_t *len, uint8_t *d)
+static size_t write_header(gpz_format format, int level, int alone, const char *gz_name,
+                           uint32_t mtime, uint32_t np, unsigned log, const uint32_t *len,
+                           uint8_t *d)
 {
 	if (format == GPZ_FORMAT_GZIP) {
 		size_t o = 10, name = gz_name ? strlen(gz_name) : 0;
@@ -147,9 +150,10 @@ static size_t write_header(gpz_format format, int level, const char *gz_name, ui
 			d[o + 3] = 'P';
 			gpz_store_le16(d + o + 4, (uint16_t)sub);
 			o += 6;
-			d[o] = len ? 4 : 0;
+			d[o] = len ? (alone ? 6 : 4) : 0;
 			d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + log);
-			d[o + 2] = d[o + 3] = 0;
+			d[o + 2] = (uint8_t)(alone && len ? GPZ_GZIP_INDEX_ALONE : 0);
+			d[o + 3] = 0;
 			gpz_store_le32(d + o + 4, np);
 			for (uint32_t i = 0; i < np; i++)
 				gpz_store_le32(d + o + INDEX_SUB + 4 * i, len ? len[i] : 0);
@@ -185,8 +189,8 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 		return GPZ_ERR_PARAM;
 	if (dst_cap < st->hl)
 		return GPZ_ERR_DST_TOO_SMALL;
-	*len = write_header(st->format, st->level, st->name, st->mtime, st->index_np, st->index_log,
-	                    st->piece_bytes, dst);
+	*len = write_header(st->format, st->level, st->group == GPZ_DFL_ALONE, st->name, st->mtime,
+	                    st->index_np, st->index_log, st->piece_bytes, dst);
 	return GPZ_OK;
 }
 
@@ -195,8 +199,8 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 const uint8_t *gpz_dfl_stream_head(gpz_deflate_stream *st, size_t *len)
 {
 	if (!st->started) {
-		st->hl = write_header(st->format, st->level, st->name, st->mtime, st->index_np,
-		                      st->index_log, NULL, st->hdr);
+		st->hl = write_header(st->format, st->level, st->group == GPZ_DFL_ALONE, st->name,
+		                      st->mtime, st->index_np, st->index_log, NULL, st->hdr);
 		st->started = 1;
 	}
 	*len = st->hl;
@@ -239,9 +243,9 @@ void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, s
 }
 
 /* The trailing piece index (docs/FORMAT.md) at d: an empty gzip member whose extra field holds
- * subfield 'G','P' version 5: the entries' lengths, how far back the member they belong to
- * begins, a CRC-32 over both, and the count again at the end, where a reader coming from the end
- * of the file finds it. */
+ * subfield 'G','P' version 5 (7 when the pieces are alone, flags then in its third byte): the
+ * entries' lengths, how far back the member they belong to begins, a CRC-32 over both, and the
+ * count again at the end, where a reader coming from the end of the file finds it. */
 static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 {
 	size_t np = ((st->pieces - 1) >> st->index_log) + 1, sub = 24 + 4 * np, o = 0;
@@ -259,14 +263,15 @@ static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 	d[13] = 'P';
 	gpz_store_le16(d + 14, (uint16_t)sub);
 	o = 16;
-	d[o] = 5;
+	d[o] = st->group == GPZ_DFL_ALONE ? 7 : 5;
 	d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + st->index_log);
-	d[o + 2] = d[o + 3] = 0;
+	d[o + 2] = (uint8_t)(st->group == GPZ_DFL_ALONE ? GPZ_GZIP_INDEX_ALONE : 0);
+	d[o + 3] = 0;
 	gpz_store_le32(d + o + 4, (uint32_t)np);
 	gpz_store_le64(d + o + 8, back);
 	for (size_t i = 0; i < np; i++)
 		gpz_store_le32(d + o + 20 + 4 * i, st->piece_bytes[i]);
-	/* over log2, count, back and the lengths */
+	/* over log2 (version 7: the first four bytes), count, back and the lengths */
 	gpz_store_le32(d + o + 16, (uint32_t)crc32(gpz_gzip_index_crc(d + o, d + o + 20, np), d + o + 8, 8));
 	o += 20 + 4 * np;
 	gpz_store_le32(d + o, (uint32_t)np);
@@ -350,7 +355,7 @@ static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 	if (bytes == 0 && !final)
 		return GPZ_OK;
 	r = gpz_dfl_batch_cpu(st->ctx->nthreads, st->buf + st->hist, st->hist, bytes, st->level,
-	                      final, st->check_kind, st->obuf, st->ocap, &b);
+	                      final, st->group, st->check_kind, st->obuf, st->ocap, &b);
 	if (r != GPZ_OK)
 		return r;
 	gpz_dfl_stream_add(st, &b, bytes);

@@ -350,8 +350,12 @@ static void stream_tests(void)
 			std::vector<uint8_t> c = gz(s, level, GPZ_FORMAT_GZIP);
 			std::string w = "gzip n=" + std::to_string(n) + " L" + std::to_string(level);
 			same_as_cpu(c, n + 10, GPZ_FORMAT_GZIP, w.c_str());
-			if (n == src.size() && level == 5) {
+			if (n == src.size()) { /* pieces alone at level 1: straight to bytes, or
+			                        * (a piece short) the symbols' way */
 				same_as_cpu(c, n - 1, GPZ_FORMAT_GZIP, "dst one byte short");
+				same_as_cpu(c, n - PIECE - 5, GPZ_FORMAT_GZIP, "dst a piece short");
+			}
+			if (n == src.size() && level == 5) {
 				for (gpz_format f = GPZ_FORMAT_ZLIB; f <= GPZ_FORMAT_DEFLATE;
 				     f = (gpz_format)(f + 1))
 					same_as_cpu(gz(s, level, f), n, f, "zlib / raw");
@@ -374,7 +378,8 @@ static void stream_tests(void)
 	/* more pieces than one group of segments (16 x 16) in one batch, the last segment and
 	 * group partial: every level of the tails' chain (inflate.cu) */
 	std::vector<uint8_t> many = text(601 * PIECE + 4321, 5);
-	same_as_cpu(gz(many, 1, GPZ_FORMAT_GZIP), many.size(), GPZ_FORMAT_GZIP, "602 pieces");
+	same_as_cpu(gz(many, 4, GPZ_FORMAT_GZIP), many.size(), GPZ_FORMAT_GZIP, "602 pieces");
+	same_as_cpu(gz(many, 1, GPZ_FORMAT_GZIP), many.size(), GPZ_FORMAT_GZIP, "602 pieces alone");
 	/* corrupted and cut streams, lying indexes */
 	std::vector<uint8_t> s(src.begin(), src.begin() + 3 * PIECE + 5);
 	std::vector<uint8_t> c = gz(s, 6, GPZ_FORMAT_GZIP);
@@ -405,35 +410,53 @@ static void stream_tests(void)
 				             (fix ? " crc" : ""))
 				                    .c_str());
 			}
+	/* a chained stream whose index (CRC-32 matched) claims pieces alone: corrupt input */
+	std::vector<uint8_t> lie = c;
+	lie[16] = 6;
+	lie[18] = GPZ_GZIP_INDEX_ALONE;
+	gpz_store_le32(&lie[24], gpz_gzip_index_crc(&lie[16], &lie[28], gpz_load_le32(&lie[20])));
+	same_as_cpu(lie, s.size(), GPZ_FORMAT_GZIP, "chained pieces marked alone");
+	same_as_cpu(lie, s.size() - PIECE, GPZ_FORMAT_GZIP, "chained pieces marked alone, short dst");
+	size_t na = 0;
+	std::vector<uint8_t> out(s.size());
+	CHECK(gpz_inflate(cpu, GPZ_FORMAT_GZIP, lie.data(), lie.size(), out.data(), out.size(),
+	                  &na) == GPZ_ERR_CORRUPT, "chained pieces marked alone: not corrupt");
 }
 
 /* Through the engine: batches on the GPU, their windows filled on the host. */
 static void member_tests(void)
 {
-	/* more pieces than a GPU lane's batch (512), so that batches take windows from before */
+	/* more pieces than a GPU lane's batch (512), so that batches take windows from before
+	 * (chained pieces, level 4), or (level 1) need none */
 	std::vector<uint8_t> src = text(1300 * PIECE + 12345, 21);
-	std::vector<uint8_t> c = gz(src, 1, GPZ_FORMAT_GZIP);
+	std::vector<uint8_t> c;
 	struct test_mem m;
 	memset(&m, 0, sizeof(m));
 	std::vector<uint8_t> out(src.size() + 1);
-	m.src = c.data();
-	m.size = c.size();
-	m.dst = out.data();
-	m.cap = out.size();
 	uint64_t used = 0, made = 0;
-	gpz_result r = gpz_inflate_member_at(gpu, test_mem_read_at, c.size(), 0, test_mem_write, &m,
-	                                     &used, &made);
-	CHECK(r == GPZ_OK && used == c.size() && m.len == src.size() &&
-	              !memcmp(out.data(), src.data(), src.size()),
-	      "member_at on the GPU: %s, %zu of %zu bytes", gpz_result_string(r), m.len, src.size());
-	CHECK(gpz_ctx_gpu_fallbacks(gpu) == 0, "member_at fell back to the CPU");
+	gpz_result r = GPZ_OK;
+	for (int level = 1; level <= 4; level += 3) {
+		c = gz(src, level, GPZ_FORMAT_GZIP);
+		m.src = c.data();
+		m.size = c.size();
+		m.dst = out.data();
+		m.cap = out.size();
+		m.len = 0;
+		r = gpz_inflate_member_at(gpu, test_mem_read_at, c.size(), 0, test_mem_write, &m, &used,
+		                          &made);
+		CHECK(r == GPZ_OK && used == c.size() && m.len == src.size() &&
+		              !memcmp(out.data(), src.data(), src.size()),
+		      "member_at on the GPU, L%d: %s, %zu of %zu bytes", level, gpz_result_string(r),
+		      m.len, src.size());
+		CHECK(gpz_ctx_gpu_fallbacks(gpu) == 0, "member_at fell back to the CPU");
+	}
 	/* a period of 1000 bytes: every byte of a batch comes from its window, more than the list
 	 * holds, so the CPU redoes each batch after the first (no fallback counted) */
 	std::vector<uint8_t> per(1300 * PIECE + 7);
 	uint64_t st = 5;
 	for (size_t i = 0; i < per.size(); i++)
 		per[i] = i < 1000 ? (uint8_t)test_rand(&st) : per[i - 1000];
-	std::vector<uint8_t> pc = gz(per, 1, GPZ_FORMAT_GZIP), pout(per.size() + 1);
+	std::vector<uint8_t> pc = gz(per, 4, GPZ_FORMAT_GZIP), pout(per.size() + 1);
 	m.src = pc.data();
 	m.size = pc.size();
 	m.dst = pout.data();
