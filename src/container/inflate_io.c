@@ -50,6 +50,7 @@ struct iio {
 	size_t piece;           /* output bytes an index entry stands for */
 	int alone;              /* entries decode without the bytes before them: no symbols */
 	size_t batch;           /* entries a frame */
+	size_t span;            /* entries a lane's buffers hold: a batch's, or the member's if fewer */
 	int lane_threads;       /* threads a lane decodes its batch on */
 	gpz_write_fn write;
 	gpz_write_at_fn write_at; /* or positional output: the engine writes after iio_put */
@@ -83,8 +84,8 @@ static size_t iio_bound(void *u, size_t n)
 	const struct iio *io = u;
 	(void)n;
 	if (io->gpu)
-		return io->batch * io->piece + gpz_gpu_infl_batch_list(io->batch) * sizeof(uint64_t);
-	return (io->alone ? 1 : 3) * io->batch * io->piece;
+		return io->span * io->piece + gpz_gpu_infl_batch_list(io->span) * sizeof(uint64_t);
+	return (io->alone ? 1 : 3) * io->span * io->piece;
 }
 
 static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint8_t *src,
@@ -105,16 +106,16 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		                        k0,
 		                        nk,
 		                        io->np,
-		                        io->alone ? NULL : (uint16_t *)(out + io->batch * io->piece),
+		                        io->alone ? NULL : (uint16_t *)(out + io->span * io->piece),
 		                        out,
-		                        io->batch * io->piece,
+		                        io->span * io->piece,
 		                        m->res,
 		                        io->piece,
 		                        io->alone };
 	m->on_gpu = 0;
 	m->nlist = 0;
 	if (io->gpu) {
-		uint64_t *list = (uint64_t *)(out + io->batch * io->piece);
+		uint64_t *list = (uint64_t *)(out + io->span * io->piece);
 		gpz_result r = !g || gpz_ctx_test_gpu_failure()
 		                       ? GPZ_ERR_GPU
 		                       : gpz_gpu_infl_batch(g, &m->b, list, &m->nlist, len);
@@ -165,8 +166,8 @@ static gpz_result iio_put(void *u, const uint8_t *buf, size_t len, const void *m
 
 	(void)in_bytes;
 	if (m->on_gpu)
-		gpz_infl_batch_fill(io->ctx->nthreads, &m->b, (const uint64_t *)(buf + io->batch * io->piece),
-		                    m->nlist, io->tail);
+		gpz_infl_batch_fill(io->ctx->nthreads, &m->b,
+		                    (const uint64_t *)(buf + io->span * io->piece), m->nlist, io->tail);
 	else
 		gpz_infl_batch_resolve(io->ctx->nthreads, &m->b, m->b.k0 ? io->tail : NULL);
 	free(m->scratch);
@@ -268,6 +269,7 @@ static gpz_result member_at(gpz_ctx *ctx, gpz_read_at_fn read_at, uint64_t src_s
 		int th = ctx->nthreads / (lanes > 0 ? lanes : 1);
 		io->lane_threads = io->gpu ? ctx->nthreads : th > 1 ? th : 1;
 		io->batch = io->gpu ? GPU_BATCH : gpz_infl_batch_entries(io->lane_threads, io->piece);
+		io->span = io->batch < io->np ? io->batch : io->np;
 	}
 	if (r == GPZ_OK) {
 		gpz_engine_positional(e, read_at, user);

@@ -272,7 +272,8 @@ static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 	for (size_t i = 0; i < np; i++)
 		gpz_store_le32(d + o + 20 + 4 * i, st->piece_bytes[i]);
 	/* over log2 (version 7: the first four bytes), count, back and the lengths */
-	gpz_store_le32(d + o + 16, (uint32_t)crc32(gpz_gzip_index_crc(d + o, d + o + 20, np), d + o + 8, 8));
+	gpz_store_le32(d + o + 16,
+	               (uint32_t)crc32(gpz_gzip_index_crc(d + o, d + o + 20, np), d + o + 8, 8));
 	o += 20 + 4 * np;
 	gpz_store_le32(d + o, (uint32_t)np);
 	o += 4;
