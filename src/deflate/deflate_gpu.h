@@ -99,7 +99,7 @@ gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
  * d_dst (cap bytes, device): *out_n bytes and their CRC-32, checked as gunzip.c checks them.
  * alone: the index says each piece decodes without the bytes before it (straight to bytes; a
  * reference before a piece is corrupt input). Workspace: g->work (about 2.1 bytes an output
- * byte, up to GPZ_DFL_BATCH_MAX pieces at once; pieces alone 0.07). */
+ * byte, up to GPZ_DFL_BATCH_MAX pieces at once; pieces alone 0.13). */
 gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
                                    uint32_t np, int alone, uint8_t *d_dst, size_t cap,
                                    size_t *out_n, uint32_t *crc, gpz_stream_t stream);

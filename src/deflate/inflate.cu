@@ -229,6 +229,7 @@ struct piece_state {
 	bool strict;  /* the padding before a stored block's length must be zero */
 	int fixed;    /* the tables hold the fixed codes */
 	uint32_t *tok; /* the speculative decoder's tokens, in the piece's room (NULL: lockstep) */
+	uint32_t tcap; /* tokens a lane keeps in a round: SPEC_CAP or SPEC_CAP_DENSE */
 };
 
 __device__ gpz_result dynamic_codes(piece_state &f, warp_mem &w)
@@ -494,6 +495,11 @@ __device__ gpz_result codes(piece_state &f, warp_mem &w, T *out)
  * lanes seldom resynchronise. */
 constexpr unsigned SPEC_CAP = 128; /* tokens a lane keeps in a round (96: samba 18%, x-ray 15% slower;
                                     * 192: samba 16% faster, text 1-2% slower; H100) */
+/* ... and in a piece whose input is at least 3/4 of its output (nearly all literals, where lanes
+ * seldom resynchronise and rounds end short): samba's slowest pieces (230 KB for 256 KiB) are 7x
+ * the mean work at 128, and the kernel waits for them; 256 tokens cut them by a third (spec_sim).
+ * Such pieces are few, so the rounds' tokens in flight (L2) hardly grow, as 192 everywhere did. */
+constexpr unsigned SPEC_CAP_DENSE = 256;
 /* SPEC_LOST: a lane on the path met more marks than it keeps, all before the path reached it,
  * so one it did not keep may lie on the path: the round ends where the path enters its stretch,
  * and the next starts there (so that it is that round's lane 0, whose marks are all on the
@@ -507,7 +513,7 @@ enum { SPEC_TOKEN, SPEC_EOB, SPEC_BAD, SPEC_LOST };
  * dependent loads, so warps are what hide it). The room was once the end of the piece's own
  * output, not yet written; the lockstep decoder then took the piece's last 12 KiB and the round
  * that reached them twice: text 5% slower (bench/NOTES.md, twenty-seventh session). */
-constexpr unsigned SPEC_TOK_BYTES = SPEC_CAP * 32 * 4;
+constexpr unsigned SPEC_TOK_BYTES = SPEC_CAP_DENSE * 32 * 4;
 /* Pieces of fewer symbols than this decode in lockstep and have no room: the room is then at
  * most a quarter of the output (pieces of 256 bytes, which a .gpz LZ frame may have, would
  * otherwise ask 64 bytes of workspace an output byte). */
@@ -724,7 +730,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &t
 		rd.start(s0);
 		for (unsigned k = 0; k < SPEC_W; k++)
 			w.starts[k][lane] = 0;
-		while (b < s0 + SPEC_R && cnt < SPEC_CAP) { /* phase 1 */
+		while (b < s0 + SPEC_R && cnt < f.tcap) { /* phase 1 */
 			const unsigned o = b - s0;
 			if (o >> 5 != wi) {
 				w.starts[wi][lane] = word;
@@ -752,7 +758,7 @@ __device__ gpz_result codes_spec(piece_state &f, warp_mem &w, const spec_tabs &t
 		unsigned tgt = 0;
 		__syncwarp();
 		if (lane < 31 && !full) {
-			while (cnt < SPEC_CAP) {
+			while (cnt < f.tcap) {
 				const uint32_t rel = b - P;
 				const unsigned j = rel / SPEC_R, o = rel - j * SPEC_R;
 				if (j >= 32) {
@@ -956,6 +962,7 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	f.fixed = 0;
 	/* the speculative decoder's bit positions are 32-bit, hence the bound on the input */
 	f.tok = cap >= SPEC_MIN_CAP && f.b.len < (1u << 28) ? room + k * (SPEC_TOK_BYTES / 4) : NULL;
+	f.tcap = (uint64_t)f.b.len * 4 >= (uint64_t)f.cap * 3 ? SPEC_CAP_DENSE : SPEC_CAP;
 	/* the piece's base as an opaque pointer: folded into every access, it cost each of flush's
 	 * loads and stores four 64-bit instructions (PTX); said to be global so that they stay
 	 * global accesses, not generic ones */
