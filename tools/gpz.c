@@ -1336,20 +1336,35 @@ static int zeros_from(const struct job *j, uint64_t at, uint64_t size)
 	return 0;
 }
 
+static uint32_t le32_at(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* What a regular gzip file will decode to: its last member's ISIZE (the size mod 2^32; a lower
- * bound when the members are several or the size wraps), 0 when unknown. A hint only, for
- * positional output and the backend's choice, as gpz_output_size for .gpz. */
+ * bound when the members are several or the size wraps), 0 when unknown; where the last member
+ * is a trailing piece index (docs/FORMAT.md: a stream gpz wrote to standard output), whose ISIZE
+ * is 0, the ISIZE of the member before it. A hint only, for positional output and the backend's
+ * choice, as gpz_output_size for .gpz. */
 static uint64_t gzip_output_size(const struct job *j)
 {
-	unsigned char t[4];
+	static const unsigned char empty_end[10] = { 0x03, 0x00 }; /* empty block, CRC-32 0, size 0 */
+	unsigned char t[18], h[18];
+	uint64_t size = (uint64_t)j->st.st_size, np, im;
 	size_t got = 0;
 
-	if (j->st.st_size >= 18 &&
-	    fio_pread_full(j->fd, t, sizeof t, (uint64_t)j->st.st_size - sizeof t, &got) == 0 &&
-	    got == sizeof t)
-		return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
-		       (uint64_t)t[3] << 24;
-	return 0;
+	if (size < 18 || fio_pread_full(j->fd, t, sizeof t, size - sizeof t, &got) != 0 ||
+	    got != sizeof t)
+		return 0;
+	np = le32_at(t + 4);
+	im = 50 + 4 * np; /* the index member's bytes, np read 14 bytes from the end */
+	if (!memcmp(t + 8, empty_end, sizeof empty_end) && np >= 1 &&
+	    np <= GPZ_GZIP_TAIL_INDEX_MAX_PIECES && im + 18 <= size &&
+	    fio_pread_full(j->fd, h, sizeof h, size - im, &got) == 0 && got == sizeof h &&
+	    index_member(h, sizeof h) &&
+	    fio_pread_full(j->fd, t, 4, size - im - 4, &got) == 0 && got == 4)
+		return le32_at(t);
+	return le32_at(t + 14);
 }
 
 /* A regular .gz file: members gpz wrote with the piece index are inflated in parallel by the
