@@ -92,7 +92,7 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 	}
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("Inflate on %s (%d SMs), inputs tiled to 1 GiB; GB/s of output bytes. device = "
-	       "gpz_inflate_device (median of %d), kernels = pieces + window pass alone (pieces: the decode kernel alone), LZ = .gpz "
+	       "gpz_inflate_device (median of %d), kernels = pieces + window pass alone (none for pieces alone, levels 1-3; pieces: the decode kernel alone), LZ = .gpz "
 	       "LZ frames by gpz_decompress_device; host: gpz_inflate on the GPU context (staged "
 	       "through the device), on the CPU backend with %d threads and 1, zlib on 1 (median of "
 	       "3 / 3 / 1 / 1).\n\n",
@@ -163,17 +163,20 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 			CK(cudaMalloc(&d_res, m.np * sizeof(gpz_gpu_infl_res)));
 			CK(cudaMalloc(&d_cnt, 4));
 			CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
-			double tp = time_median(runs, [&] {
-				gpz_gpu_inflate_pieces(d_src + m.data, d_off, m.np, GPZ_DEFLATE_PIECE,
-				                       (size_t)m.np * GPZ_DEFLATE_PIECE, GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED, d_sym,
-				                       d_room, d_res, NULL);
-			});
+			/* as gunzip_gpu.cu decodes them: pieces alone straight to bytes (no window
+			 * pass), chained ones to symbols and then through the window pass */
+			const int flags = m.alone ? 0 : GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED;
+			void *pout = m.alone ? (void *)d_dst : (void *)d_sym;
+			auto pieces = [&] {
+				gpz_gpu_inflate_pieces(d_src + m.data, d_off, m.np, GPZ_DEFLATE_PIECE, n, flags,
+				                       pout, d_room, d_res, NULL);
+			};
+			double tp = time_median(runs, pieces);
 			double tk = time_median(runs, [&] {
-				gpz_gpu_inflate_pieces(d_src + m.data, d_off, m.np, GPZ_DEFLATE_PIECE,
-				                       (size_t)m.np * GPZ_DEFLATE_PIECE, GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED, d_sym,
-				                       d_room, d_res, NULL);
-				gpz_gpu_inflate_resolve(d_sym, n, GPZ_DEFLATE_PIECE, NULL, d_dst, NULL, 0,
-				                        d_cnt, NULL);
+				pieces();
+				if (!m.alone)
+					gpz_gpu_inflate_resolve(d_sym, n, GPZ_DEFLATE_PIECE, NULL, d_dst, NULL,
+					                        0, d_cnt, NULL);
 			});
 			cudaFree(d_off);
 			cudaFree(d_sym);

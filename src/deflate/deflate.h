@@ -83,7 +83,7 @@ size_t gpz_deflate_piece_cap(size_t len);
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
                         int group, int last, int check, struct gpz_dfl_piece *out);
 
-/* gzip streams at levels up to GPZ_DFL_ALONE_LEVEL are coded with every piece alone: 0.5-0.7%
+/* gzip streams at levels up to GPZ_DFL_ALONE_LEVEL are coded with every piece alone: 0.5-0.9%
  * larger on text (still 6-8% under gzip -L), but their piece index says so (version 6), and a
  * parallel reader then decodes each piece straight to bytes, with no window pass (on a GPU about
  * 1.2x the speed of chained pieces). zlib and raw streams carry no index, so they stay chained. */
@@ -197,8 +197,9 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
 /*
  * A batch of an indexed member's pieces (gunzip.c): pieces k0 .. k0 + nk - 1 of np, their
  * compressed bytes at in + off[j] .. in + off[j + 1]; sym: nk * GPZ_DEFLATE_PIECE symbols of
- * scratch (touched only for pieces decoded without their window); dst: their output (room
- * bytes). gpz_infl_batch_decode inflates them on nthreads threads, each a stretch of pieces in
+ * scratch (touched only for pieces decoded without their window; NULL allowed for pieces alone
+ * whose room holds them all: a piece alone that fails short of room is told a short destination
+ * from corrupt input by decoding it again into sym); dst: their output (room bytes). gpz_infl_batch_decode inflates them on nthreads threads, each a stretch of pieces in
  * order: a piece whose window is another thread's
  * (or unknown: the batch's first, unless `window` gives the final 32 KiB before the batch, at
  * dst - 32 KiB or anywhere else) goes to symbols, the bytes copied from the window left for

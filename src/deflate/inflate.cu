@@ -515,7 +515,7 @@ enum { SPEC_TOKEN, SPEC_EOB, SPEC_BAD, SPEC_LOST };
  * that reached them twice: text 5% slower (bench/NOTES.md, twenty-seventh session). */
 constexpr unsigned SPEC_TOK_BYTES = SPEC_CAP_DENSE * 32 * 4;
 /* Pieces of fewer symbols than this decode in lockstep and have no room: the room is then at
- * most a quarter of the output (pieces of 256 bytes, which a .gpz LZ frame may have, would
+ * most half the output (pieces of 256 bytes, which a .gpz LZ frame may have, would
  * otherwise ask 64 bytes of workspace an output byte). */
 constexpr size_t SPEC_MIN_CAP = (size_t)1 << 16;
 
