@@ -682,6 +682,18 @@ static void alone_pieces(void)
 	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "trailing member_at: %s",
 	      gpz_result_string(r));
 	CHECK(zlib_members(p, len, d, n + 1) == n && !memcmp(d, src, n), "zlib reads it");
+	/* without an index nothing could tell readers, so the pieces keep their window: the
+	 * stream's DEFLATE is raw DEFLATE's at that level, byte for byte */
+	size_t plain = 0, rawn = 0;
+	uint8_t *nx = streamed_gzip_at(src, n, 1, 0, &plain);
+	uint8_t *raw = gpz_gzip(src, n, 1, GPZ_FORMAT_DEFLATE, &rawn);
+	struct gpz_gzip_member hm;
+	CHECK(gpz_gzip_header(nx, plain, &hm) == GPZ_OK && hm.np == 0 && plain == hm.data + rawn + 8 &&
+	              !memcmp(nx + hm.data, raw, rawn),
+	      "gzip -1 without an index: chained pieces, as raw DEFLATE -1");
+	round_trip(nx, plain, src, n, GPZ_FORMAT_GZIP, "gzip -1 without an index");
+	free(raw);
+	free(nx);
 	/* every byte of the header index changed: the right output or an error */
 	uint8_t *c = gpz_gzip(src, n, 1, GPZ_FORMAT_GZIP, &clen), *bad = malloc(clen);
 	for (size_t i = 16; i < 28 + 4 * np; i++) {

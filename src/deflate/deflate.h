@@ -90,7 +90,7 @@ void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n
 #define GPZ_DFL_ALONE (-1)
 #define GPZ_DFL_ALONE_LEVEL 3
 /* The group argument a gzip/zlib/raw stream's batches are coded with: 0 (chained) or
- * GPZ_DFL_ALONE. */
+ * GPZ_DFL_ALONE (stream.c asks only for streams that carry an index). */
 static inline int gpz_dfl_group(gpz_format format, int level)
 {
 	return format == GPZ_FORMAT_GZIP && level <= GPZ_DFL_ALONE_LEVEL ? GPZ_DFL_ALONE : 0;

@@ -101,7 +101,6 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 	st->format = format;
 	st->check_kind = format == GPZ_FORMAT_ZLIB ? GPZ_DFL_CHECK_ADLER32
 	               : format == GPZ_FORMAT_GZIP ? GPZ_DFL_CHECK_CRC32 : GPZ_DFL_CHECK_NONE;
-	st->group = gpz_dfl_group(format, level);
 	if (gzip && gzip->name)
 		st->name = strdup(gzip->name);
 	st->mtime = gzip ? gzip->mtime : 0;
@@ -109,6 +108,9 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 		st->index_np = index_pieces(gzip->index_size, &st->index_log);
 	else if (gzip && gzip->tail_index && format == GPZ_FORMAT_GZIP)
 		st->tail_index = 1;
+	/* pieces alone only where an index will say so: without one they would cost size for
+	 * nothing (a reader cannot know) */
+	st->group = st->index_np || st->tail_index ? gpz_dfl_group(format, level) : 0;
 	st->piece_bytes = st->index_np ? calloc(st->index_np, sizeof(*st->piece_bytes)) : NULL;
 	st->hdr = malloc(4200 + index_bytes(st->index_np));
 	st->check = st->check_kind == GPZ_DFL_CHECK_ADLER32 ? 1u : 0u;
