@@ -83,8 +83,9 @@ static size_t iio_bound(void *u, size_t n)
 {
 	const struct iio *io = u;
 	(void)n;
-	if (io->gpu)
-		return io->span * io->piece + gpz_gpu_infl_batch_list(io->span) * sizeof(uint64_t);
+	if (io->gpu) /* pieces alone list no window bytes */
+		return io->span * io->piece +
+		       (io->alone ? 0 : gpz_gpu_infl_batch_list(io->span) * sizeof(uint64_t));
 	return (io->alone ? 1 : 3) * io->span * io->piece;
 }
 
