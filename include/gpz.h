@@ -196,7 +196,9 @@ typedef enum gpz_format {
  * piece index goes after the stream instead, as an empty gzip member of its own (FORMAT.md,
  * "trailing piece index"; up to GPZ_GZIP_TAIL_INDEX_MAX_PIECES entries, neighbours merged as the
  * input grows): gzip and zlib readers decode it to nothing, gpz's readers find it at the end of a
- * file or buffer. */
+ * file or buffer. At levels 1-3 a gzip stream with an index (either kind; gpz_deflate_compress's
+ * always) codes each piece without the bytes before it and says so in the index (version 6 / 7):
+ * 0.5-0.9% larger on text, and gpz's readers decode every piece straight to bytes. */
 typedef struct gpz_gzip_info {
 	const char *name;
 	uint32_t mtime;
