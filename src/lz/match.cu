@@ -8,9 +8,10 @@
  *    hash, 16 bits; the level's hash, match_core.h: level 1's head table is half the others').
  *    Every position's hash first (a plain parallel kernel), then one warp per 32 KiB segment
  *    walks it 32 positions at a time with a head table in shared memory (positions in the
- *    segment + 1, 16 bits), the hashes of the next 8 steps in flight; within a step,
- *    __match_any_sync finds lanes with the same hash, the lowest of them reads the head
- *    table, the others link to the lane before them, and the highest writes the head. The warp
+ *    segment + 1, 16 bits), the hashes of the next 16 steps in flight and their lanes grouped
+ *    by hash (__match_any_sync) before the steps; within a step, the lowest lane of a group
+ *    reads the head table, the others link to the lane before them, and the highest writes the
+ *    head. The warp
  *    leaves its head table (each hash's last position in the segment) for the next segment,
  *    whose first occurrences of a hash link there (links_join_kernel): the window is no longer
  *    than a segment, so nothing earlier can be in reach. Where the hash has 15 bits (levels
@@ -41,7 +42,7 @@
 namespace {
 
 constexpr unsigned SEG = GPZ_LZ_WINDOW; /* positions per links warp */
-constexpr int AHEAD = 8;                /* links: steps of hashes loaded ahead */
+constexpr int AHEAD = 16;               /* links: steps of hashes loaded ahead */
 constexpr int JOIN_ILP = 8;             /* links join: positions a thread loads at once */
 constexpr uint16_t NO_HASH = 0xffff;    /* hashes are at most 15 bits */
 constexpr unsigned FT = 16384;          /* find: positions per block */
@@ -68,15 +69,24 @@ __global__ void hash_kernel(const uint8_t *src, size_t n, size_t lo, size_t hi, 
 		                              : NO_HASH;
 }
 
-/* One step of links_kernel: positions q0 .. q0 + 31 (lane's hash hv). */
+/* The key a links step matches lanes by: the hash, or a value no other lane has where position
+ * q has none (past the range or the input's end). */
+__device__ __forceinline__ uint32_t links_key(size_t q, size_t s1, unsigned hv)
+{
+	return q < s1 && hv != NO_HASH ? hv : NO_HASH + 1 + threadIdx.x;
+}
+
+/* One step of links_kernel: positions q0 .. q0 + 31 (lane's hash hv); same: the lanes whose key
+ * is this lane's (links_key, __match_any_sync: computed ahead by the caller, since its latency
+ * is most of a step's when it waits behind the step before). */
 __device__ __forceinline__ void links_step(uint16_t *head, size_t q0, size_t base, size_t s0,
-                                           size_t s1, size_t lo, unsigned hv, uint16_t *links)
+                                           size_t s1, size_t lo, unsigned hv, unsigned same,
+                                           uint16_t *links)
 {
 	const unsigned lane = threadIdx.x;
 	const size_t q = q0 + lane;
 	const bool valid = q < s1 && hv != NO_HASH;
-	const uint32_t h = valid ? hv : NO_HASH + 1 + lane; /* no two invalid lanes alike */
-	const unsigned same = __match_any_sync(0xffffffffu, h);
+	const uint32_t h = links_key(q, s1, hv);
 	const unsigned lower = same & ((1u << lane) - 1);
 	uint16_t link = 0;
 	if (valid) {
@@ -116,6 +126,13 @@ links_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hsize, uint16_
 	}
 	__syncwarp();
 	for (size_t q0 = base; q0 < s1; q0 += 32 * AHEAD) {
+		/* the AHEAD steps' lane groups first: they depend on the hashes alone, and one
+		 * __match_any_sync waited out behind each step's head updates was half the kernel's
+		 * stalls (ncu) */
+		unsigned same[AHEAD];
+#pragma unroll
+		for (int k = 0; k < AHEAD; k++)
+			same[k] = __match_any_sync(0xffffffffu, links_key(q0 + 32 * k + lane, s1, ring[k]));
 #pragma unroll
 		for (int k = 0; k < AHEAD; k++) {
 			const size_t qk = q0 + 32 * k, qn = qk + 32 * AHEAD + lane;
@@ -123,7 +140,7 @@ links_kernel(const uint16_t *hash, size_t lo, size_t hi, unsigned hsize, uint16_
 			if (qk >= s1)
 				break;
 			ring[k] = qn < s1 ? hash[qn - lo] : NO_HASH;
-			links_step(head, qk, base, s0, s1, lo, hv, links);
+			links_step(head, qk, base, s0, s1, lo, hv, same[k], links);
 		}
 	}
 	__syncwarp();
