@@ -423,7 +423,8 @@ GPZ_HD static inline void gpz_dfl_put_tokens(struct gpz_bitw *bw, const uint32_t
 	gpz_dfl_put(bw, b->lcode[256], b->llen[256]);
 }
 
-GPZ_HD static inline void gpz_dfl_put_dynamic_header(struct gpz_bitw *bw,
+/* A dynamic header's counts: HLIT, HDIST, HCLEN and the code-length code's lengths. */
+GPZ_HD static inline void gpz_dfl_put_dynamic_counts(struct gpz_bitw *bw,
                                                      const struct gpz_dfl_codes *b)
 {
 	gpz_dfl_put(bw, b->hlit - 257, 5);
@@ -431,11 +432,26 @@ GPZ_HD static inline void gpz_dfl_put_dynamic_header(struct gpz_bitw *bw,
 	gpz_dfl_put(bw, b->hclen - 4, 4);
 	for (unsigned i = 0; i < b->hclen; i++)
 		gpz_dfl_put(bw, b->cllen[gpz_dfl_cl_order(i)], 3);
+}
+
+/* Item i of a dynamic header's run-length coded lengths: its code and extra bits, the code in
+ * the lowest (*bits), and (returned) how many bits. */
+GPZ_HD static inline unsigned gpz_dfl_rle_bits(const struct gpz_dfl_codes *b, unsigned i,
+                                               uint32_t *bits)
+{
+	const unsigned s = b->rle[i], n = b->cllen[s];
+	*bits = b->clcode[s] | (s >= 16 ? (uint32_t)b->rle_extra[i] << n : 0);
+	return n + gpz_dfl_cl_extra(s);
+}
+
+GPZ_HD static inline void gpz_dfl_put_dynamic_header(struct gpz_bitw *bw,
+                                                     const struct gpz_dfl_codes *b)
+{
+	gpz_dfl_put_dynamic_counts(bw, b);
 	for (unsigned i = 0; i < b->nrle; i++) {
-		unsigned s = b->rle[i];
-		gpz_dfl_put(bw, b->clcode[s], b->cllen[s]);
-		if (s >= 16)
-			gpz_dfl_put(bw, b->rle_extra[i], gpz_dfl_cl_extra(s));
+		uint32_t bits;
+		const unsigned n = gpz_dfl_rle_bits(b, i, &bits);
+		gpz_dfl_put(bw, bits, n);
 	}
 }
 

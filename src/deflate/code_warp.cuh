@@ -196,6 +196,102 @@ __device__ inline void build_code(uint32_t *freq, unsigned n, int limit, uint8_t
 	}
 }
 
+/* Symbols gpz_dfl_rle_lengths codes a maximal run of L lengths equal to v with, and (put) the
+ * symbols themselves from rle[o] on. The serial coder, run by run: a run of zeros goes as 17/18
+ * covering up to 138 while 3 or more remain, a run of another length as the length and a 16
+ * repeating it up to 6 times while 4 or more remain, what is left as plain lengths; it restarts
+ * inside a run only with what remains of that run, so a run codes the same wherever it lies. */
+__device__ inline unsigned rle_run_count(unsigned v, unsigned L)
+{
+	unsigned c = 0;
+	if (v == 0) {
+		for (; L >= 3; c++)
+			L -= L > 138 ? 138 : L;
+	} else {
+		for (; L >= 4; c += 2)
+			L -= 1 + (L - 1 > 6 ? 6 : L - 1);
+	}
+	return c + L;
+}
+
+__device__ inline void rle_run_put(struct gpz_dfl_codes *b, uint32_t *clfreq, unsigned o,
+                                   unsigned v, unsigned L)
+{
+	if (v == 0) {
+		while (L >= 3) {
+			const unsigned r = L > 138 ? 138 : L, sym = r >= 11 ? 18 : 17;
+			b->rle[o] = (uint8_t)sym;
+			b->rle_extra[o++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
+			atomicAdd(&clfreq[sym], 1u);
+			L -= r;
+		}
+	} else {
+		while (L >= 4) {
+			const unsigned r = L - 1 > 6 ? 6 : L - 1;
+			b->rle[o] = (uint8_t)v;
+			b->rle_extra[o++] = 0;
+			b->rle[o] = 16;
+			b->rle_extra[o++] = (uint8_t)(r - 3);
+			atomicAdd(&clfreq[v], 1u);
+			atomicAdd(&clfreq[16], 1u);
+			L -= 1 + r;
+		}
+	}
+	for (; L; L--) {
+		b->rle[o] = (uint8_t)v;
+		b->rle_extra[o++] = 0;
+		atomicAdd(&clfreq[v], 1u);
+	}
+}
+
+/* gpz_dfl_rle_lengths(b, clfreq, all) by the warp (b's hlit and hdist set, clfreq zeroed): the
+ * same symbols in the same order and the same counts. The runs' starts are listed (a ballot a 32
+ * lengths), then each lane codes whole runs at offsets from a scan of their symbol counts; one
+ * lane coding every length was a fifth of plan_kernel's time (ncu, level 1). start: room for
+ * hlit + hdist + 1 entries. */
+__device__ inline void rle_lengths(struct gpz_dfl_codes *b, uint32_t *clfreq, uint8_t *all,
+                                   uint32_t *start)
+{
+	const unsigned lane = lane_id(), hlit = b->hlit, n = hlit + b->hdist;
+	for (unsigned i = lane; i < n; i += 32)
+		all[i] = i < hlit ? b->llen[i] : b->dlen[i - hlit];
+	__syncwarp();
+	unsigned nruns = 0;
+	for (unsigned i0 = 0; i0 < n; i0 += 32) {
+		const unsigned i = i0 + lane;
+		const bool first = i < n && (i == 0 || all[i] != all[i - 1]);
+		const unsigned m = __ballot_sync(FULL, first);
+		if (first)
+			start[nruns + __popc(m & ((1u << lane) - 1))] = i;
+		nruns += __popc(m);
+	}
+	if (lane == 0)
+		start[nruns] = n;
+	__syncwarp();
+	unsigned base = 0;
+	for (unsigned r0 = 0; r0 < nruns; r0 += 32) {
+		const unsigned r = r0 + lane;
+		unsigned v = 0, len = 0, c = 0;
+		if (r < nruns) {
+			v = all[start[r]];
+			len = start[r + 1] - start[r];
+			c = rle_run_count(v, len);
+		}
+		unsigned x = c; /* inclusive scan of the counts */
+		for (unsigned d = 1; d < 32; d <<= 1) {
+			const unsigned y = __shfl_up_sync(FULL, x, d);
+			if (lane >= d)
+				x += y;
+		}
+		if (r < nruns)
+			rle_run_put(b, clfreq, base + x - c, v, len);
+		base += __shfl_sync(FULL, x, 31);
+	}
+	if (lane == 0)
+		b->nrle = base;
+	__syncwarp();
+}
+
 } // namespace gpz_dfl_warp
 
 #endif

@@ -145,7 +145,8 @@ __device__ void bw_resume(gpz_bitw *bw, uint8_t *slot, size_t cap, uint64_t pos)
 	bw->p = slot + pos / 8;
 	bw->end = slot + cap;
 	bw->nb = (unsigned)(pos % 8);
-	bw->acc = bw->nb ? slot[pos / 8] & ((1u << bw->nb) - 1) : 0;
+	/* from L2: the warp's atomics (put_rle_warp) may have written that byte */
+	bw->acc = bw->nb ? __ldcg(slot + pos / 8) & ((1u << bw->nb) - 1) : 0;
 	bw->overflow = 0;
 }
 
@@ -169,23 +170,39 @@ __device__ uint64_t warp_sum(uint64_t v)
 	return v;
 }
 
+/* A lane's share of a warp's loop over the NSYM counts: symbols lane, lane + 32, ... */
+constexpr unsigned PER_LANE = (NSYM + 31) / 32;
+
 /* gpz_dfl_est of the counts f[0 .. NSYM) (literal/lengths, then distances): the same integer
- * sums, taken by 32 lanes. */
+ * sums, taken by 32 lanes. A lane loads all its counts, then all their logs, before it sums:
+ * a loop that waited on each count and then on its log (f is often global memory, the table
+ * always) was the plan's largest stall (ncu, level 1). */
 __device__ uint64_t est_warp(const uint32_t *f, const uint32_t *tab)
 {
 	const unsigned lane = threadIdx.x % 32;
+	uint32_t c[PER_LANE], lg[PER_LANE];
+#pragma unroll
+	for (unsigned k = 0; k < PER_LANE; k++) {
+		const unsigned i = lane + 32 * k;
+		c[k] = i < NSYM ? f[i] : 0;
+	}
+#pragma unroll
+	for (unsigned k = 0; k < PER_LANE; k++)
+		lg[k] = tab[c[k] < GPZ_DFL_LOG_TAB ? c[k] : 0];
 	uint64_t tl = 0, sl = 0, td = 0, sd = 0, used = 0;
-	for (unsigned i = lane; i < NSYM; i += 32) {
-		uint32_t c = f[i];
-		if (!c)
+#pragma unroll
+	for (unsigned k = 0; k < PER_LANE; k++) {
+		const unsigned i = lane + 32 * k;
+		if (!c[k])
 			continue;
+		const uint64_t l = c[k] < GPZ_DFL_LOG_TAB ? lg[k] : gpz_dfl_log2_calc(c[k]);
 		used++;
 		if (i < GPZ_DFL_NLIT) {
-			tl += c;
-			sl += (uint64_t)c * gpz_dfl_log2(c, tab);
+			tl += c[k];
+			sl += (uint64_t)c[k] * l;
 		} else {
-			td += c;
-			sd += (uint64_t)c * gpz_dfl_log2(c, tab);
+			td += c[k];
+			sd += (uint64_t)c[k] * l;
 		}
 	}
 	tl = warp_sum(tl);
@@ -198,15 +215,27 @@ __device__ uint64_t est_warp(const uint32_t *f, const uint32_t *tab)
 	return bits + ((80 + (uint64_t)GPZ_DFL_HEADER_BITS_PER_SYMBOL * used) << GPZ_DFL_LOG_FRAC);
 }
 
-/* Bits of a unit's tokens under a block's code lengths (no end-of-block code), by 32 lanes. */
+/* Bits of a unit's tokens under a block's code lengths (no end-of-block code), by 32 lanes
+ * (the counts, in global memory, loaded first as in est_warp). */
 __device__ uint64_t unit_bits_warp(const uint32_t *f, const uint8_t *llen, const uint8_t *dlen)
 {
+	const unsigned lane = threadIdx.x % 32;
+	uint32_t c[PER_LANE];
+#pragma unroll
+	for (unsigned k = 0; k < PER_LANE; k++) {
+		const unsigned i = lane + 32 * k;
+		c[k] = i < NSYM ? f[i] : 0;
+	}
 	uint64_t bits = 0;
-	for (unsigned i = threadIdx.x % 32; i < NSYM; i += 32) {
+#pragma unroll
+	for (unsigned k = 0; k < PER_LANE; k++) {
+		const unsigned i = lane + 32 * k;
+		if (!c[k])
+			continue;
 		if (i < GPZ_DFL_NLIT)
-			bits += (uint64_t)f[i] * (llen[i] + (i >= 257 ? gpz_dfl_len_extra(i - 257) : 0));
+			bits += (uint64_t)c[k] * (llen[i] + (i >= 257 ? gpz_dfl_len_extra(i - 257) : 0));
 		else
-			bits += (uint64_t)f[i] * (dlen[i - GPZ_DFL_NLIT] +
+			bits += (uint64_t)c[k] * (dlen[i - GPZ_DFL_NLIT] +
 			                          gpz_dfl_dist_extra(i - GPZ_DFL_NLIT));
 	}
 	return warp_sum(bits);
@@ -249,11 +278,11 @@ __device__ void plan_dynamic_warp(plan_scratch *s, gpz_dfl_warp::small *sm, uint
 	__syncwarp();
 	gpz_dfl_warp::build_code(lfc, GPZ_DFL_NLIT, 15, b->llen, b->lcode, &s->huff, sm);
 	gpz_dfl_warp::build_code(dfc, GPZ_DFL_NDIST, 15, b->dlen, b->dcode, &s->huff, sm);
-	if (lane == 0) {
+	if (lane == 0)
 		gpz_dfl_trim_lengths(b);
-		gpz_dfl_rle_lengths(b, clfreq, s->all);
-	}
 	__syncwarp();
+	/* the run starts in the builder's scratch, free between builds */
+	gpz_dfl_warp::rle_lengths(b, clfreq, s->all, s->huff.parent);
 	gpz_dfl_warp::build_code(clfreq, GPZ_DFL_NCL, 7, b->cllen, b->clcode, &s->huff, sm);
 	if (lane == 0)
 		gpz_dfl_trim_cl(b);
@@ -272,6 +301,42 @@ __device__ void plan_dynamic_warp(plan_scratch *s, gpz_dfl_warp::small *sm, uint
 	}
 	*dyn = warp_sum(d) + 3 + 5 + 5 + 4 + 3 * (uint64_t)b->hclen;
 	*fix = warp_sum(f) + 3;
+}
+
+/* A dynamic header's run-length coded lengths (gpz_dfl_put_dynamic_header after its counts),
+ * ORed into the slot from bit pos on by the warp: 32 items at a time, their bit offsets from a
+ * scan of their lengths. The slot's bits from pos on are zero and its words 4-byte aligned (the
+ * slots are 256-byte aligned); an item that would end past cap bytes is not written, and
+ * *overflow is set as the serial writer would. Returns the bit position after the items (one lane
+ * putting them was a tenth of plan_kernel's time). */
+__device__ uint64_t put_rle_warp(const gpz_dfl_codes *c, uint8_t *slot, size_t cap, uint64_t pos,
+                                 int *overflow)
+{
+	const unsigned lane = threadIdx.x % 32;
+	uint32_t *w = reinterpret_cast<uint32_t *>(slot);
+	for (unsigned i0 = 0; i0 < c->nrle; i0 += 32) {
+		const unsigned i = i0 + lane;
+		uint32_t v = 0;
+		const unsigned nb = i < c->nrle ? gpz_dfl_rle_bits(c, i, &v) : 0;
+		unsigned x = nb;
+		for (unsigned d = 1; d < 32; d <<= 1) {
+			const unsigned y = __shfl_up_sync(0xffffffffu, x, d);
+			if (lane >= d)
+				x += y;
+		}
+		const uint64_t p = pos + x - nb;
+		if (nb && p + nb <= 8 * (uint64_t)cap) {
+			const unsigned sh = (unsigned)(p % 32);
+			atomicOr(&w[p / 32], v << sh);
+			if (sh + nb > 32)
+				atomicOr(&w[p / 32 + 1], v >> (32 - sh));
+		}
+		pos += __shfl_sync(0xffffffffu, x, 31);
+	}
+	if (pos > 8 * (uint64_t)cap)
+		*overflow = 1;
+	__syncwarp();
+	return pos;
 }
 
 /* Piece b0 + blockIdx.x: gpz_dfl_blocks' decisions from its units' counts (gpz_dfl_next_block,
@@ -341,7 +406,7 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 			nbytes += unb[k];
 		__syncwarp();
 		const int last = last_piece && j == nu;
-		int stored_block = 0;
+		int stored_block = 0, dynamic = 0;
 		const gpz_dfl_codes *c = &s->dyn;
 		if (lane == 0)
 			s->blk.lf[256] = 1;
@@ -359,17 +424,20 @@ plan_kernel(const uint8_t *src, size_t n, size_t b0, int last_call, int group,
 				if (fix <= dyn) {
 					gpz_dfl_fixed_code(&s->dyn); /* in the dynamic code's place */
 					gpz_dfl_put(&bw, (uint32_t)last | (1u << 1), 3);
-				} else {
+				} else { /* its lengths then go in by the warp */
 					gpz_dfl_put(&bw, (uint32_t)last | (2u << 1), 3);
-					gpz_dfl_put_dynamic_header(&bw, c);
+					gpz_dfl_put_dynamic_counts(&bw, c);
+					dynamic = 1;
 				}
 				pos = bw_suspend(&bw, slot, &overflow);
 			}
-			sh_pos = pos | (uint64_t)stored_block << 63;
+			sh_pos = pos | (uint64_t)stored_block << 63 | (uint64_t)dynamic << 62;
 		}
 		__syncwarp();
 		const uint64_t got = sh_pos;
-		pos = got & ~(1ull << 63);
+		pos = got & ~(3ull << 62);
+		if (got >> 62 & 1)
+			pos = put_rle_warp(c, slot, cap, pos, &overflow);
 		if (got >> 63) {
 			for (size_t k = i + lane; k < j; k += 32)
 				uoff[k] = NO_OFF;
