@@ -294,20 +294,32 @@ struct piece_bounds {
  * position's match at the same distance is one byte shorter), which in repetitive input is most
  * of them (lanes each measuring a long match held their warps up). sd: bytes from w0 on,
  * ONE_CAP + 8 past t1 (or to the input's end). */
-__device__ void find_one(const uint8_t *sd, const uint16_t *lk, size_t w0, size_t t0, size_t t1,
+template <bool in_piece> /* the tile [t0, t1) lies in one piece: its bounds once, in 32 bits
+                          * (the bookkeeping a position was a quarter of the kernel's
+                          * instructions, spilled at its 32 registers) */
+__device__ __forceinline__ void find_one(const uint8_t *sd, const uint16_t *lk, size_t w0, size_t t0, size_t t1,
                          size_t piece, size_t n, int group, const struct gpz_lz_level &cfg,
                          uint32_t *out)
 {
 	const unsigned lane = threadIdx.x % 32;
 	const unsigned FULL = 0xffffffffu;
+#ifdef __CUDA_ARCH__
+	__builtin_assume(__isShared(sd)); /* shared loads, not generic ones */
+#endif
 	piece_bounds pb(t0 + threadIdx.x, piece, group);
+	const unsigned pend1 = (unsigned)((pb.end < n ? pb.end : n) - w0);
+	const unsigned floor1 = group && pb.gstart > w0 ? (unsigned)(pb.gstart - w0) : 0;
 	for (size_t qb = t0 + (threadIdx.x - lane); qb < t1; qb += FTHREADS) {
 		const size_t q = qb + lane;
 		const bool in = q < t1;
-		pb.move_to(q);
-		const size_t pe = pb.end, gstart = pb.gstart;
-		const unsigned pos = (unsigned)(q - w0), pend = (unsigned)((pe < n ? pe : n) - w0);
-		const unsigned floor = group && gstart > w0 ? (unsigned)(gstart - w0) : 0;
+		unsigned pend = pend1, floor = floor1;
+		if constexpr (!in_piece) {
+			pb.move_to(q);
+			const size_t pe = pb.end, gstart = pb.gstart;
+			pend = (unsigned)((pe < n ? pe : n) - w0);
+			floor = group && gstart > w0 ? (unsigned)(gstart - w0) : 0;
+		}
+		const unsigned pos = (unsigned)(q - w0);
 		const unsigned reach = pos - floor < GPZ_LZ_WINDOW ? pos - floor : GPZ_LZ_WINDOW;
 		const unsigned maxlen = in ? (pend - pos < GPZ_LZ_MAX_MATCH ? pend - pos
 		                                                            : GPZ_LZ_MAX_MATCH) : 0;
@@ -366,9 +378,10 @@ __device__ void find_one(const uint8_t *sd, const uint16_t *lk, size_t w0, size_
 
 /* Positions [t0, t1) of one block: the window before them and their links are staged in shared
  * memory, where the chain walks (about a hundred steps a position at level 6) find them. */
-template <bool one> /* one candidate a position (chain 1): its link is read once, from global
+template <bool one, /* one candidate a position (chain 1): its link is read once, from global
                      * memory, and only the bytes are staged (less shared memory a position:
                      * longer tiles, less of the window again; two blocks an SM) */
+          bool in_piece = false> /* and every tile lies in one piece (find_one) */
 __global__ void __launch_bounds__(FTHREADS, one ? 2 : 1)
 find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, size_t b,
             const uint16_t *links, size_t lo, int group, uint32_t *pure)
@@ -390,7 +403,7 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 	stage_bytes(sd, src + w0, dend - w0);
 	__syncthreads();
 	if constexpr (one) {
-		find_one(sd, lk, w0, t0, t1, piece, n, group, cfg, pure + (t0 - a));
+		find_one<in_piece>(sd, lk, w0, t0, t1, piece, n, group, cfg, pure + (t0 - a));
 	} else {
 		/* positions relative to w0: distances (all the walk uses) are unchanged */
 		const auto put = [&](size_t q, const uint32_t *out) {
@@ -745,12 +758,17 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 	/* one candidate a position (find_kernel): the bytes alone, longer tiles */
 	const bool one = gpz_lz_level_cfg(level).chain == 1;
 	const size_t smem = one ? FIND1_SMEM : FIND_SMEM, ft = one ? FT1 : FT;
-	cudaError_t e = cudaFuncSetAttribute(one ? find_kernel<true> : find_kernel<false>,
-	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+	/* tiles start at a + k * FT1: each lies in one piece where FT1 divides the piece and a is
+	 * a piece's start */
+	const bool in_piece = piece % FT1 == 0 && a % piece == 0;
+	auto kernel = !one ? find_kernel<false> : in_piece ? find_kernel<true, true>
+	                                                   : find_kernel<true>;
+	cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                                     (int)smem);
 	if (e != cudaSuccess)
 		return e;
 	if (one)
-		find_kernel<true><<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
+		kernel<<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
 			src, n, piece, level, a, b, links, lo, group, pure);
 	else
 		find_kernel<false><<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(

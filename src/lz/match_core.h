@@ -196,8 +196,11 @@ GPZ_HD static inline void gpz_lz_insert(struct gpz_lz_matcher *m, size_t pos)
  * padding for that). */
 __device__ static inline uint32_t gpz_lz_load32(const uint8_t *p)
 {
-	const uint32_t *w = (const uint32_t *)((uintptr_t)p & ~(uintptr_t)3);
-	return __funnelshift_r(w[0], w[1], 8 * ((unsigned)(uintptr_t)p & 3));
+	/* aligned down by pointer arithmetic, not through an integer: the compiler then still
+	 * knows p's memory space (shared-memory loads instead of generic ones in the walks) */
+	const unsigned off = (unsigned)(uintptr_t)p & 3;
+	const uint32_t *w = (const uint32_t *)(p - off);
+	return __funnelshift_r(w[0], w[1], 8 * off);
 }
 #endif
 
