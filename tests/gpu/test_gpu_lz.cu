@@ -136,30 +136,35 @@ float check_one(Gpu &g, const Input &in, size_t piece, int level)
 	return r == GPZ_OK && bad == 0 ? ms : -1;
 }
 
-/* All levels of one input at one piece size; returns the times per level (index = level). */
-std::vector<float> check_input(const Input &in, size_t piece, const std::vector<int> &levels)
+/* All levels of one input at one piece size; returns the times per level (index = level). The
+ * input starts `shift` bytes into its device buffer (level 1's links read it by aligned words). */
+std::vector<float> check_input(const Input &in, size_t piece, const std::vector<int> &levels,
+                               size_t shift = 0)
 {
 	Gpu g;
+	uint8_t *base = NULL;
 	size_t n = in.data.size(), np = (n + piece - 1) / piece;
 	std::vector<float> ms(11, -1);
 	CU(cudaStreamCreate(&g.st));
 	CU(cudaEventCreate(&g.e0));
 	CU(cudaEventCreate(&g.e1));
-	CU(cudaMalloc(&g.src, n ? n : 1)); /* exactly n: reads past the end would be caught */
+	/* exactly n after the shift: reads past the end would be caught */
+	CU(cudaMalloc(&base, n + shift ? n + shift : 1));
+	g.src = base + shift;
 	if (n)
 		CU(cudaMemcpy(g.src, in.data.data(), n, cudaMemcpyHostToDevice));
 	CU(cudaMalloc(&g.tok, (n + GUARD) * sizeof(uint32_t)));
 	CU(cudaMalloc(&g.ntok, (np + GUARD) * sizeof(uint32_t)));
 	g.work_bytes = gpz_gpu_lz_work(n, piece);
 	CU(cudaMalloc(&g.work, g.work_bytes ? g.work_bytes : 1));
-	printf("%-22s %9zu B, piece %7zu:", in.name.c_str(), n, piece);
+	printf("%-22s %9zu B, piece %7zu%s:", in.name.c_str(), n, piece, shift ? ", shifted" : "");
 	for (int level : levels) {
 		ms[level] = check_one(g, in, piece, level);
 		printf(" L%d %.0fms", level, ms[level]);
 		fflush(stdout);
 	}
 	printf("\n");
-	CU(cudaFree(g.src));
+	CU(cudaFree(base));
 	CU(cudaFree(g.tok));
 	CU(cudaFree(g.ntok));
 	CU(cudaFree(g.work));
@@ -222,6 +227,11 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	/* sources that do not start on a word: every shift, lengths around a word */
+	for (size_t shift = 1; shift < 4; shift++)
+		for (size_t len : { (size_t)65536 + 5, (size_t)300001 })
+			check_input({ "phrases " + std::to_string(len), lz_inputs::phrases(&g_seed, len) },
+			            65536, std::vector<int>{ 1 }, shift);
 	/* levels outside 1..9 are clamped like the CPU's */
 	check_input({ "phrases, level 0/10", lz_inputs::phrases(&g_seed, 300000) }, 65536, std::vector<int>{ 0, 10 });
 
