@@ -197,8 +197,11 @@ GPZ_HD static inline void gpz_lz_insert(struct gpz_lz_matcher *m, size_t pos)
 __device__ static inline uint32_t gpz_lz_load32(const uint8_t *p)
 {
 	/* aligned down by pointer arithmetic, not through an integer: the compiler then still
-	 * knows p's memory space (shared-memory loads instead of generic ones in the walks) */
-	const unsigned off = (unsigned)(uintptr_t)p & 3;
+	 * knows p's memory space (shared-memory loads instead of generic ones in the walks), and
+	 * the offset from the 32-bit shared address where p is there (a generic address's low
+	 * bits cost the walk's compare loop 64-bit arithmetic a word) */
+	const unsigned off = __isShared(p) ? (unsigned)__cvta_generic_to_shared(p) & 3
+	                                   : (unsigned)(uintptr_t)p & 3;
 	const uint32_t *w = (const uint32_t *)(p - off);
 	return __funnelshift_r(w[0], w[1], 8 * off);
 }
