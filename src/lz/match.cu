@@ -47,8 +47,14 @@ constexpr int JOIN_ILP = 8;             /* links join: positions a thread loads 
 constexpr uint16_t NO_HASH = 0xffff;    /* hashes are at most 15 bits */
 constexpr unsigned FT = 16384;          /* find: positions per block */
 constexpr unsigned FT1 = 65536;         /* and at one candidate a position (bytes alone staged) */
-constexpr size_t SPEC_SEG = 16384;      /* run: positions per guessed segment */
-constexpr size_t SPEC_CAP = 17408;      /* and its tokens at most (then it stops short) */
+/* run: positions per guessed segment, and its tokens at most (then it stops short). A guess is
+ * a thread's chain of dependent loads, so the stage wants many threads, each of whose current
+ * line of matches stays in its SM's L1: 64 a 256 KiB piece are ~64 Ki threads for the DEFLATE
+ * writer's batches of 1024 pieces (H100, whole call against 16 a piece: level 6 text 5.5 -> 6.4,
+ * x-ray 7.6 -> 10.5 GB/s; level 9 text 3.9 -> 4.3). A run over 4096 pieces at once (the
+ * benchmark's parse column) has 4x the threads and thrashes L1: there 16 a piece is faster. */
+constexpr size_t SPEC_SEG = 4096;
+constexpr size_t SPEC_CAP = SPEC_SEG + 1024;
 constexpr unsigned FTHREADS = 1024;
 /* find's shared memory: the links and the bytes of the window and the tile (+ a match's reach) */
 constexpr size_t FIND_LINKS = (GPZ_LZ_WINDOW + FT) * sizeof(uint16_t);
