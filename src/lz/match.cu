@@ -23,7 +23,7 @@
  *    candidate a position: its links stay in global memory and only the bytes are staged.
  *    Levels 7-9 walk at every 8th position first; the positions between take what that one
  *    found where it reaches far enough past them (gpz_lz_inherit).
- * 3. run: the parse (gzip's greedy or lazy) over them, in segments of 16 Ki positions: every
+ * 3. run: the parse (gzip's greedy or lazy) over them, in segments of 4 Ki positions: every
  *    segment's parse is guessed as if a parse began there (a thread a segment; at greedy levels
  *    a warp, spec_greedy_kernel), then one thread per piece runs the true parse, taking over
  *    each guess from the first clean state it shares with it (match_core.h, gpz_lz_fixup:
