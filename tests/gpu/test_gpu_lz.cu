@@ -2,7 +2,8 @@
  * piece: token counts and tokens must be equal, at levels 1..9 (and the clamped 0 and 10), with
  * pieces of 1 MiB and 64 KiB, on generated inputs (random bytes, long runs, repeated phrases,
  * sizes 0..3, piece - 1, piece, piece + 1) and the shared corpora when present ($GPZ_CORPORA or
- * ../shared/corpora: canterbury and calgary, each concatenated). Token slots a piece does not
+ * ../shared/corpora: canterbury and calgary, each concatenated), and with pieces that 64 KiB
+ * does not divide. Token slots a piece does not
  * fill (but at levels 7-9, which leave scratch there) and guards past the buffers must
  * keep their poison. Prints the GPU parse time per level
  * and the MB/s on the largest input (whole call: links, matches, parse).
@@ -232,6 +233,13 @@ int main(int argc, char **argv)
 		for (size_t len : { (size_t)65536 + 5, (size_t)300001 })
 			check_input({ "phrases " + std::to_string(len), lz_inputs::phrases(&g_seed, len) },
 			            65536, std::vector<int>{ 1 }, shift);
+	/* pieces that 64 KiB does not divide: find tiles then span two pieces (find_one<false>) */
+	for (size_t piece : { (size_t)100000, (size_t)65536 + 8 }) {
+		check_input({ "phrases, odd pieces", lz_inputs::phrases(&g_seed, 3 * piece + 17) }, piece,
+		            levels);
+		check_input({ "random, odd pieces", lz_inputs::random_bytes(&g_seed, 2 * piece + 5) },
+		            piece, std::vector<int>{ 1, 6, 9 });
+	}
 	/* levels outside 1..9 are clamped like the CPU's */
 	check_input({ "phrases, level 0/10", lz_inputs::phrases(&g_seed, 300000) }, 65536, std::vector<int>{ 0, 10 });
 
