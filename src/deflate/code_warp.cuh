@@ -18,6 +18,7 @@
 #define GPZ_DEFLATE_CODE_WARP_CUH
 
 #include "deflate/block_core.h"
+#include "gpu/warp.cuh"
 
 namespace gpz_dfl_warp {
 
@@ -277,12 +278,7 @@ __device__ inline void rle_lengths(struct gpz_dfl_codes *b, uint32_t *clfreq, ui
 			len = start[r + 1] - start[r];
 			c = rle_run_count(v, len);
 		}
-		unsigned x = c; /* inclusive scan of the counts */
-		for (unsigned d = 1; d < 32; d <<= 1) {
-			const unsigned y = __shfl_up_sync(FULL, x, d);
-			if (lane >= d)
-				x += y;
-		}
+		const unsigned x = gpz_warp_scan(c);
 		if (r < nruns)
 			rle_run_put(b, clfreq, base + x - c, v, len);
 		base += __shfl_sync(FULL, x, 31);

@@ -318,12 +318,7 @@ __device__ uint64_t put_rle_warp(const gpz_dfl_codes *c, uint8_t *slot, size_t c
 		const unsigned i = i0 + lane;
 		uint32_t v = 0;
 		const unsigned nb = i < c->nrle ? gpz_dfl_rle_bits(c, i, &v) : 0;
-		unsigned x = nb;
-		for (unsigned d = 1; d < 32; d <<= 1) {
-			const unsigned y = __shfl_up_sync(0xffffffffu, x, d);
-			if (lane >= d)
-				x += y;
-		}
+		const unsigned x = gpz_warp_scan(nb);
 		const uint64_t p = pos + x - nb;
 		if (nb && p + nb <= 8 * (uint64_t)cap) {
 			const unsigned sh = (unsigned)(p % 32);
