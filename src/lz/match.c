@@ -579,7 +579,7 @@ size_t gpz_lz_parse_segments(const uint8_t *src, size_t start, size_t end, int l
 
 	if (seg) {
 		struct gpz_lz_finder f = {NULL, pure, start, end, 2};
-		if (!cfg.lazy_parse) { /* as the GPU keeps them: the full chain's only */
+		if (!gpz_lz_wants_quarter(&cfg)) { /* as the GPU keeps them: the full chain's only */
 			for (size_t i = 0; i < end - start; i++)
 				pure[i] = pure[2 * i];
 			f.stride = 1;

@@ -413,9 +413,9 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 	} else {
 		/* positions relative to w0: distances (all the walk uses) are unchanged */
 		const auto put = [&](size_t q, const uint32_t *out) {
-			if (cfg.lazy_parse)
+			if (gpz_lz_wants_quarter(&cfg))
 				reinterpret_cast<uint2 *>(pure)[q - a] = make_uint2(out[0], out[1]);
-			else /* greedy levels need only the full chain's: half the bytes for the parse */
+			else /* the full chain's alone: half the bytes for the parse */
 				pure[q - a] = out[0];
 		};
 		const auto walk = [&](piece_bounds &pb, size_t q, uint32_t *out) {
@@ -496,7 +496,8 @@ struct run_args {
 		f.pure = pure;
 		f.base = a;
 		f.end = end(q);
-		f.stride = gpz_lz_level_cfg(level).lazy_parse ? 2 : 1;
+		const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
+		f.stride = gpz_lz_wants_quarter(&cfg) ? 2 : 1;
 		return f;
 	}
 };

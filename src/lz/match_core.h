@@ -104,6 +104,15 @@ GPZ_HD static inline struct gpz_lz_level gpz_lz_level_cfg(int level)
 	return c;
 }
 
+/* Does anything read a position's quarter-chain match? The lazy parse asks for it only after a
+ * match of `good` or more while it still looks (shorter than `lazy`), and the cost-driven rounds
+ * take it as an option. Levels 4-6 (good = lazy = 258) never read it: the GPU then neither
+ * records it in the walk nor stores it (half the matches' bytes). */
+GPZ_HD static inline int gpz_lz_wants_quarter(const struct gpz_lz_level *c)
+{
+	return c->lazy_parse && (c->good < c->lazy || c->dp_rounds);
+}
+
 /* Tokens as lz.h codes them (its inline helpers are host-only). */
 GPZ_HD static inline uint32_t gpz_lz_core_literal(uint8_t b)
 {
@@ -338,7 +347,8 @@ GPZ_HD static inline unsigned gpz_lz_walk(const uint8_t *src, const uint16_t *li
 /* Where the parse gets its matches: the CPU's matcher walking its chains as the parse goes, or
  * (pure != NULL) every position's matches found beforehand (the GPU's way, match.cu):
  * pure[stride * (pos - base)] the full chain's, pure[stride * (pos - base) + 1] the quarter
- * chain's (stride 2; greedy levels, which never use the quarter chain, may have stride 1). */
+ * chain's (stride 2; levels that never read the quarter chain, gpz_lz_wants_quarter, may have
+ * stride 1). */
 struct gpz_lz_finder {
 	struct gpz_lz_matcher *m;
 	const uint32_t *pure;
@@ -612,12 +622,14 @@ GPZ_HD static inline void gpz_lz_pure_at(const uint8_t *src, const uint16_t *lin
                                          const struct gpz_lz_level *cfg, uint32_t *out)
 {
 	unsigned dist, len;
-	uint32_t quarter; /* always asked for: a pointer that may be NULL kept it in local memory */
+	uint32_t quarter = 0; /* a pointer that may be NULL kept it in local memory */
 	size_t reach = pos - floor < GPZ_LZ_WINDOW ? pos - floor : GPZ_LZ_WINDOW;
+	/* snap ~0: never reached, so the walk records no quarter where none is read */
 	len = gpz_lz_walk(src, links, (size_t)-1, loff, pos, end, reach, cfg->hash_bytes, cfg->chain,
-	                  cfg->nice, 0, cfg->chain >> 2, &quarter, &dist);
+	                  cfg->nice, 0, gpz_lz_wants_quarter(cfg) ? cfg->chain >> 2 : ~0u, &quarter,
+	                  &dist);
 	out[0] = gpz_lz_pack(len, dist);
-	out[1] = cfg->lazy_parse ? quarter : 0; /* greedy levels never use the quarter chain */
+	out[1] = gpz_lz_wants_quarter(cfg) ? quarter : 0;
 }
 
 /* Every 8th position of a piece (from its start) is an anchor and walks its chain. A position k
