@@ -3,7 +3,8 @@
  * decoder gives back the input from the CPU's payload, and damaged payloads or chunk starts get
  * the CPU decoder's verdict (and, where both accept, its bytes). Widths 1, 2 and 4, chunk_log
  * 5..16, sizes not a multiple of the chunk, tiny inputs, 24-bit codes, unaligned payload and
- * destination pointers, guard bytes around every destination.
+ * destination pointers, guard bytes around every destination, one symbol nearly always (the
+ * decoder's dominant rows).
  *
  *   test_gpu_lanes                      the checks (data files from $GPZ_DATA when present)
  *   test_gpu_lanes bench FILE W [LOG..] FILE's W-byte symbols tiled to 1 GiB on the device:
@@ -280,8 +281,32 @@ std::vector<uint8_t> fibonacci(int w, uint32_t spread)
 	return v;
 }
 
+/* One symbol nearly always (~99.75%), the others in bursts of 1-4 (Nyx-Quant's shape): the
+ * decoder's rows of the dominant symbol (lanes.cu), and the rows that go back to the steps. */
+std::vector<uint8_t> dominant(size_t n, int w, uint64_t seed)
+{
+	std::vector<uint8_t> v(n * w);
+	const uint32_t dom = w == 1 ? 200 : 512, spread = w == 4 ? 9973 : 1;
+	auto put = [&](size_t i, uint32_t s) {
+		for (int k = 0; k < w; k++)
+			v[i * w + k] = (uint8_t)(s >> (8 * k));
+	};
+	for (size_t i = 0; i < n;) {
+		const uint64_t x = test_rand(&seed);
+		for (size_t run = 1 + x % 2000; run && i < n; run--)
+			put(i++, dom);
+		for (size_t b = 1 + (x >> 20) % 4; b && i < n; b--)
+			put(i++, (uint32_t)((x >> 30) % 97) * spread);
+	}
+	return v;
+}
+
 void test_inputs(void)
 {
+	for (int w : { 1, 2, 4 })
+		for (size_t n : { (size_t)1000, (size_t)100003, (size_t)1 << 20 })
+			for (int log : { 5, 8, 14 })
+				check_input(dominant(n, w, n + w), w, log, "dominant");
 	for (int w : { 1, 2, 4 }) {
 		for (size_t n : { (size_t)2, (size_t)31, (size_t)32, (size_t)33, (size_t)1000,
 		                  (size_t)100003 })
