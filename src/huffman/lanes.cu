@@ -7,10 +7,13 @@
  * order (a ballot and a popcount give each its index, a shuffle from two register windows the
  * word); then each looks its code up in a shared-memory table (codes longer than TB by the
  * canonical search). A lane owns 4 adjacent symbols of each 128-symbol row and stores them with
- * one vector store. No search for code boundaries, no second pass: the encoder stored the words
- * in the order the lanes ask for them. Chunk checks are the CPU decoder's (lanes.c): never a word past the chunk's count,
- * all of them taken, leftover bits zero; a corrupt chunk sets the flag (its output is garbage
- * but stays inside the chunk's own place, which depends on the symbol count alone).
+ * one vector store. Where a 1-bit code carries nearly every symbol (Nyx-Quant), a row of it in
+ * every lane is tried first in one go (dec_row_dominant: its words ordered without decoding, one
+ * test of the lanes' bits). No search for code boundaries, no second pass: the encoder stored
+ * the words in the order the lanes ask for them. Chunk checks are the CPU decoder's (lanes.c):
+ * never a word past the chunk's count, all of them taken, leftover bits zero; a corrupt chunk
+ * sets the flag (its output is garbage but stays inside the chunk's own place, which depends on
+ * the symbol count alone).
  *
  * Encode: a count kernel sums each lane's code lengths into the chunk's word count, a scan
  * (CUB) gives each chunk its first word, then the write kernel replays the decoder's order: a
