@@ -117,19 +117,24 @@ template <int W> __device__ __forceinline__ void load_group(const uint8_t *src, 
 		v[k] = i + k < m ? load_sym<W>(src, i + k) : 0;
 }
 
+/* Symbols v[0 .. 3] to o, aligned to 4 symbols: one vector store. */
+template <int W> __device__ __forceinline__ void store_four(uint8_t *o, const uint32_t *v)
+{
+	if constexpr (W == 1)
+		*reinterpret_cast<uint32_t *>(o) = v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24;
+	else if constexpr (W == 2)
+		*reinterpret_cast<uint2 *>(o) = make_uint2(v[0] | v[1] << 16, v[2] | v[3] << 16);
+	else
+		*reinterpret_cast<uint4 *>(o) = make_uint4(v[0], v[1], v[2], v[3]);
+}
+
 /* Symbols v[0 .. 3] to dst[i .. i + 3] (i a multiple of 4), those at or past m left alone: one
  * vector store when whole and aligned. */
 template <int W> __device__ __forceinline__ void store_group(uint8_t *dst, uint32_t i, uint32_t m,
                                                              bool aligned, const uint32_t *v)
 {
 	if (aligned && i + 3 < m) {
-		if constexpr (W == 1)
-			*reinterpret_cast<uint32_t *>(dst + i) = v[0] | v[1] << 8 | v[2] << 16 | v[3] << 24;
-		else if constexpr (W == 2)
-			*reinterpret_cast<uint2 *>(dst + 2 * i) = make_uint2(v[0] | v[1] << 16,
-			                                                     v[2] | v[3] << 16);
-		else
-			*reinterpret_cast<uint4 *>(dst + 4 * i) = make_uint4(v[0], v[1], v[2], v[3]);
+		store_four<W>(dst + W * i, v);
 		return;
 	}
 	for (int k = 0; k < 4; k++)
@@ -320,21 +325,30 @@ template <int W, bool DOM> __device__ void decode_chunk(const dec_params &kp,
 	d.cur = chunk_word(words, l, nwords, kp.payload_aligned);
 	d.nxt = chunk_word(words, 32 + l, nwords, kp.payload_aligned);
 	uint32_t v[4];
-	for (uint32_t r = 0, i = 4 * l; r < rows; r++, i += 128) {
-		if (128 * r + 128 <= m) { /* a whole row (all but maybe the last) */
-			if (DOM && dec_row_dominant(kp, d, words, nwords)) {
-				v[0] = v[1] = v[2] = v[3] = kp.dominant;
-			} else {
-#pragma unroll
-				for (int k = 0; k < 4; k++)
-					v[k] = dec_step(kp, sh, d, words, nwords, true);
-			}
+	/* whole rows, the lane's store address carried from row to row (computed afresh from the
+	 * chunk's base, it was a third of a dominant row's instructions: ncu) */
+	const uint32_t whole = m / 128;
+	const bool aligned = kp.dst_aligned;
+	uint8_t *o = dst + (size_t)(4 * l) * W;
+	for (uint32_t r = 0; r < whole; r++, o += 128 * W) {
+		if (DOM && dec_row_dominant(kp, d, words, nwords)) {
+			v[0] = v[1] = v[2] = v[3] = kp.dominant;
 		} else {
 #pragma unroll
 			for (int k = 0; k < 4; k++)
-				v[k] = dec_step(kp, sh, d, words, nwords, i + k < m);
+				v[k] = dec_step(kp, sh, d, words, nwords, true);
 		}
-		store_group<W>(dst, i, m, kp.dst_aligned, v);
+		if (aligned)
+			store_four<W>(o, v);
+		else
+			store_group<W>(dst, 128 * r + 4 * l, m, false, v);
+	}
+	if (whole < rows) { /* the last row, short */
+		const uint32_t i = 128 * whole + 4 * l;
+#pragma unroll
+		for (int k = 0; k < 4; k++)
+			v[k] = dec_step(kp, sh, d, words, nwords, i + k < m);
+		store_group<W>(dst, i, m, aligned, v);
 	}
 	/* taken > nwords: a lane read past the chunk (zeros); leftover bits must be zero */
 	const bool bad = d.taken != nwords || d.buf != 0;
