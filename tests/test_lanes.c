@@ -250,8 +250,9 @@ static uint64_t roundtrip(const uint8_t *src, size_t n, int w, const struct code
 }
 
 /* Data kinds for the round trips. */
-enum kind { SKEWED, TWO, ONE_OTHER, BYTES, KINDS };
-static const char *kind_name[] = { "skewed", "two symbols", "one but one", "256 values" };
+enum kind { SKEWED, TWO, ONE_OTHER, BYTES, DOMINANT, KINDS };
+static const char *kind_name[] = { "skewed", "two symbols", "one but one", "256 values",
+	                               "dominant" };
 
 static void fill(uint8_t *b, size_t n, int w, enum kind k, uint64_t *rng)
 {
@@ -269,6 +270,15 @@ static void fill(uint8_t *b, size_t n, int w, enum kind k, uint64_t *rng)
 			put_symbol(b, i, w, 7);
 		if (n)
 			put_symbol(b, test_rand(rng) % n, w, top);
+		break;
+	case DOMINANT: /* one value ~99.75%, the others in bursts: the decoder's dominant rows */
+		for (size_t i = 0; i < n;) {
+			const uint64_t x = test_rand(rng);
+			for (size_t run = 1 + x % 2000; run && i < n; run--)
+				put_symbol(b, i++, w, 200);
+			for (size_t burst = 1 + (x >> 20) % 4; burst && i < n; burst--)
+				put_symbol(b, i++, w, (uint32_t)((x >> 30) % 97) * (top / 97));
+		}
 		break;
 	default:
 		for (size_t i = 0; i < n; i++)
@@ -538,8 +548,9 @@ static void test_dst_cap(const uint8_t *src, const struct code *c, size_t n, int
 
 static void test_hostile(void)
 {
-	static const struct { int w, cl; size_t n; } cases[] = {
-		{ 1, 8, 4000 }, { 2, 5, 1000 }, { 4, 10, 5000 }, { 1, 14, 40000 },
+	static const struct { int w, cl; size_t n; enum kind k; } cases[] = {
+		{ 1, 8, 4000, SKEWED }, { 2, 5, 1000, SKEWED }, { 4, 10, 5000, SKEWED },
+		{ 1, 14, 40000, SKEWED }, { 2, 14, 70000, DOMINANT }, { 1, 12, 40000, DOMINANT },
 	};
 	uint64_t rng = 31337;
 
@@ -549,7 +560,7 @@ static void test_hostile(void)
 		uint8_t *src = malloc(n * (size_t)w);
 		struct code c;
 		struct enc e;
-		test_skewed_symbols(src, n, w, &rng);
+		fill(src, n, w, cases[i].k, &rng);
 		code_for(&c, src, n, w);
 		if (encode(&e, src, n, w, &c, cl, 1, "hostile")) {
 			test_bad_index(&e, &c, n, w, cl);

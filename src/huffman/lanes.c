@@ -14,6 +14,7 @@
 #include "common/parallel.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define TB GPZ_DECODE_TABLE_BITS
 #define PEEK 24 /* bits compared in the canonical search: the longest code */
@@ -212,34 +213,86 @@ static inline uint32_t lane_step(const gpz_decoder *d, struct lane_in *x, const 
 	return need ? sym2 : sym;
 }
 
-/* Rows [r0, r1) of a chunk whose every symbol in them exists, w a constant once inlined. */
+/*
+ * A whole row of the dominant symbol (the 1-bit code 0) in every lane, tried before the steps
+ * where the code has one (lanes.cu does the same). A 1-bit code runs past only an empty
+ * buffer, so a lane holding a < 4 bits takes its word at step a: the row's words go to the lanes
+ * by step, then by lane, without decoding anything, and right under each lane's valid bits
+ * whatever the step. The guess held when every lane's next four bits are then zeros: returns 1
+ * with the lanes moved on, else 0 with nothing changed (the steps then take the row, and report
+ * a chunk that runs out of words).
+ */
+static inline int row_dominant(struct lane_in *lane, const uint8_t *words, uint64_t nwords,
+                               uint64_t *taken)
+{
+	uint64_t nb[GPZ_LANES];
+	unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0, at[4];
+
+	/* counted in registers: a count array in memory chained every lane through one slot */
+	for (unsigned l = 0; l < GPZ_LANES; l++) {
+		const unsigned a = lane[l].avail;
+		c0 += a == 0, c1 += a == 1, c2 += a == 2, c3 += a == 3;
+	}
+	at[0] = 0, at[1] = c0, at[2] = c0 + c1, at[3] = c0 + c1 + c2;
+	const uint64_t total = at[3] + c3;
+	if (*taken > nwords || total > nwords - *taken) /* a step may have run past the words */
+		return 0;
+	for (unsigned l = 0; l < GPZ_LANES; l++) {
+		const unsigned a = lane[l].avail;
+		nb[l] = lane[l].buf;
+		if (a < 4)
+			nb[l] |= (uint64_t)gpz_load_le32(words + 4 * (*taken + at[a]++)) << (32 - a);
+		if (nb[l] >> 60)
+			return 0;
+	}
+	for (unsigned l = 0; l < GPZ_LANES; l++) {
+		lane[l].buf = nb[l] << 4;
+		lane[l].avail += (lane[l].avail < 4 ? 32 : 0) - 4;
+	}
+	*taken += total;
+	return 1;
+}
+
+/* Rows [r0, r1) of a chunk whose every symbol in them exists, w a constant once inlined; with
+ * dom, rows of the dominant symbol taken at once where they are (row_dominant), dom_row such a
+ * row's bytes. */
 static inline void decode_rows(const gpz_decoder *d, struct lane_in *lane, const uint8_t *words,
                                uint64_t nwords, uint64_t *taken, int *bad, size_t r0, size_t r1,
-                               int w, uint8_t *out)
+                               int w, int dom, const uint8_t *dom_row, uint8_t *out)
 {
-	for (size_t r = r0; r < r1; r++)
+	for (size_t r = r0; r < r1; r++) {
+		if (dom && row_dominant(lane, words, nwords, taken)) {
+			memcpy(out + GPZ_LANES_ROW * r * (size_t)w, dom_row, GPZ_LANES_ROW * (size_t)w);
+			continue;
+		}
 		for (unsigned k = 0; k < 4; k++)
 			for (unsigned l = 0; l < GPZ_LANES; l++)
 				gpz_store_symbol(out, GPZ_LANES_ROW * r + 4 * l + k, w,
 				                 lane_step(d, &lane[l], words, nwords, taken, bad));
+	}
 }
 
 /* Decode one chunk of m symbols from its nwords words; 0 when the chunk is not valid. */
 static int decode_chunk(const gpz_decoder *d, const uint8_t *words, uint64_t nwords, size_t m,
-                        int w, uint8_t *out)
+                        int w, int dom, uint8_t *out)
 {
 	struct lane_in lane[GPZ_LANES] = { { 0, 0 } };
 	uint64_t taken = 0;
 	size_t full = m / GPZ_LANES_ROW;
 	int bad = 0;
+	uint8_t dom_row[GPZ_LANES_ROW * 4];
+
+	if (dom)
+		for (unsigned i = 0; i < GPZ_LANES_ROW; i++)
+			gpz_store_symbol(dom_row, i, w, d->zero_sym);
 
 	/* whole rows, the width a constant in each call */
 	if (w == 1)
-		decode_rows(d, lane, words, nwords, &taken, &bad, 0, full, 1, out);
+		decode_rows(d, lane, words, nwords, &taken, &bad, 0, full, 1, dom, dom_row, out);
 	else if (w == 2)
-		decode_rows(d, lane, words, nwords, &taken, &bad, 0, full, 2, out);
+		decode_rows(d, lane, words, nwords, &taken, &bad, 0, full, 2, dom, dom_row, out);
 	else
-		decode_rows(d, lane, words, nwords, &taken, &bad, 0, full, 4, out);
+		decode_rows(d, lane, words, nwords, &taken, &bad, 0, full, 4, dom, dom_row, out);
 	for (size_t j = full * GPZ_LANES_ROW; j < rows_end(m); j++) { /* the last, partial row */
 		size_t i = gpz_lanes_symbol(j / GPZ_LANES, (unsigned)(j % GPZ_LANES));
 		if (i < m) /* its lanes past the end have no step */
@@ -261,6 +314,7 @@ struct dec_job {
 	const uint64_t *chunk_start;
 	size_t n, nchunks, per_task;
 	int w, chunk_log;
+	int dom; /* rows of the dominant symbol tried first (row_dominant) */
 	uint8_t *dst;
 	int *bad; /* per task */
 };
@@ -275,7 +329,7 @@ static void decode_task(void *ctx, size_t t)
 		const uint64_t *cs = j->chunk_start + c;
 		size_t m = chunk_symbols(j->n, j->chunk_log, c);
 		uint8_t *out = j->dst + (c << j->chunk_log) * (size_t)j->w;
-		if (!decode_chunk(j->d, j->payload + 4 * cs[0], cs[1] - cs[0], m, j->w, out)) {
+		if (!decode_chunk(j->d, j->payload + 4 * cs[0], cs[1] - cs[0], m, j->w, j->dom, out)) {
 			j->bad[t] = 1;
 			return;
 		}
@@ -287,8 +341,11 @@ gpz_result gpz_huff_decode_lanes(const gpz_decoder *d, const uint8_t *payload,
                                  int w, int chunk_log, int nthreads, uint8_t *dst)
 {
 	size_t cs = (size_t)1 << chunk_log, nchunks = (n + cs - 1) / cs;
+	/* as lanes.cu: where a 1-bit code carries nearly everything (under 1.125 bits a symbol) */
+	const int dom = d->zero_run && (uint64_t)payload_size * 8 * 8 <= (uint64_t)9 * n;
 	struct dec_job j = { d, payload, chunk_start, n, nchunks,
-	                     gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, nchunks), w, chunk_log, dst, NULL };
+	                     gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, nchunks), w, chunk_log,
+	                     dom, dst, NULL };
 	size_t ntasks = (nchunks + j.per_task - 1) / j.per_task;
 
 	/* every chunk's words inside the payload before any is read */
