@@ -2,8 +2,9 @@
 # ncu-kernel.sh - one launch of one kernel under ncu, read two ways: the headline metrics (time,
 # issue slots busy, occupancy, DRAM, stall share) and the SASS page through ncu_sass_top.py
 # (instructions by opcode, the hottest by stall samples, and with FLOOR the hot code in address
-# order). The thirty-first session's readings of the lanes and one-bitstream decoders came from
-# it (bench/NOTES.md). On the GPU machine:
+# order). The thirty-first session read the lanes and one-bitstream decoders with these same
+# commands, inline in its device scripts (bench/NOTES.md); this script was written from them
+# after that session's device time was spent and has not itself run yet. On the GPU machine:
 #   sh bench/probe/ncu-kernel.sh KERNEL [FLOOR] -- PROGRAM [ARG...]
 # KERNEL is ncu's -k: a function name (exact) or regex:EXPR; FLOOR (default 0: no listing) the
 # least executions an instruction needs to be listed. Reports go to $OUT (default /tmp/gpz-out).
