@@ -562,12 +562,11 @@ write_kernel(uint8_t *work, layout l, size_t nb, size_t oslot)
 		atomicOr(&words[pos / 32], carry);
 }
 
-/* Byte offsets of the batch's pieces (whole bytes each) after everything before; the first
- * failure wins. */
-/* The batch's pieces laid end to end: a block of BATCH threads, a piece a thread, a block-wide
- * scan of their byte lengths (one thread walking 1024 pieces' two loads each was ~0.13 ms a
- * batch); the status takes the first failed piece's result, as a walk in order would. */
-/* a batch's bytes fit 32 bits: 1024 pieces of at most piece_cap() (static_assert below) */
+/* Byte offsets of the batch's pieces (whole bytes each) after everything before: a block of
+ * BATCH threads, a piece a thread, a block-wide scan of their byte lengths (one thread walking
+ * 1024 pieces' two loads each was ~0.13 ms a batch). The status takes the first failed piece's
+ * result, as a walk in order would. A batch's bytes fit the scan's 32 bits (static_assert
+ * below). */
 using scan_bytes = cub::BlockScan<uint32_t, BATCH>;
 
 __global__ void __launch_bounds__(BATCH)
