@@ -220,41 +220,73 @@ GPZ_HD static inline void gpz_dfl_fixed_code(struct gpz_dfl_codes *b)
 }
 
 /* Run-length code the concatenated lengths with symbols 16, 17, 18. */
+/* Count code-length symbol s (atomic: lanes of a warp count into one table on the device). */
+GPZ_HD static inline void gpz_dfl_cl_count(uint32_t *clfreq, unsigned s, int atomic)
+{
+#ifdef __CUDA_ARCH__
+	if (atomic) {
+		atomicAdd(&clfreq[s], 1u);
+		return;
+	}
+#endif
+	(void)atomic;
+	clfreq[s]++;
+}
+
+/* A maximal run of L lengths equal to v, from rle[o] on; returns the index after it. A run of
+ * zeros goes as 17/18 covering up to 138 while 3 or more remain, a run of another length as the
+ * length and a 16 repeating it up to 6 times while 4 or more remain, what is left as plain
+ * lengths: gzip's coder, which restarts inside a run only with what remains of it, so a run codes
+ * the same wherever it lies (the GPU's warp codes runs side by side, code_warp.cuh). */
+GPZ_HD static inline unsigned gpz_dfl_rle_run(struct gpz_dfl_codes *b, uint32_t *clfreq,
+                                              unsigned o, unsigned v, unsigned L, int atomic)
+{
+	if (v == 0) {
+		while (L >= 3) {
+			const unsigned r = L > 138 ? 138 : L, sym = r >= 11 ? 18 : 17;
+			b->rle[o] = (uint8_t)sym;
+			b->rle_extra[o++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
+			gpz_dfl_cl_count(clfreq, sym, atomic);
+			L -= r;
+		}
+	} else {
+		while (L >= 4) {
+			const unsigned r = L - 1 > 6 ? 6 : L - 1;
+			b->rle[o] = (uint8_t)v;
+			b->rle_extra[o++] = 0;
+			b->rle[o] = 16;
+			b->rle_extra[o++] = (uint8_t)(r - 3);
+			gpz_dfl_cl_count(clfreq, v, atomic);
+			gpz_dfl_cl_count(clfreq, 16, atomic);
+			L -= 1 + r;
+		}
+	}
+	for (; L; L--) {
+		b->rle[o] = (uint8_t)v;
+		b->rle_extra[o++] = 0;
+		gpz_dfl_cl_count(clfreq, v, atomic);
+	}
+	return o;
+}
+
+/* The literal/length and distance code lengths, run-length coded for a dynamic header into
+ * b->rle (clfreq counts the symbols); all: room for hlit + hdist lengths. */
 GPZ_HD static inline void gpz_dfl_rle_lengths(struct gpz_dfl_codes *b, uint32_t *clfreq,
                                               uint8_t *all)
 {
-	unsigned n = b->hlit + b->hdist;
+	unsigned n = b->hlit + b->hdist, o = 0;
 	for (unsigned i = 0; i < b->hlit; i++)
 		all[i] = b->llen[i];
 	for (unsigned i = 0; i < b->hdist; i++)
 		all[b->hlit + i] = b->dlen[i];
-	b->nrle = 0;
 	for (unsigned i = 0; i < n;) {
 		unsigned run = 1;
 		while (i + run < n && all[i + run] == all[i])
 			run++;
-		if (all[i] == 0 && run >= 3) {
-			unsigned r = run > 138 ? 138 : run;
-			b->rle[b->nrle] = r >= 11 ? 18 : 17;
-			b->rle_extra[b->nrle++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
-			clfreq[r >= 11 ? 18 : 17]++;
-			i += r;
-		} else if (all[i] != 0 && run >= 4) {
-			unsigned r = run - 1 > 6 ? 6 : run - 1;
-			b->rle[b->nrle] = all[i];
-			b->rle_extra[b->nrle++] = 0;
-			clfreq[all[i]]++;
-			b->rle[b->nrle] = 16;
-			b->rle_extra[b->nrle++] = (uint8_t)(r - 3);
-			clfreq[16]++;
-			i += 1 + r;
-		} else {
-			b->rle[b->nrle] = all[i];
-			b->rle_extra[b->nrle++] = 0;
-			clfreq[all[i]]++;
-			i++;
-		}
+		o = gpz_dfl_rle_run(b, clfreq, o, all[i], run, 0);
+		i += run;
 	}
+	b->nrle = o;
 }
 
 GPZ_HD static inline uint64_t gpz_dfl_dynamic_bits(const struct gpz_dfl_codes *b,

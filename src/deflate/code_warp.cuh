@@ -197,11 +197,8 @@ __device__ inline void build_code(uint32_t *freq, unsigned n, int limit, uint8_t
 	}
 }
 
-/* Symbols gpz_dfl_rle_lengths codes a maximal run of L lengths equal to v with, and (put) the
- * symbols themselves from rle[o] on. The serial coder, run by run: a run of zeros goes as 17/18
- * covering up to 138 while 3 or more remain, a run of another length as the length and a 16
- * repeating it up to 6 times while 4 or more remain, what is left as plain lengths; it restarts
- * inside a run only with what remains of that run, so a run codes the same wherever it lies. */
+/* How many symbols gpz_dfl_rle_run codes a maximal run of L lengths equal to v with (its rules,
+ * counted without writing). */
 __device__ inline unsigned rle_run_count(unsigned v, unsigned L)
 {
 	unsigned c = 0;
@@ -213,36 +210,6 @@ __device__ inline unsigned rle_run_count(unsigned v, unsigned L)
 			L -= 1 + (L - 1 > 6 ? 6 : L - 1);
 	}
 	return c + L;
-}
-
-__device__ inline void rle_run_put(struct gpz_dfl_codes *b, uint32_t *clfreq, unsigned o,
-                                   unsigned v, unsigned L)
-{
-	if (v == 0) {
-		while (L >= 3) {
-			const unsigned r = L > 138 ? 138 : L, sym = r >= 11 ? 18 : 17;
-			b->rle[o] = (uint8_t)sym;
-			b->rle_extra[o++] = (uint8_t)(r >= 11 ? r - 11 : r - 3);
-			atomicAdd(&clfreq[sym], 1u);
-			L -= r;
-		}
-	} else {
-		while (L >= 4) {
-			const unsigned r = L - 1 > 6 ? 6 : L - 1;
-			b->rle[o] = (uint8_t)v;
-			b->rle_extra[o++] = 0;
-			b->rle[o] = 16;
-			b->rle_extra[o++] = (uint8_t)(r - 3);
-			atomicAdd(&clfreq[v], 1u);
-			atomicAdd(&clfreq[16], 1u);
-			L -= 1 + r;
-		}
-	}
-	for (; L; L--) {
-		b->rle[o] = (uint8_t)v;
-		b->rle_extra[o++] = 0;
-		atomicAdd(&clfreq[v], 1u);
-	}
 }
 
 /* gpz_dfl_rle_lengths(b, clfreq, all) by the warp (b's hlit and hdist set, clfreq zeroed): the
@@ -280,7 +247,7 @@ __device__ inline void rle_lengths(struct gpz_dfl_codes *b, uint32_t *clfreq, ui
 		}
 		const unsigned x = gpz_warp_scan(c);
 		if (r < nruns)
-			rle_run_put(b, clfreq, base + x - c, v, len);
+			gpz_dfl_rle_run(b, clfreq, base + x - c, v, len, 1);
 		base += __shfl_sync(FULL, x, 31);
 	}
 	if (lane == 0)
