@@ -4,7 +4,8 @@
 # (instructions by opcode, the hottest by stall samples, and with FLOOR the hot code in address
 # order). The thirty-first session read the lanes and one-bitstream decoders with these same
 # commands, inline in its device scripts (bench/NOTES.md); this script was written from them
-# after that session's device time was spent and has not itself run yet. On the GPU machine:
+# after that session's device time was spent; its first run (session 32, call 1, H100) read the
+# one-bitstream decoder on Nyx-Quant as before (27% issue slots busy, 43.5% occupancy). On the GPU machine:
 #   sh bench/probe/ncu-kernel.sh KERNEL [FLOOR] -- PROGRAM [ARG...]
 # KERNEL is ncu's -k: a function name (exact) or regex:EXPR; FLOOR (default 0: no listing) the
 # least executions an instruction needs to be listed. Reports go to $OUT (default /tmp/gpz-out).
