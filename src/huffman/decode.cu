@@ -438,10 +438,18 @@ struct out_writer {
 		}
 	}
 	/* Append nbytes of a pattern with the symbol width as period; pat holds 8 bytes of it as
-	 * they fall at 8-aligned destination addresses. */
+	 * they fall at 8-aligned destination addresses. Whole blocks are stored straight from the
+	 * pattern (lim is 0 whenever f is): a zero run of Nyx-Quant is 64 bytes a step, and the
+	 * masked path below cost ~75 instructions per 16 bytes (46% of the kernel's, by ncu). */
 	__device__ __forceinline__ void put_run(uint64_t pat, uint32_t nbytes)
 	{
-		while (nbytes) {
+		for (;;) {
+			if (f == 0) {
+				for (; nbytes >= 16 && end - blk >= 16; nbytes -= 16, blk += 16)
+					*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(pat, pat);
+			}
+			if (nbytes == 0)
+				return;
 			uint32_t take = 16 - f < nbytes ? 16 - f : nbytes, b = f + take;
 			lo |= pat & byte_mask(f < 8 ? f : 8, b < 8 ? b : 8);
 			hi |= pat & byte_mask(f > 8 ? f - 8 : 0, b > 8 ? b - 8 : 0);
