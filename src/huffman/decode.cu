@@ -366,20 +366,25 @@ __device__ __forceinline__ uint64_t byte_mask(uint32_t a, uint32_t b)
 }
 
 /* Output of one thread: a 16-byte block (lo, hi) aligned in the destination, filled from byte f.
- * Bytes below lim of the current block and from end on belong to other threads: never written. */
+ * Bytes below lim of the current block and from end on belong to other threads: never written.
+ * With prefilled, the block has already laid the run pattern over the whole chunk (fill_runs),
+ * so only blocks that hold some other symbol (dirty) are stored. */
 struct out_writer {
 	uint8_t *blk;
 	const uint8_t *end;
 	uint64_t lo, hi;
 	uint32_t f, lim;
+	bool prefilled, dirty;
 
-	__device__ __forceinline__ void init(uint8_t *start, const uint8_t *stop)
+	__device__ __forceinline__ void init(uint8_t *start, const uint8_t *stop, bool prefilled_)
 	{
 		uint32_t a = (uint32_t)((uintptr_t)start & 15);
 		blk = start - a;
 		end = stop;
 		lo = hi = 0;
 		f = lim = a;
+		prefilled = prefilled_;
+		dirty = false;
 	}
 	/* Bytes [a, b) of the block, in naturally aligned pieces. */
 	__device__ void store_part(uint32_t a, uint32_t b)
@@ -409,6 +414,9 @@ struct out_writer {
 	}
 	__device__ __forceinline__ void flush_block()
 	{
+		if (prefilled && !dirty)
+			return;
+		dirty = false;
 		if (lim == 0 && end - blk >= 16)
 			*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(lo, hi);
 		else
@@ -427,9 +435,11 @@ struct out_writer {
 			hi |= v << (s - 64);
 		}
 		f += nbytes;
+		dirty = true;
 		if (f >= 16) {
 			flush_block();
 			f -= 16;
+			dirty = f != 0;
 			uint32_t fit = nbytes - f; /* bytes of v that went into the stored block: 1..nbytes */
 			lo = fit >= 8 ? 0 : v >> (fit * 8);
 			hi = 0;
@@ -439,14 +449,22 @@ struct out_writer {
 	}
 	/* Append nbytes of a pattern with the symbol width as period; pat holds 8 bytes of it as
 	 * they fall at 8-aligned destination addresses. Whole blocks are stored straight from the
-	 * pattern (lim is 0 whenever f is): a zero run of Nyx-Quant is 64 bytes a step, and the
-	 * masked path below cost ~75 instructions per 16 bytes (46% of the kernel's, by ncu). */
+	 * pattern (lim is 0 whenever f is), or skipped when prefilled: a zero run of Nyx-Quant is
+	 * 64 bytes a step, and the masked path below cost ~75 instructions per 16 bytes (46% of
+	 * the kernel's, by ncu). */
 	__device__ __forceinline__ void put_run(uint64_t pat, uint32_t nbytes)
 	{
 		for (;;) {
-			if (f == 0) {
-				for (; nbytes >= 16 && end - blk >= 16; nbytes -= 16, blk += 16)
-					*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(pat, pat);
+			if (f == 0 && nbytes >= 16) {
+				const ptrdiff_t room_blocks = (end - blk) >> 4;
+				uint32_t k = nbytes >> 4;
+				if (room_blocks < (ptrdiff_t)k)
+					k = room_blocks > 0 ? (uint32_t)room_blocks : 0u;
+				if (!prefilled)
+					for (uint32_t i = 0; i < k; i++)
+						reinterpret_cast<ulonglong2 *>(blk)[i] = make_ulonglong2(pat, pat);
+				blk += 16 * (size_t)k;
+				nbytes -= 16 * k;
 			}
 			if (nbytes == 0)
 				return;
@@ -467,10 +485,30 @@ struct out_writer {
 	__device__ __forceinline__ void finish()
 	{
 		uint32_t b = f < room() ? f : room();
-		if (b > lim)
+		if (b > lim && (dirty || !prefilled))
 			store_part(lim, b);
 	}
 };
+
+/* The run pattern over bytes [a, a + len) by all LANES threads: 16-byte stores, consecutive
+ * threads at consecutive addresses, and single bytes for the unaligned head and tail. */
+__device__ __forceinline__ void fill_runs(uint8_t *a, uint64_t len, uint64_t pat)
+{
+	const uint32_t j = threadIdx.x;
+	uint8_t *b = a + len;
+	uintptr_t lo = ((uintptr_t)a + 15) & ~(uintptr_t)15, hi = (uintptr_t)b & ~(uintptr_t)15;
+	if (lo > hi)
+		lo = hi = (uintptr_t)b; /* no whole block: the head takes every byte */
+	const uint32_t head = (uint32_t)(lo - (uintptr_t)a), tail = (uint32_t)((uintptr_t)b - hi);
+	if (j < head)
+		a[j] = (uint8_t)(pat >> (8 * (((uintptr_t)a + j) & 7)));
+	else if (j >= 16 && j - 16 < tail)
+		((uint8_t *)hi)[j - 16] = (uint8_t)(pat >> (8 * ((hi + j - 16) & 7)));
+	ulonglong2 *blk = reinterpret_cast<ulonglong2 *>(lo);
+	const uint64_t nblk = (hi - lo) / 16;
+	for (uint64_t i = j; i < nblk; i += LANES)
+		blk[i] = make_ulonglong2(pat, pat);
+}
 
 /*
  * Decode the codewords that start in [pos, end) (positions relative to B0), counting them into
@@ -656,11 +694,19 @@ __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, ui
 		return;
 	}
 
-	/* 5. write pass */
+	/* 5. write pass. A chunk of nearly all 1-bit codewords (at most 1.125 bits a symbol) is
+	 * first laid with the run pattern by the whole block in coalesced stores, and the threads
+	 * then store only their blocks that hold other symbols: each thread's own 16-byte stores,
+	 * 256 bytes apart across a warp, were the kernel's limit (ncu: stalled on their issue). */
+	const bool prefill = kp.run && (uint64_t)bits <= m + m / 8; /* uniform over the block */
+	if (prefill) {
+		fill_runs(kp.dst + first * W, m * W, kp.run_pattern);
+		__syncthreads(); /* the pattern lies under the threads' own stores */
+	}
 	if (cnt) {
 		uint64_t o = (first + before + incl - cnt) * (uint64_t)W;
 		out_writer wr;
-		wr.init(kp.dst + o, kp.dst + o + (uint64_t)cnt * W);
+		wr.init(kp.dst + o, kp.dst + o + (uint64_t)cnt * W, prefill);
 		R r;
 		r.init(vb0, B0, kp.src, cur);
 		int32_t pos = cur;

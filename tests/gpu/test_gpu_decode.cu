@@ -272,6 +272,16 @@ void roundtrip_crafted(int w, int len, size_t n, int chunk_log, size_t lead)
 	       what, w, chunk_log, n);
 }
 
+/* One symbol with probability p (it gets the 1-bit codeword "0"), the rest uniform over 40 others. */
+std::vector<uint8_t> gen_dominant(size_t n, int w, double p)
+{
+	const uint32_t d = w == 1 ? 101 : w == 2 ? 512 : 70000;
+	std::vector<uint8_t> v(n * w);
+	for (size_t i = 0; i < n; i++)
+		put_sym(v, i, w, urand() < p ? d : d + 1 + (uint32_t)(test_rand(&g_seed) % 40));
+	return v;
+}
+
 /* Nyx-Quant-like codes: 512 with p = 0.996, a narrow spread around it, a few zeros. */
 std::vector<uint8_t> gen_quant(size_t n)
 {
@@ -360,6 +370,22 @@ void test_roundtrips(void)
 	roundtrip_crafted(2, 24, 300001, 14, 100);
 	roundtrip_crafted(4, 17, 1000003, 20, 100);
 	roundtrip_crafted(2, 23, 5, 8, 100);
+	/* Chunks of at most 1.125 bits a symbol are first laid with the dominant symbol by the
+	 * whole block, then the threads store only blocks with other symbols: every width, p on
+	 * either side of that line (0.98 is about 1.13 bits), the 16 destination alignments the
+	 * round trips take in turn, and chunks of 256 symbols or fewer. */
+	for (int w = 1; w <= 4; w *= 2) {
+		const double ps[4] = { 0.9999, 0.999, 0.99, 0.98 };
+		const int cls[4] = { 16, 14, 10, 8 };
+		for (int k = 0; k < 4; k++) {
+			snprintf(what, sizeof(what), "dominant symbol, p = %.4f", ps[k]);
+			roundtrip(gen_dominant(((size_t)5 << cls[k]) + 777, w, ps[k]), w, cls[k], what);
+		}
+		for (int k = 0; k < 16; k++) {
+			snprintf(what, sizeof(what), "dominant symbol, small, turn %d", k);
+			roundtrip(gen_dominant(3000 + 37 * (size_t)k, w, 0.995), w, 8, what);
+		}
+	}
 	roundtrip(gen_quant(3000001), 2, 14, "quantization codes (p = 0.996)");
 	roundtrip(gen_quant(1000000), 2, 8, "quantization codes, chunk_log 8");
 	/* A 2^20 alphabet of 4-byte symbols: half uniform over all of it, half skewed. */
