@@ -57,6 +57,9 @@
  *      one aligned 16-byte store whenever it fills (only each thread's first and last block are
  *      partial, written with aligned 8/4/2/1-byte pieces that never touch a neighbour's bytes).
  *      Each thread's stores are sequential, so L2 merges them into whole sectors.
+ *      A chunk of nearly all 1-bit codewords (at most 1.125 bits a symbol, with a run code) is
+ *      first laid with the run symbol by the whole block in coalesced stores; the threads then
+ *      store only their blocks that hold another symbol.
  *
  * Steps: the table (built here from the host decoder's first-level table; 16 KB, one copy per
  * block in shared memory) resolves up to 3 codewords of at most TB bits per lookup (2 for 4-byte
@@ -86,12 +89,14 @@
  *   Nyx-Quant, 2-byte, chunk_log 14, 1.006 bit/symbol:  0.47-0.49 ms = 545-570 GB/s of output
  *   debtext 100 MB, 1-byte, chunk_log 14, 5.21 bit/symbol: 0.65-0.67 ms = 150-155 GB/s (goal 200)
  * (kernel alone, Nsight Compute: Nyx ~0.42 ms, text ~0.63 ms.)
- * Where the time goes (Nsight Compute): Nyx is bound by its 16-byte per-thread stores (each
- * warp store touches 32 sectors; L1TEX stalls dominate). Text issues ~40 instructions per
+ * Where the time goes (Nsight Compute): Nyx was bound by its 16-byte per-thread stores (each
+ * warp store touches 32 sectors; ~75 instructions a block for runs): whole run blocks stored
+ * straight from the pattern, then the block-wide fill, took its kernel from 514 to 1753 GB/s
+ * on an H100 (1 GiB, chunk_log 14; bench/results/2026-11-27-h100-decode-run-fill.md). Text issues ~40 instructions per
  * symbol at IPC ~0.6 per scheduler with 28 resident warps per SM and ~20 of 32 lanes active;
  * the 64-bit table lookups have ~2x bank conflicts. Ideas not done yet: a 32-bit table for
- * 1-byte symbols (fewer conflicts, 8 blocks per SM), a block-wide pattern fill for run-dominated
- * chunks (coalesced stores for Nyx), writing through shared memory in coalesced rows.
+ * 1-byte symbols (fewer conflicts, 8 blocks per SM), writing through shared memory in
+ * coalesced rows.
  *
  * Bit reading: MSB-first bits come from big-endian 32-bit words. d_payload need not be aligned:
  * words are taken from the 4-byte-aligned address below it, and every word that is not wholly
