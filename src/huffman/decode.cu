@@ -417,28 +417,34 @@ struct out_writer {
 		ptrdiff_t r = end - blk;
 		return r <= 0 ? 0u : r >= 16 ? 16u : (uint32_t)r;
 	}
-	__device__ __forceinline__ void flush_block()
+	/* The first block of a thread (lim > 0), its last (past end), or a prefilled chunk's. */
+	__device__ void flush_rare()
 	{
 		if (prefilled && !dirty)
 			return;
-		dirty = false;
 		if (lim == 0 && end - blk >= 16)
 			*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(lo, hi);
 		else
 			store_part(lim, room());
 	}
-	/* Append nbytes (1..8) bytes of v. */
+	__device__ __forceinline__ void flush_block()
+	{
+		if (!prefilled && lim == 0 && end - blk >= 16)
+			*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(lo, hi);
+		else
+			flush_rare();
+		dirty = false;
+	}
+	/* Append nbytes (1..8) bytes of v. The lanes of a warp sit at every byte f of their blocks,
+	 * so v is placed with selects, not branches on f (on text, branching there and the
+	 * store's rare cases inlined beside it cost a quarter of the write pass, by ncu). */
 	__device__ __forceinline__ void put(uint64_t v, uint32_t nbytes)
 	{
-		uint32_t s = f * 8;
-		if (s == 0) {
-			lo |= v;
-		} else if (s < 64) {
-			lo |= v << s;
-			hi |= v >> (64 - s);
-		} else {
-			hi |= v << (s - 64);
-		}
+		const uint32_t sh = (f & 7) * 8;
+		const uint64_t a = v << sh, b = (v >> 1) >> (63 - sh); /* b: v >> (64 - sh), 0 if sh = 0 */
+		const bool low = f < 8; /* then v ends within hi (f + nbytes < 16) */
+		lo |= low ? a : 0;
+		hi |= low ? b : a;
 		f += nbytes;
 		dirty = true;
 		if (f >= 16) {
