@@ -88,15 +88,19 @@
  * Measured on an H200 (whole call, median of 20; tests/gpu/test_gpu_decode.cu):
  *   Nyx-Quant, 2-byte, chunk_log 14, 1.006 bit/symbol:  0.47-0.49 ms = 545-570 GB/s of output
  *   debtext 100 MB, 1-byte, chunk_log 14, 5.21 bit/symbol: 0.65-0.67 ms = 150-155 GB/s (goal 200)
- * (kernel alone, Nsight Compute: Nyx ~0.42 ms, text ~0.63 ms.)
+ * (kernel alone, Nsight Compute: Nyx ~0.42 ms, text ~0.63 ms.) The same call on 1 GiB
+ * (gpz-bench --gpu -b W, H200, thirty-second session, after the changes below): Nyx-Quant
+ * 1861-1906 GB/s, text 222 GB/s.
  * Where the time goes (Nsight Compute): Nyx was bound by its 16-byte per-thread stores (each
  * warp store touches 32 sectors; ~75 instructions a block for runs): whole run blocks stored
  * straight from the pattern, then the block-wide fill, took its kernel from 514 to 1753 GB/s
- * on an H100 (1 GiB, chunk_log 14; bench/results/2026-11-27-h100-decode-run-fill.md). Text issues ~40 instructions per
- * symbol at IPC ~0.6 per scheduler with 28 resident warps per SM and ~20 of 32 lanes active;
- * the 64-bit table lookups have ~2x bank conflicts. Ideas not done yet: a 32-bit table for
- * 1-byte symbols (fewer conflicts, 8 blocks per SM), writing through shared memory in
- * coalesced rows.
+ * on an H100 (1 GiB, chunk_log 14; bench/results/2026-11-27-h100-decode-run-fill.md); the
+ * writer without branches on its byte offset and eight staging loads in flight took text from
+ * 199 to 223 and Nyx to 1800. Text is bound by issue (75% of slots): the write pass decodes
+ * every symbol a second time (the count pass's symbols are not kept: no shared memory is left
+ * for them at 7 blocks an SM) and the repair rounds a third of them again. Ideas not done yet:
+ * a 32-bit table for 1-byte symbols (fewer conflicts, 8 blocks per SM), writing through shared
+ * memory in coalesced rows.
  *
  * Bit reading: MSB-first bits come from big-endian 32-bit words. d_payload need not be aligned:
  * words are taken from the 4-byte-aligned address below it, and every word that is not wholly
