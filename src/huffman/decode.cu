@@ -98,7 +98,7 @@
  * writer without branches on its byte offset and eight staging loads in flight took text from
  * 199 to 223 and Nyx to 1800. Text is bound by issue (75% of slots): the write pass decodes
  * every symbol a second time (the count pass's symbols are not kept: no shared memory is left
- * for them at 7 blocks an SM) and the repair rounds a third of them again. Ideas not done yet:
+ * for them at 7 blocks an SM), and the repair rounds take ~10% of the instructions. Ideas not done yet:
  * a 32-bit table for 1-byte symbols (fewer conflicts, 8 blocks per SM), writing through shared
  * memory in coalesced rows.
  *
