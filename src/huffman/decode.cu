@@ -98,9 +98,9 @@
  * writer without branches on its byte offset and eight staging loads in flight took text from
  * 199 to 223 and Nyx to 1800. Text is bound by issue (75% of slots): the write pass decodes
  * every symbol a second time (the count pass's symbols are not kept: no shared memory is left
- * for them at 7 blocks an SM), and the repair rounds take ~10% of the instructions. Ideas not done yet:
- * a 32-bit table for 1-byte symbols (fewer conflicts, 8 blocks per SM), writing through shared
- * memory in coalesced rows.
+ * for them at 7 blocks an SM), and the repair rounds take ~10% of the instructions. Ideas not
+ * done yet: a 32-bit table for 1-byte symbols (fewer conflicts, 8 blocks per SM), writing
+ * through shared memory in coalesced rows.
  *
  * Bit reading: MSB-first bits come from big-endian 32-bit words. d_payload need not be aligned:
  * words are taken from the 4-byte-aligned address below it, and every word that is not wholly
