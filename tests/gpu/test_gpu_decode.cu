@@ -272,7 +272,8 @@ void roundtrip_crafted(int w, int len, size_t n, int chunk_log, size_t lead)
 	       what, w, chunk_log, n);
 }
 
-/* One symbol with probability p (it gets the 1-bit codeword "0"), the rest uniform over 40 others. */
+/* One symbol with probability p (it gets the 1-bit codeword "0"), the rest uniform over 40
+ * others. */
 std::vector<uint8_t> gen_dominant(size_t n, int w, double p)
 {
 	const uint32_t d = w == 1 ? 101 : w == 2 ? 512 : 70000;
