@@ -376,23 +376,23 @@ __device__ __forceinline__ uint64_t byte_mask(uint32_t a, uint32_t b)
 
 /* Output of one thread: a 16-byte block (lo, hi) aligned in the destination, filled from byte f.
  * Bytes below lim of the current block and from end on belong to other threads: never written.
- * With prefilled, the block has already laid the run pattern over the whole chunk (fill_runs),
- * so only blocks that hold some other symbol (dirty) are stored. */
-struct out_writer {
+ * PRE: the block has already laid the run pattern over the whole chunk (fill_runs). Then lo:hi
+ * start as the pattern, a run only moves f on, another symbol replaces its bytes, and only the
+ * blocks that hold one (dirty) are stored. */
+template <bool PRE> struct out_writer {
 	uint8_t *blk;
 	const uint8_t *end;
 	uint64_t lo, hi;
 	uint32_t f, lim;
-	bool prefilled, dirty;
+	bool dirty;
 
-	__device__ __forceinline__ void init(uint8_t *start, const uint8_t *stop, bool prefilled_)
+	__device__ __forceinline__ void init(uint8_t *start, const uint8_t *stop, uint64_t pat)
 	{
 		uint32_t a = (uint32_t)((uintptr_t)start & 15);
 		blk = start - a;
 		end = stop;
-		lo = hi = 0;
+		lo = hi = PRE ? pat : 0;
 		f = lim = a;
-		prefilled = prefilled_;
 		dirty = false;
 	}
 	/* Bytes [a, b) of the block, in naturally aligned pieces. */
@@ -421,63 +421,81 @@ struct out_writer {
 		ptrdiff_t r = end - blk;
 		return r <= 0 ? 0u : r >= 16 ? 16u : (uint32_t)r;
 	}
-	/* The first block of a thread (lim > 0), its last (past end), or a prefilled chunk's. */
+	/* A thread's first block (lim > 0) or its last (past end). */
 	__device__ void flush_rare()
 	{
-		if (prefilled && !dirty)
-			return;
-		if (lim == 0 && end - blk >= 16)
-			*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(lo, hi);
-		else
+		if (dirty || !PRE)
 			store_part(lim, room());
 	}
 	__device__ __forceinline__ void flush_block()
 	{
-		if (!prefilled && lim == 0 && end - blk >= 16)
-			*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(lo, hi);
-		else
+		if (lim == 0 && end - blk >= 16) {
+			if (dirty || !PRE)
+				*reinterpret_cast<ulonglong2 *>(blk) = make_ulonglong2(lo, hi);
+		} else {
 			flush_rare();
+		}
 		dirty = false;
 	}
-	/* Append nbytes (1..8) bytes of v. The lanes of a warp sit at every byte f of their blocks,
-	 * so v is placed with selects, not branches on f (on text, branching there and the
-	 * store's rare cases inlined beside it cost a quarter of the write pass, by ncu). */
-	__device__ __forceinline__ void put(uint64_t v, uint32_t nbytes)
+	/* Append nbytes (1..8) bytes of v (zero above them). The lanes of a warp sit at every byte f
+	 * of their blocks, so v is placed with selects, not branches on f (on text, branching there
+	 * and the store's rare cases inlined beside it cost a quarter of the write pass, by ncu). */
+	__device__ __forceinline__ void put(uint64_t v, uint32_t nbytes, uint64_t pat)
 	{
 		const uint32_t sh = (f & 7) * 8;
 		const uint64_t a = v << sh, b = (v >> 1) >> (63 - sh); /* b: v >> (64 - sh), 0 if sh = 0 */
 		const bool low = f < 8; /* then v ends within hi (f + nbytes < 16) */
+		if (PRE) { /* the pattern's bytes under v go */
+			const uint64_t m = nbytes >= 8 ? ~0ull : (1ull << (8 * nbytes)) - 1;
+			const uint64_t ma = m << sh, mb = (m >> 1) >> (63 - sh);
+			lo &= low ? ~ma : ~0ull;
+			hi &= low ? ~mb : ~ma;
+		}
 		lo |= low ? a : 0;
 		hi |= low ? b : a;
 		f += nbytes;
 		dirty = true;
 		if (f >= 16) {
 			flush_block();
-			f -= 16;
+			f -= 16; /* < 8: bytes of v past the stored block */
 			dirty = f != 0;
 			uint32_t fit = nbytes - f; /* bytes of v that went into the stored block: 1..nbytes */
 			lo = fit >= 8 ? 0 : v >> (fit * 8);
 			hi = 0;
+			if (PRE) {
+				lo |= pat & (~0ull << (8 * f));
+				hi = pat;
+			}
 			lim = 0;
 			blk += 16;
 		}
 	}
 	/* Append nbytes of a pattern with the symbol width as period; pat holds 8 bytes of it as
-	 * they fall at 8-aligned destination addresses. Whole blocks are stored straight from the
-	 * pattern (lim is 0 whenever f is), or skipped when prefilled: a zero run of Nyx-Quant is
-	 * 64 bytes a step, and the masked path below cost ~75 instructions per 16 bytes (46% of
-	 * the kernel's, by ncu). */
+	 * they fall at 8-aligned destination addresses. Prefilled, the bytes are there already.
+	 * Else whole blocks are stored straight from the pattern (lim is 0 whenever f is): a zero
+	 * run of Nyx-Quant is 64 bytes a step, and the masked path below cost ~75 instructions per
+	 * 16 bytes (46% of the kernel's, by ncu). */
 	__device__ __forceinline__ void put_run(uint64_t pat, uint32_t nbytes)
 	{
+		if (PRE) { /* the run's blocks after the current one hold nothing else */
+			const uint32_t t = f + nbytes;
+			if (t >= 16) {
+				flush_block();
+				blk += 16 * (size_t)(t >> 4);
+				lo = hi = pat;
+				lim = 0;
+			}
+			f = t & 15;
+			return;
+		}
 		for (;;) {
 			if (f == 0 && nbytes >= 16) {
 				const ptrdiff_t room_blocks = (end - blk) >> 4;
 				uint32_t k = nbytes >> 4;
 				if (room_blocks < (ptrdiff_t)k)
 					k = room_blocks > 0 ? (uint32_t)room_blocks : 0u;
-				if (!prefilled)
-					for (uint32_t i = 0; i < k; i++)
-						reinterpret_cast<ulonglong2 *>(blk)[i] = make_ulonglong2(pat, pat);
+				for (uint32_t i = 0; i < k; i++)
+					reinterpret_cast<ulonglong2 *>(blk)[i] = make_ulonglong2(pat, pat);
 				blk += 16 * (size_t)k;
 				nbytes -= 16 * k;
 			}
@@ -500,7 +518,7 @@ struct out_writer {
 	__device__ __forceinline__ void finish()
 	{
 		uint32_t b = f < room() ? f : room();
-		if (b > lim && (dirty || !prefilled))
+		if (b > lim && (dirty || !PRE))
 			store_part(lim, b);
 	}
 };
@@ -530,9 +548,9 @@ __device__ __forceinline__ void fill_runs(uint8_t *a, uint64_t len, uint64_t pat
  * cnt and, if WRITE, appending their symbols to wr. pos ends at the first boundary >= end. The
  * codewords taken (hence pos and cnt) do not depend on WRITE.
  */
-template <int W, bool WRITE, bool BULK, class R>
+template <int W, bool WRITE, bool BULK, class R, class WR>
 __device__ __forceinline__ void decode_step(const kparams &kp, R &r, int32_t &pos, int32_t end,
-                                            uint32_t &cnt, out_writer *wr)
+                                            uint32_t &cnt, WR *wr)
 {
 	step_out o = step<W, WRITE, BULK>(kp, r, pos, end, false);
 	pos += (int32_t)o.bits;
@@ -541,18 +559,29 @@ __device__ __forceinline__ void decode_step(const kparams &kp, R &r, int32_t &po
 		if (o.run)
 			wr->put_run(kp.run_pattern, o.k * W);
 		else
-			wr->put(o.v, o.k * W);
+			wr->put(o.v, o.k * W, kp.run_pattern);
 	}
 }
 
-template <int W, bool WRITE, class R>
+template <int W, bool WRITE, class R, class WR>
 __device__ __forceinline__ void decode_range(const kparams &kp, R &r, int32_t &pos, int32_t end,
-                                             uint32_t &cnt, out_writer *wr)
+                                             uint32_t &cnt, WR *wr)
 {
 	while (end - pos > BULK_MARGIN)
 		decode_step<W, WRITE, true>(kp, r, pos, end, cnt, wr);
 	while (pos < end)
 		decode_step<W, WRITE, false>(kp, r, pos, end, cnt, wr);
+}
+
+/* The write pass of one sub-range: its bytes [dst, dst + bytes). */
+template <int W, bool PRE, class R>
+__device__ __forceinline__ void write_range(const kparams &kp, R &r, int32_t &pos, int32_t end,
+                                            uint32_t &cnt, uint8_t *dst, uint64_t bytes)
+{
+	out_writer<PRE> wr;
+	wr.init(dst, dst + bytes, kp.run_pattern);
+	decode_range<W, true>(kp, r, pos, end, cnt, &wr);
+	wr.finish();
 }
 
 /*
@@ -596,7 +625,7 @@ __device__ void resync(const kparams &kp, uint32_t vb0, uint64_t B0, int32_t p, 
 		}
 	}
 	STAT(3, 1);
-	decode_range<W, false>(kp, rt, tp, end, ct, nullptr);
+	decode_range<W, false>(kp, rt, tp, end, ct, (out_writer<false> *)nullptr);
 	e_out = tp;
 	n_out = ct;
 }
@@ -663,7 +692,7 @@ __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, ui
 	if (p < end) {
 		R r;
 		r.init(vb0, B0, kp.src, p);
-		decode_range<W, false>(kp, r, e0, end, n0, nullptr);
+		decode_range<W, false>(kp, r, e0, end, n0, (out_writer<false> *)nullptr);
 	}
 
 	/* 2. repair rounds; from round MAP_ROUND on by repair_by_maps */
@@ -720,14 +749,14 @@ __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, ui
 	}
 	if (cnt) {
 		uint64_t o = (first + before + incl - cnt) * (uint64_t)W;
-		out_writer wr;
-		wr.init(kp.dst + o, kp.dst + o + (uint64_t)cnt * W, prefill);
 		R r;
 		r.init(vb0, B0, kp.src, cur);
 		int32_t pos = cur;
 		uint32_t k = 0;
-		decode_range<W, true>(kp, r, pos, end, k, &wr);
-		wr.finish();
+		if (prefill)
+			write_range<W, true>(kp, r, pos, end, k, kp.dst + o, (uint64_t)cnt * W);
+		else
+			write_range<W, false>(kp, r, pos, end, k, kp.dst + o, (uint64_t)cnt * W);
 	}
 }
 
