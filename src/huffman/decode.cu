@@ -477,7 +477,7 @@ template <bool PRE> struct out_writer {
 	 * 16 bytes (46% of the kernel's, by ncu). */
 	__device__ __forceinline__ void put_run(uint64_t pat, uint32_t nbytes)
 	{
-		if (PRE) { /* the run's blocks after the current one hold nothing else */
+		if constexpr (PRE) { /* the run's blocks after the current one hold nothing else */
 			const uint32_t t = f + nbytes;
 			if (t >= 16) {
 				flush_block();
@@ -486,8 +486,12 @@ template <bool PRE> struct out_writer {
 				lim = 0;
 			}
 			f = t & 15;
-			return;
+		} else {
+			put_run_stored(pat, nbytes);
 		}
+	}
+	__device__ __forceinline__ void put_run_stored(uint64_t pat, uint32_t nbytes)
+	{
 		for (;;) {
 			if (f == 0 && nbytes >= 16) {
 				const ptrdiff_t room_blocks = (end - blk) >> 4;
