@@ -6,6 +6,7 @@
  * Usage: test_gpu [edge|corpora|hostile|all|exit-start] */
 #include "testutil.h"
 #include "common/bits.h"
+#include "container/frame.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -490,6 +491,93 @@ static void hostile(void)
 	free(back);
 }
 
+/* One stream through gpz_decompress_device (a single frame: the device frame path). */
+static gpz_result device_decompress(const uint8_t *c, size_t n, size_t out_n)
+{
+	uint8_t *d_c = NULL, *d_out = NULL;
+	size_t got = 0;
+	gpz_result r = GPZ_ERR_NOMEM;
+	if (cudaMalloc((void **)&d_c, n) == cudaSuccess &&
+	    cudaMalloc((void **)&d_out, out_n + 64) == cudaSuccess &&
+	    cudaMemcpy(d_c, c, n, cudaMemcpyHostToDevice) == cudaSuccess)
+		r = gpz_decompress_device(gpu, d_c, n, d_out, out_n + 64, &got, NULL);
+	cudaFree(d_c);
+	cudaFree(d_out);
+	return r;
+}
+
+/* A Huffman frame's chunk index rewritten and its header check made again, so that only the
+ * index is wrong: the device path sums the one-bitstream layout's chunk starts on the GPU and
+ * leaves each chunk's length to the decoder, so both backends must still reject every edit
+ * (bits moved between chunks with the total kept, a length under its chunk's symbols or over
+ * its longest code with the total kept, the total changed) and accept the frame resealed
+ * unchanged. */
+static void index_rewritten(void)
+{
+	const size_t n = 40000, m = 256; /* 20000 2-byte symbols: 78 chunks of 256, one of 32 */
+	uint8_t *src = malloc(n), *c, *bad, *back = malloc(n + 64);
+	gpz_params p = params(2, 8);
+	gpz_block_info in;
+	gpz_result r;
+	size_t got;
+	uint64_t rng = 7;
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t x = (uint32_t)(test_rand(&rng) % 100), v = x < 80 ? 300 : 300 + x % 13;
+		src[2 * i] = (uint8_t)v;
+		src[2 * i + 1] = (uint8_t)(v >> 8);
+	}
+	size_t cn = compress(cpu, &p, src, n, &c, &r);
+	CHECK(r == GPZ_OK && gpz_parse_block(c + GPZ_HEADER_SIZE, cn - GPZ_HEADER_SIZE, &in) ==
+	                         GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN,
+	      "index: compress: %s", gpz_result_string(r));
+	bad = malloc(cn);
+	uint8_t *f = bad + GPZ_HEADER_SIZE;
+	const size_t index_at = GPZ_FRAME_HEADER_SIZE + gpz_load_le32(c + GPZ_HEADER_SIZE + 16);
+	const size_t nchunks = (n / 2 + m - 1) / m, check_at = index_at + 4 * nchunks;
+	const char *what[] = { "resealed unchanged", "8 bits from chunk 1 to chunk 0",
+		               "1 bit from chunk 40 to chunk 41", "chunk 5 under its symbols",
+		               "chunk 7 over its longest code", "the total 8 bits more" };
+	for (int k = 0; k < 6; k++) {
+		uint32_t len[80];
+		memcpy(bad, c, cn);
+		for (size_t i = 0; i < nchunks; i++)
+			len[i] = gpz_load_le32(f + index_at + 4 * i);
+		if (k == 1) {
+			len[0] += 8;
+			len[1] -= 8;
+		} else if (k == 2) {
+			len[41] += 1;
+			len[40] -= 1;
+		} else if (k == 3) {
+			len[6] += len[5] - (uint32_t)(m - 1);
+			len[5] = (uint32_t)(m - 1);
+		} else if (k == 4) { /* the excess taken from the chunks after it, none under m */
+			uint32_t over = (uint32_t)(m * in.max_code_len + 1) - len[7];
+			len[7] += over;
+			for (size_t i = 8; over && i + 1 < nchunks; i++) {
+				uint32_t take = len[i] - (uint32_t)m < over ? len[i] - (uint32_t)m : over;
+				len[i] -= take;
+				over -= take;
+			}
+		} else if (k == 5) {
+			len[3] += 8;
+		}
+		for (size_t i = 0; i < nchunks; i++)
+			gpz_store_le32(f + index_at + 4 * i, len[i]);
+		gpz_store_le32(f + check_at, gpz_header_check(f, check_at));
+		gpz_result rc = gpz_decompress(cpu, bad, cn, back, n + 64, &got);
+		gpz_result rg = device_decompress(bad, cn, n);
+		CHECK(rc == (k == 0 ? GPZ_OK : GPZ_ERR_CORRUPT) && rg == rc, "index, %s: cpu %s, gpu %s",
+		      what[k], gpz_result_string(rc), gpz_result_string(rg));
+		cases++;
+	}
+	printf("index: 6 rewritten chunk indexes judged alike by both backends\n");
+	free(src);
+	free(c);
+	free(bad);
+	free(back);
+}
+
 /* Children that create an AUTO context (the first CUDA use in the process), round-trip a few
  * bytes on the CPU while the GPU starts in the background, and exit at once: the CUDA driver's
  * exit handlers must not run under the starting thread (they aborted in glibc, 12 of 12 runs
@@ -551,8 +639,10 @@ int main(int argc, char **argv)
 		quick();
 	if (!strcmp(which, "edge") || !strcmp(which, "all"))
 		edge_cases();
-	if (!strcmp(which, "hostile") || !strcmp(which, "all"))
+	if (!strcmp(which, "hostile") || !strcmp(which, "all")) {
 		hostile();
+		index_rewritten();
+	}
 	if (!strcmp(which, "corpora") || !strcmp(which, "all"))
 		corpora();
 	gpz_ctx_free(cpu);

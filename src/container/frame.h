@@ -175,6 +175,12 @@ static inline int gpz_frame_lanes(const uint8_t *frame)
  * FORMAT.md but the payload's. */
 gpz_result gpz_frame_prepare_decode(const uint8_t *frame, const gpz_block_info *in,
                                     gpz_decoder *dec, uint64_t *starts);
+/* Its first part alone: the decoder from the code lengths. */
+gpz_result gpz_frame_decoder(const uint8_t *frame, const gpz_block_info *in, gpz_decoder *dec);
+/* The one-bitstream layout's chunk index summed (*bits), checked against the payload's size
+ * only: a decoder that checks each chunk's length itself (the GPU's, decode.cu) needs no more
+ * from the host. */
+gpz_result gpz_frame_index_bits(const uint8_t *frame, const gpz_block_info *in, uint64_t *bits);
 /* A parsed block that a caller wants decoded as a frame: GPZ_ERR_PARAM when it is not one,
  * GPZ_ERR_TRUNCATED when it passes src_size, GPZ_ERR_DST_TOO_SMALL when its content passes
  * dst_cap. */

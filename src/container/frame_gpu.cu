@@ -16,6 +16,7 @@
  * compress call stages such frames through host memory. They decode here: a warp a piece
  * (deflate/inflate.cu), straight into the output, then the checksum on the device.
  */
+#include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,41 @@ __global__ void store_le64_kernel(uint8_t *dst, const uint64_t *v)
 {
 	for (int i = 0; i < 8; i++)
 		dst[i] = (uint8_t)(*v >> (8 * i));
+}
+
+/* starts[0] = 0 and starts[c + 1] = starts[c] + index[c], from a frame's chunk index on the
+ * device (4-byte little-endian lengths at any alignment): one block, STARTS_ITEMS entries a
+ * thread a tile, the sum carried from tile to tile. */
+#define STARTS_THREADS 1024
+#define STARTS_ITEMS 8
+__global__ void __launch_bounds__(STARTS_THREADS)
+index_starts_kernel(const uint8_t *index, uint64_t nchunks, uint64_t *starts)
+{
+	typedef cub::BlockScan<uint64_t, STARTS_THREADS> scan_t;
+	__shared__ typename scan_t::TempStorage tmp;
+	__shared__ uint64_t carry;
+	if (threadIdx.x == 0) {
+		starts[0] = 0;
+		carry = 0;
+	}
+	__syncthreads();
+	for (uint64_t base = 0; base < nchunks; base += STARTS_THREADS * STARTS_ITEMS) {
+		const uint64_t first = base + (uint64_t)threadIdx.x * STARTS_ITEMS;
+		uint64_t v[STARTS_ITEMS];
+#pragma unroll
+		for (int k = 0; k < STARTS_ITEMS; k++)
+			v[k] = first + k < nchunks ? gpz_load_le32(index + 4 * (first + k)) : 0;
+		scan_t(tmp).InclusiveSum(v, v);
+		const uint64_t c0 = carry;
+#pragma unroll
+		for (int k = 0; k < STARTS_ITEMS; k++)
+			if (first + k < nchunks)
+				starts[first + k + 1] = c0 + v[k];
+		__syncthreads(); /* every thread has read carry and is done with tmp */
+		if (threadIdx.x == STARTS_THREADS - 1)
+			carry = c0 + v[STARTS_ITEMS - 1];
+		__syncthreads();
+	}
 }
 
 __global__ void fill_kernel(uint8_t *dst, size_t n, int w, uint32_t v)
@@ -430,18 +466,35 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	}
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
 		int lanes = gpz_frame_lanes(head);
-		starts = (uint64_t *)(g->host + starts_at);
-		r = gpz_frame_prepare_decode(head, &in, &dec, starts);
-		if (r == GPZ_OK && !lanes && !gpz_frame_padding_ok(last, payload, starts[nchunks]))
-			r = GPZ_ERR_CORRUPT;
+		uint64_t bits = 0;
+		/* The one-bitstream layout's chunk starts are summed on the device from the index
+		 * (the decoder checks every chunk's length; the host checks the total): building
+		 * them here took the H100 hosts ~100 us with the GPU idle, for a 1 GiB frame of
+		 * 2-byte symbols (bench/probe/prepare_probe.c). */
+		if (lanes) {
+			starts = (uint64_t *)(g->host + starts_at);
+			r = gpz_frame_prepare_decode(head, &in, &dec, starts);
+		} else {
+			r = gpz_frame_decoder(head, &in, &dec);
+			if (r == GPZ_OK)
+				r = gpz_frame_index_bits(head, &in, &bits);
+			if (r == GPZ_OK && !gpz_frame_padding_ok(last, payload, bits))
+				r = GPZ_ERR_CORRUPT;
+		}
 		/* the starts, the checksum's slot, then the lanes decoder's tables */
 		size_t tables_at = gpz_align256((nchunks + 1) * 8) + 256;
 		if (r == GPZ_OK)
 			r = gpz_gpu_reserve(&g->work, &g->work_cap,
 			                    tables_at + (lanes ? gpz_gpu_decode_lanes_work(&dec) : 0));
-		if (r == GPZ_OK)
+		if (r == GPZ_OK && lanes) {
 			r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (nchunks + 1) * 8,
 			                                    cudaMemcpyHostToDevice, s));
+		} else if (r == GPZ_OK) {
+			index_starts_kernel<<<1, STARTS_THREADS, 0, s>>>(
+				d_src + GPZ_FRAME_HEADER_SIZE + gpz_load_le32(head + 16), nchunks,
+				(uint64_t *)g->work);
+			r = gpz_cuda_result(cudaGetLastError());
+		}
 		/* the lanes decoder's verdict waits in pinned memory for the checksum's synchronisation */
 		if (r == GPZ_OK && lanes)
 			r = gpz_gpu_decode_lanes(&dec, d_src + payload_at, (size_t)payload,
