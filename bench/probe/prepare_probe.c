@@ -1,8 +1,10 @@
-/* prepare_probe.c - the host's part of decoding one Huffman frame on the GPU (issue 14): the
- * frame's header check and gpz_frame_prepare_decode (code lengths, decoder tables, chunk
- * starts), which the device path runs between reading the frame's head and queueing its
- * decode, with the GPU idle. FILE tiled to MIB MiB (default 1024), compressed on the CPU in one
- * frame of W-byte symbols at chunk_log 14; then each step timed, median of 21.
+/* prepare_probe.c - the host's part of decoding one Huffman frame (issue 14): the frame's
+ * header check and gpz_frame_prepare_decode (code lengths, decoder tables, chunk starts), which
+ * the device path ran between reading the frame's head and queueing its decode, with the GPU
+ * idle (since the thirty-second session it sums the one-bitstream layout's starts on the GPU;
+ * the lanes layout and the CPU backend still build them here). FILE tiled to MIB MiB (default
+ * 1024), compressed on the CPU in one frame of W-byte symbols at chunk_log 14; then each step
+ * timed, median of 21.
  * Built against the library's internals:
  *   cc -O2 -Iinclude -Isrc bench/probe/prepare_probe.c build-cpu/libgpz.a -lpthread -lz -lxxhash \
  *      -o /tmp/prepare_probe
