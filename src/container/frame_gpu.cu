@@ -9,7 +9,8 @@
  * reads the input) so that it overlaps the histogram, the planning and the encoder; the caller's
  * stream waits for it through an event. Decompressing copies the frame's header, codebook and
  * chunk index to the host to validate them and build the decoder tables, then decodes and
- * checksums on the device.
+ * checksums on the device (the one-bitstream layout's chunk starts are summed there too, from
+ * the index in the frame: the decoder checks each chunk's length, the host their total).
  *
  * LZ mode (gpz_params.lz_level > 0, type-4 deflate frames) is not coded here: frame_write.c
  * codes its pieces (deflate/batch.c, on the GPU when there is one), and the device-buffer
