@@ -445,7 +445,7 @@ template <bool PRE> struct out_writer {
 		const uint32_t sh = (f & 7) * 8;
 		const uint64_t a = v << sh, b = (v >> 1) >> (63 - sh); /* b: v >> (64 - sh), 0 if sh = 0 */
 		const bool low = f < 8; /* then v ends within hi (f + nbytes < 16) */
-		if (PRE) { /* the pattern's bytes under v go */
+		if constexpr (PRE) { /* the pattern's bytes under v go */
 			const uint64_t m = nbytes >= 8 ? ~0ull : (1ull << (8 * nbytes)) - 1;
 			const uint64_t ma = m << sh, mb = (m >> 1) >> (63 - sh);
 			lo &= low ? ~ma : ~0ull;
@@ -462,7 +462,7 @@ template <bool PRE> struct out_writer {
 			uint32_t fit = nbytes - f; /* bytes of v that went into the stored block: 1..nbytes */
 			lo = fit >= 8 ? 0 : v >> (fit * 8);
 			hi = 0;
-			if (PRE) {
+			if constexpr (PRE) {
 				lo |= pat & (~0ull << (8 * f));
 				hi = pat;
 			}
