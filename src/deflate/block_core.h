@@ -219,7 +219,6 @@ GPZ_HD static inline void gpz_dfl_fixed_code(struct gpz_dfl_codes *b)
 	}
 }
 
-/* Run-length code the concatenated lengths with symbols 16, 17, 18. */
 /* Count code-length symbol s (atomic: lanes of a warp count into one table on the device). */
 GPZ_HD static inline void gpz_dfl_cl_count(uint32_t *clfreq, unsigned s, int atomic)
 {
