@@ -2,8 +2,8 @@
  * bench_gpu_inflate.cu - `gpz-bench --gpu --inflate`: decompression of what gpz writes, each
  * input tiled to 1 GiB. Per level: the gzip stream (with the piece index, written by the GPU
  * backend) decoded on the device by gpz_inflate_device (the whole call: header, pieces, the
- * window pass, CRC-32, trailer), and its two kernels alone (pieces into 16-bit symbols, then
- * bytes); the .gpz LZ frames of the same level (1 GiB frames) by gpz_decompress_device; then
+ * window pass, CRC-32, trailer), its two kernels alone (pieces into 16-bit symbols, then
+ * bytes) and the CRC-32 of the output alone; the .gpz LZ frames of the same level (1 GiB frames) by gpz_decompress_device; then
  * on the host, gpz_inflate on the GPU context (staged through the device) and on the CPU with
  * -T threads and with one, and zlib on one thread.
  * GB/s of output bytes; medians of CUDA-event timings after a warm-up (device) or wall clock
@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "gpz.h"
+#include "common/checksum_gpu.h"
 #include "deflate/deflate.h"
 #include "deflate/deflate_gpu.h"
 #include "bench_cuda.h"
@@ -92,14 +93,14 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 	}
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("Inflate on %s (%d SMs), inputs tiled to 1 GiB; GB/s of output bytes. device = "
-	       "gpz_inflate_device (median of %d), kernels = pieces + window pass alone (none for pieces alone, levels 1-3; pieces: the decode kernel alone), LZ = .gpz "
+	       "gpz_inflate_device (median of %d), kernels = pieces + window pass alone (none for pieces alone, levels 1-3; pieces: the decode kernel alone), CRC-32 = gpz_gpu_crc32 of the output, LZ = .gpz "
 	       "LZ frames by gpz_decompress_device; host: gpz_inflate on the GPU context (staged "
 	       "through the device), on the CPU backend with %d threads and 1, zlib on 1 (median of "
 	       "3 / 3 / 1 / 1).\n\n",
 	       prop.name, prop.multiProcessorCount, runs, threads);
-	printf("| file | level | ratio gzip | device GB/s | kernels GB/s | pieces GB/s | LZ ratio | LZ device GB/s | "
+	printf("| file | level | ratio gzip | device GB/s | kernels GB/s | pieces GB/s | CRC-32 GB/s | LZ ratio | LZ device GB/s | "
 	       "host GPU GB/s | CPU T%d GB/s | CPU T1 GB/s | zlib T1 GB/s | same |\n"
-	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
 	       threads);
 	for (int i = 0; i < argc; i++) {
 		std::vector<uint8_t> h = read_tiled(argv[i], target);
@@ -178,6 +179,8 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 					gpz_gpu_inflate_resolve(d_sym, n, GPZ_DEFLATE_PIECE, NULL, d_dst, NULL,
 					                        0, d_cnt, NULL);
 			});
+			/* the CRC-32 of the output alone (part of the whole call) */
+			double tcrc = time_median(runs, [&] { gpz_gpu_crc32(d_dst, n, d_cnt, NULL); });
 			cudaFree(d_off);
 			cudaFree(d_sym);
 			cudaFree(d_room);
@@ -228,9 +231,10 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 			same &= zn == n && !memcmp(out.data(), h.data(), n);
 			}
 			failed |= !same;
-			printf("| %s | %d | %.3f | %.1f | %.1f | %.1f | %.3f | %.1f | %.2f | %.2f | %.3f | "
-			       "%.3f | %s |\n",
+			printf("| %s | %d | %.3f | %.1f | %.1f | %.1f | %.0f | %.3f | %.1f | %.2f | %.2f | "
+			       "%.3f | %.3f | %s |\n",
 			       name, level, (double)n / (double)clen, gbs(n, td), gbs(n, tk), gbs(n, tp),
+			       gbs(n, tcrc),
 			       (double)n / (double)lzn, gbs(n, tl), gbs(n, th), gbs(n, tc), gbs(n, t1),
 			       gbs(n, tz), same ? "yes" : "NO");
 			fflush(stdout);

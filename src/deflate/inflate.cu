@@ -1138,6 +1138,15 @@ bytes_kernel(const uint16_t *sym, size_t n, size_t piece, size_t parts, const ui
 	const uint16_t *own = unfixed(sym, k, piece, np); /* for this piece's own tail */
 	if (b >= e)
 		return;
+	/* each thread's symbols are loaded one round ahead (the first before the tail is staged), so
+	 * that a load is in flight while the round before it is looked up and stored */
+	constexpr size_t STRIDE = BYTES_THREADS * 16;
+	size_t i0 = b + threadIdx.x * 16;
+	uint4 n0 = make_uint4(0, 0, 0, 0), n1 = n0;
+	if (i0 + 16 <= e) {
+		n0 = reinterpret_cast<const uint4 *>(sym + i0)[0];
+		n1 = reinterpret_cast<const uint4 *>(sym + i0)[1];
+	}
 	if (hop) {
 		const uint4 *t = reinterpret_cast<const uint4 *>(sym + k * piece - WIN);
 		for (unsigned i = threadIdx.x; i < WIN / 8; i += BYTES_THREADS)
@@ -1151,13 +1160,15 @@ bytes_kernel(const uint16_t *sym, size_t n, size_t piece, size_t parts, const ui
 			__syncthreads();
 		}
 	}
-	for (size_t i0 = b + threadIdx.x * 16; i0 < e; i0 += BYTES_THREADS * 16) {
+	for (; i0 < e; i0 += STRIDE) {
 		uint16_t v[16];
 		if (i0 + 16 <= e) {
-			uint4 q0 = reinterpret_cast<const uint4 *>(sym + i0)[0];
-			uint4 q1 = reinterpret_cast<const uint4 *>(sym + i0)[1];
-			memcpy(v, &q0, sizeof(q0));
-			memcpy(v + 8, &q1, sizeof(q1));
+			memcpy(v, &n0, sizeof(n0));
+			memcpy(v + 8, &n1, sizeof(n1));
+			if (i0 + STRIDE + 16 <= e) {
+				n0 = reinterpret_cast<const uint4 *>(sym + i0 + STRIDE)[0];
+				n1 = reinterpret_cast<const uint4 *>(sym + i0 + STRIDE)[1];
+			}
 		} else {
 			for (size_t j = 0; j < 16; j++)
 				v[j] = i0 + j < e ? sym[i0 + j] : 0;
