@@ -176,7 +176,7 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 			double tk = time_median(runs, [&] {
 				pieces();
 				if (!m.alone)
-					gpz_gpu_inflate_resolve(d_sym, n, GPZ_DEFLATE_PIECE, NULL, d_dst, NULL,
+					gpz_gpu_inflate_resolve(d_sym, n, NULL, GPZ_DEFLATE_PIECE, NULL, d_dst, NULL,
 					                        0, d_cnt, NULL);
 			});
 			/* the CRC-32 of the output alone (part of the whole call) */

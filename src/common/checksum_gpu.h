@@ -26,6 +26,10 @@ gpz_result gpz_gpu_checksum_frames(const uint8_t *d_data, size_t size, size_t fr
                                    uint64_t *d_sums, gpz_stream_t stream);
 
 gpz_result gpz_gpu_crc32(const uint8_t *d_data, size_t n, uint32_t *d_out, gpz_stream_t stream);
+/* The same over the first *d_n bytes (device u64, at most cap: a size the stream learns on the
+ * device), so that the caller need not wait for it. */
+gpz_result gpz_gpu_crc32_upto(const uint8_t *d_data, size_t cap, const uint64_t *d_n,
+                              uint32_t *d_out, gpz_stream_t stream);
 gpz_result gpz_gpu_adler32(const uint8_t *d_data, size_t n, uint32_t *d_out,
                            gpz_stream_t stream);
 

@@ -13,6 +13,12 @@ gpz_result gpz_gpu_crc32(const uint8_t *d_data, size_t n, uint32_t *d_out, gpz_s
 	return GPZ_ERR_NO_GPU;
 }
 
+gpz_result gpz_gpu_crc32_upto(const uint8_t *d_data, size_t cap, const uint64_t *d_n,
+                              uint32_t *d_out, gpz_stream_t stream)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
 gpz_result gpz_gpu_adler32(const uint8_t *d_data, size_t n, uint32_t *d_out,
                            gpz_stream_t stream)
 {

@@ -177,6 +177,20 @@ HD inline void warp_range(uint64_t ns, uint64_t w, uint64_t nw, uint64_t *s0, ui
 	*s1 = *s0 + q + (w < r ? 1 : 0);
 }
 
+struct Split {
+	uint64_t head, ns, tail; /* head bytes, body stripes, offset of the tail */
+};
+
+HD inline Split split(const uint8_t *d, size_t n)
+{
+	Split s;
+	uint64_t h = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
+	s.head = h < n ? h : n;
+	s.ns = (n - s.head) / STRIPE;
+	s.tail = s.head + s.ns * STRIPE;
+	return s;
+}
+
 /* c += A x B over 256 bits: A = this lane's 16 bytes, B = (b0, b1). */
 __device__ __forceinline__ void mma_b1(int c[4], uint4 a, uint2 b)
 {
@@ -241,10 +255,10 @@ HD inline uint32_t crc_tail_lane(const EdgeParams &p, const uint32_t *t0, const 
 	return gf_mul(crc_bytes(t0, 0, data, b, e), lane_xpow8(p.x2n, n - e));
 }
 
-/* body: 16-byte aligned, ns stripes; after: bytes of the buffer after the body. */
+/* The body of the first n bytes at data (n = min(n, *d_n) when d_n is given). */
 __global__ void __launch_bounds__(CRC_THREADS)
-crc_body_kernel(const __grid_constant__ CrcParams p, const uint8_t *body, uint64_t ns,
-                uint64_t after, uint32_t *out)
+crc_body_kernel(const __grid_constant__ CrcParams p, const uint8_t *data, uint64_t n,
+                const uint64_t *d_n, uint32_t *out)
 {
 	__shared__ uint2 frag[STEP * 4 * 32];
 	__shared__ uint32_t adv[4][256];
@@ -254,13 +268,17 @@ crc_body_kernel(const __grid_constant__ CrcParams p, const uint8_t *body, uint64
 		(&adv[0][0])[i] = (&p.adv[0][0])[i];
 	__syncthreads();
 
+	if (d_n && *d_n < n)
+		n = *d_n;
+	const Split sp = split(data, n);
+	const uint64_t ns = sp.ns, after = n - sp.tail;
 	const int lane = threadIdx.x & 31;
 	uint64_t nw = (uint64_t)gridDim.x * (CRC_THREADS / 32);
 	uint64_t w = (uint64_t)blockIdx.x * (CRC_THREADS / 32) + threadIdx.x / 32, s0, s1;
 	warp_range(ns, w, nw, &s0, &s1);
 	if (s0 == s1)
 		return; /* the whole warp */
-	const uint4 *q = reinterpret_cast<const uint4 *>(body) + s0 * 32 + lane;
+	const uint4 *q = reinterpret_cast<const uint4 *>(data + sp.head) + s0 * 32 + lane;
 	uint64_t k = s1 - s0;
 	uint32_t lo = 0, hi = 0;
 	const int r = (int)(k % STEP);
@@ -284,13 +302,18 @@ crc_body_kernel(const __grid_constant__ CrcParams p, const uint8_t *body, uint64
 		atomicXor(out, gf_mul(c, f));
 }
 
-/* One warp: the head [0, head) and tail [tail, n), plus the initial value; stores *out. */
+/* One warp: the head [0, head) and tail [tail, n) of the first n bytes at data (n = min(n, *d_n)
+ * when d_n is given), plus the initial value; stores *out. */
 __global__ void __launch_bounds__(32)
 crc_edge_kernel(const __grid_constant__ EdgeParams p, const uint8_t *data, uint64_t n,
-                uint64_t head, uint64_t tail, uint32_t *out)
+                const uint64_t *d_n, uint32_t *out)
 {
 	__shared__ uint32_t t0[256];
 	const int lane = threadIdx.x;
+	if (d_n && *d_n < n)
+		n = *d_n;
+	const Split sp = split(data, n);
+	const uint64_t head = sp.head, tail = sp.tail;
 	for (int v = lane; v < 256; v += 32)
 		t0[v] = p.t0[v];
 	__syncwarp();
@@ -437,20 +460,6 @@ adler_edge_kernel(const uint8_t *data, uint64_t n, uint64_t head, uint64_t tail,
 	}
 }
 
-struct Split {
-	uint64_t head, ns, tail; /* head bytes, body stripes, offset of the tail */
-};
-
-Split split(const uint8_t *d, size_t n)
-{
-	Split s;
-	uint64_t h = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
-	s.head = h < n ? h : n;
-	s.ns = (n - s.head) / STRIPE;
-	s.tail = s.head + s.ns * STRIPE;
-	return s;
-}
-
 /* Blocks for ns stripes: at least MIN_STRIPES per warp, at most one wave of resident blocks. */
 gpz_result grid_for(const void *kernel, int threads, size_t smem, uint64_t ns, unsigned *blocks)
 {
@@ -467,28 +476,39 @@ gpz_result grid_for(const void *kernel, int threads, size_t smem, uint64_t ns, u
 	return GPZ_OK;
 }
 
-} // namespace
-
-extern "C" gpz_result gpz_gpu_crc32(const uint8_t *d_data, size_t n, uint32_t *d_out,
-                                    gpz_stream_t stream)
+/* The CRC-32 of the first n bytes at d_data, or of min(n, *d_n) when d_n is given. */
+gpz_result crc32_launch(const uint8_t *d_data, size_t n, const uint64_t *d_n, uint32_t *d_out,
+                        cudaStream_t st)
 {
-	cudaStream_t st = (cudaStream_t)stream;
 	Split s = split(d_data, n);
 
 	if (!d_out || (n && !d_data))
 		return GPZ_ERR_PARAM;
-	crc_edge_kernel<<<1, 32, 0, st>>>(edge_params(), d_data, n, s.head, s.tail, d_out);
+	crc_edge_kernel<<<1, 32, 0, st>>>(edge_params(), d_data, n, d_n, d_out);
 	GPZ_LAUNCH_TRY();
 	if (s.ns) {
 		unsigned blocks;
 		gpz_result r = grid_for((const void *)crc_body_kernel, CRC_THREADS, 0, s.ns, &blocks);
 		if (r != GPZ_OK)
 			return r;
-		crc_body_kernel<<<blocks, CRC_THREADS, 0, st>>>(params(), d_data + s.head, s.ns,
-		                                                n - s.tail, d_out);
+		crc_body_kernel<<<blocks, CRC_THREADS, 0, st>>>(params(), d_data, n, d_n, d_out);
 		GPZ_LAUNCH_TRY();
 	}
 	return GPZ_OK;
+}
+
+} // namespace
+
+extern "C" gpz_result gpz_gpu_crc32(const uint8_t *d_data, size_t n, uint32_t *d_out,
+                                    gpz_stream_t stream)
+{
+	return crc32_launch(d_data, n, NULL, d_out, (cudaStream_t)stream);
+}
+
+extern "C" gpz_result gpz_gpu_crc32_upto(const uint8_t *d_data, size_t cap, const uint64_t *d_n,
+                                         uint32_t *d_out, gpz_stream_t stream)
+{
+	return d_n ? crc32_launch(d_data, cap, d_n, d_out, (cudaStream_t)stream) : GPZ_ERR_PARAM;
 }
 
 extern "C" gpz_result gpz_gpu_adler32(const uint8_t *d_data, size_t n, uint32_t *d_out,

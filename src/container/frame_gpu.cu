@@ -393,7 +393,7 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 		uint32_t *count = (uint32_t *)(g->work + lz_sum_at(np) + 64);
 		r = gpz_cuda_result(cudaMemsetAsync(count, 0, sizeof(*count), s));
 		if (r == GPZ_OK) /* no window before a group: nothing is listed */
-			r = gpz_gpu_inflate_resolve(sym, (size_t)n, ps, NULL, d_dst, NULL, 0, count,
+			r = gpz_gpu_inflate_resolve(sym, (size_t)n, NULL, ps, NULL, d_dst, NULL, 0, count,
 			                            (gpz_stream_t)s);
 	}
 	free(res);

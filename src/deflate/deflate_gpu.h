@@ -88,10 +88,17 @@ gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, si
  * piece are rewritten in place on the way); those that reach before the first piece take their
  * byte from d_win (its 32 KiB window) when given, else are left 0 and listed for the caller:
  * d_list[i] = position << 15 | w for the first list_cap of them, *d_count (set to 0
- * beforehand) counting all. */
-gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
+ * beforehand) counting all. With d_n, the count is min(n, *d_n), learnt on the device by then
+ * (gpz_gpu_inflate_batch_n): n, a bound, sizes the launches. */
+gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, const uint64_t *d_n, size_t piece,
                                    const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
                                    uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream);
+/* On the device, from a batch's results (d_res, nk pieces of `piece` bytes, all full but the
+ * last): d_n[0] = its bytes, at most bound, and d_n[1] = base + d_n[0]; for the window pass and
+ * the CRC-32 to run without a wait for the results, which the caller checks afterwards. */
+gpz_result gpz_gpu_inflate_batch_n(const gpz_gpu_infl_res *d_res, size_t nk, size_t piece,
+                                   size_t bound, uint64_t base, uint64_t *d_n,
+                                   gpz_stream_t stream);
 
 /* ---- gunzip_gpu.cu: indexed gzip members (gpz's piece index) on the GPU ---- */
 
@@ -99,10 +106,12 @@ gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
  * d_dst (cap bytes, device): *out_n bytes and their CRC-32, checked as gunzip.c checks them.
  * alone: the index says each piece decodes without the bytes before it (straight to bytes; a
  * reference before a piece is corrupt input). Workspace: g->work (about 2.1 bytes an output
- * byte, up to GPZ_DFL_BATCH_MAX pieces at once; pieces alone 0.13). */
+ * byte, up to GPZ_DFL_BATCH_MAX pieces at once; pieces alone 0.13). trailer (or NULL): the 8
+ * bytes after the data (a gzip member's trailer), fetched in the same wait. */
 gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
                                    uint32_t np, int alone, uint8_t *d_dst, size_t cap,
-                                   size_t *out_n, uint32_t *crc, gpz_stream_t stream);
+                                   size_t *out_n, uint32_t *crc, uint8_t *trailer,
+                                   gpz_stream_t stream);
 /* The same from and to host memory (np lengths as u32 LE at lens), staged in g's buffers. */
 gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *data, uint32_t np, int alone,
                                 const uint8_t *lens, uint8_t *dst, size_t cap, size_t *out_n,

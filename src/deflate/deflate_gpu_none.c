@@ -44,16 +44,24 @@ gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, si
 	return GPZ_ERR_NO_GPU;
 }
 
-gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
+gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, const uint64_t *d_n, size_t piece,
                                    const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
                                    uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream)
 {
 	return GPZ_ERR_NO_GPU;
 }
 
+gpz_result gpz_gpu_inflate_batch_n(const gpz_gpu_infl_res *d_res, size_t nk, size_t piece,
+                                   size_t bound, uint64_t base, uint64_t *d_n,
+                                   gpz_stream_t stream)
+{
+	return GPZ_ERR_NO_GPU;
+}
+
 gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data, const uint64_t *off,
                                    uint32_t np, int alone, uint8_t *d_dst, size_t cap,
-                                   size_t *out_n, uint32_t *crc, gpz_stream_t stream)
+                                   size_t *out_n, uint32_t *crc, uint8_t *trailer,
+                                   gpz_stream_t stream)
 {
 	return GPZ_ERR_NO_GPU;
 }

@@ -103,59 +103,143 @@ gpz_result alone_checked(const uint8_t *d_data, const uint64_t *d_off, size_t k0
 	return r == GPZ_OK ? GPZ_ERR_CORRUPT : r; /* it fits after all: not a short destination */
 }
 
+/* Pinned host memory for a member's offsets (np + 1), its pieces' results (np), the CRC-32 and
+ * the trailer: the copies run asynchronously, and the results are fetched in one wait at the
+ * end. */
+struct hlayout {
+	size_t off, res, crc, trailer, total;
+};
+
+hlayout hlayout_for(size_t np)
+{
+	hlayout h;
+	h.off = 0;
+	h.res = gpz_align256((np + 1) * sizeof(uint64_t));
+	h.crc = h.res + gpz_align256(np * sizeof(gpz_gpu_infl_res));
+	h.trailer = h.crc + 8;
+	h.total = h.trailer + 8;
+	return h;
+}
+
+/* Chained pieces (each may refer to the 32 KiB before it) in batches of nb, queued without a
+ * wait: each batch's size is taken on the device from its last piece's result (d_n[1]: the
+ * total so far), its results copied to hres as they come. Every launch is bounded by the
+ * destination, so a corrupt stream writes nothing outside it; the caller checks the results. */
+gpz_result queue_chained(uint8_t *w, const wlayout &l, const uint8_t *d_data, uint32_t np,
+                         size_t nb, uint8_t *d_dst, size_t cap, gpz_gpu_infl_res *hres,
+                         size_t *total, cudaStream_t st)
+{
+	uint64_t *d_n = (uint64_t *)(w + l.cnt + 8);
+	gpz_result r = GPZ_OK;
+
+	*total = 0;
+	for (size_t k0 = 0; r == GPZ_OK && k0 < np; k0 += nb) {
+		size_t nk = np - k0 < nb ? np - k0 : nb;
+		size_t bound = cap - *total < nk * PIECE ? cap - *total : nk * PIECE;
+		uint16_t *sym = (uint16_t *)(w + l.sym);
+		int flags = GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED |
+		            (k0 ? GPZ_GPU_INFL_FIRST_WINDOW : 0);
+		r = gpz_gpu_inflate_pieces(d_data, (const uint64_t *)(w + l.off) + k0, nk, PIECE,
+		                           nk * PIECE, flags, sym, w + l.room,
+		                           (gpz_gpu_infl_res *)(w + l.res), st);
+		if (r == GPZ_OK && cudaMemcpyAsync(hres + k0, w + l.res, nk * sizeof(*hres),
+		                                   cudaMemcpyDeviceToHost, st) != cudaSuccess)
+			r = GPZ_ERR_GPU;
+		if (r == GPZ_OK)
+			r = gpz_gpu_inflate_batch_n((const gpz_gpu_infl_res *)(w + l.res), nk, PIECE, bound,
+			                            *total, d_n, st);
+		if (r == GPZ_OK && bound)
+			r = gpz_gpu_inflate_resolve(sym, bound, d_n, PIECE,
+			                            k0 ? d_dst + *total - WIN : NULL, d_dst + *total, NULL, 0,
+			                            (uint32_t *)(w + l.cnt), st);
+		*total += bound;
+	}
+	return r;
+}
+
 } /* namespace */
 
 extern "C" gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *d_data,
                                               const uint64_t *off, uint32_t np, int alone,
                                               uint8_t *d_dst, size_t cap, size_t *out_n,
-                                              uint32_t *crc, gpz_stream_t stream)
+                                              uint32_t *crc, uint8_t *trailer,
+                                              gpz_stream_t stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
-	size_t nb = np < BATCH ? np : BATCH, total = 0;
+	size_t nb = np < BATCH ? np : BATCH, total = 0, bound = 0;
 	/* pieces alone go straight to their bytes when the destination holds all but the last
 	 * whole; into a shorter one, the symbols' way, references before a piece then corrupt
 	 * input as in alone_pieces */
 	const bool direct = alone && cap > ((size_t)np - 1) * PIECE;
+	const bool chained = !alone;
 	wlayout l = wlayout_for(np, nb, 0, direct);
-	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc(nb * sizeof(*res));
-	gpz_result r = res ? gpz_gpu_reserve(&g->work, &g->work_cap, l.total) : GPZ_ERR_NOMEM;
+	hlayout hl = hlayout_for(np);
+	gpz_result r = gpz_gpu_reserve(&g->work, &g->work_cap, l.total);
 	uint8_t *w = g->work;
 
 	*out_n = 0;
-	if (r == GPZ_OK && cudaMemcpyAsync(w + l.off, off, ((size_t)np + 1) * sizeof(*off),
-	                                   cudaMemcpyHostToDevice, st) != cudaSuccess)
-		r = GPZ_ERR_GPU;
-	for (size_t k0 = 0; r == GPZ_OK && k0 < np; k0 += nb) {
+	if (r == GPZ_OK)
+		r = gpz_gpu_host_reserve(g, hl.total);
+	uint8_t *h = g->host;
+	gpz_gpu_infl_res *hres = r == GPZ_OK ? (gpz_gpu_infl_res *)(h + hl.res) : NULL;
+	if (r == GPZ_OK) {
+		memcpy(h + hl.off, off, ((size_t)np + 1) * sizeof(*off));
+		if (cudaMemcpyAsync(w + l.off, h + hl.off, ((size_t)np + 1) * sizeof(*off),
+		                    cudaMemcpyHostToDevice, st) != cudaSuccess)
+			r = GPZ_ERR_GPU;
+	}
+	if (r == GPZ_OK && chained) {
+		r = queue_chained(w, l, d_data, np, nb, d_dst, cap, hres, &bound, st);
+		if (r == GPZ_OK)
+			r = gpz_gpu_crc32_upto(d_dst, bound, (const uint64_t *)(w + l.cnt + 16),
+			                       (uint32_t *)(w + l.cnt), stream);
+	}
+	for (size_t k0 = 0; r == GPZ_OK && !chained && k0 < np; k0 += nb) {
 		size_t nk = np - k0 < nb ? np - k0 : nb, n = 0;
 		uint16_t *sym = (uint16_t *)(w + l.sym);
 		if (direct) {
 			r = alone_checked(d_data, (const uint64_t *)(w + l.off) + k0, k0, nk, np,
-			                  d_dst + total, cap - total, w, l, res, &n, st);
+			                  d_dst + total, cap - total, w, l, hres, &n, st);
 			total += n;
 			continue;
 		}
-		int flags = GPZ_GPU_INFL_SYMBOLS |
-		            (alone ? 0 : GPZ_GPU_INFL_CHAINED | (k0 ? GPZ_GPU_INFL_FIRST_WINDOW : 0));
+		/* alone, into a destination short of all pieces: symbols (a reference before its
+		 * piece is corrupt input), checked before their bytes are written */
 		r = gpz_gpu_inflate_pieces(d_data, (const uint64_t *)(w + l.off) + k0, nk, PIECE,
-		                           nk * PIECE, flags, sym, w + l.room,
+		                           nk * PIECE, GPZ_GPU_INFL_SYMBOLS, sym, w + l.room,
 		                           (gpz_gpu_infl_res *)(w + l.res), stream);
 		if (r == GPZ_OK)
-			r = sync_copy(res, w + l.res, nk * sizeof(*res), st);
+			r = sync_copy(hres, w + l.res, nk * sizeof(*hres), st);
 		if (r == GPZ_OK)
-			r = check_pieces(res, k0, nk, np, cap - total, &n, NULL);
+			r = check_pieces(hres, k0, nk, np, cap - total, &n, NULL);
 		if (r == GPZ_OK)
-			r = gpz_gpu_inflate_resolve(sym, n, PIECE, k0 ? d_dst + total - WIN : NULL,
-			                            d_dst + total, NULL, 0, (uint32_t *)(w + l.cnt),
-			                            stream);
+			r = gpz_gpu_inflate_resolve(sym, n, NULL, PIECE, NULL, d_dst + total, NULL, 0,
+			                            (uint32_t *)(w + l.cnt), stream);
 		total += n;
 	}
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && !chained)
 		r = gpz_gpu_crc32(d_dst, total, (uint32_t *)(w + l.cnt), stream);
-	if (r == GPZ_OK)
-		r = sync_copy(crc, w + l.cnt, sizeof(*crc), st);
-	if (r == GPZ_OK)
+	if (r == GPZ_OK && cudaMemcpyAsync(h + hl.crc, w + l.cnt, 4, cudaMemcpyDeviceToHost, st) !=
+	                           cudaSuccess)
+		r = GPZ_ERR_GPU;
+	if (r == GPZ_OK && trailer &&
+	    cudaMemcpyAsync(h + hl.trailer, d_data + off[np], 8, cudaMemcpyDeviceToHost, st) !=
+	            cudaSuccess)
+		r = GPZ_ERR_GPU;
+	if (r == GPZ_OK && cudaStreamSynchronize(st) != cudaSuccess)
+		r = GPZ_ERR_GPU;
+	/* the chained batches' results, in order, as each batch's were checked before its bytes */
+	for (size_t k0 = 0; r == GPZ_OK && chained && k0 < np; k0 += nb) {
+		size_t nk = np - k0 < nb ? np - k0 : nb, n = 0;
+		r = check_pieces(hres + k0, k0, nk, np, cap - total, &n, NULL);
+		total += n;
+	}
+	if (r == GPZ_OK) {
+		memcpy(crc, h + hl.crc, 4);
+		if (trailer)
+			memcpy(trailer, h + hl.trailer, 8);
 		*out_n = total;
-	free(res);
+	}
 	return r;
 }
 
@@ -210,7 +294,7 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 	if (r == GPZ_OK)
 		r = check_pieces(res, b->k0, b->nk, b->np, b->room, &n, b->res);
 	if (r == GPZ_OK)
-		r = gpz_gpu_inflate_resolve((uint16_t *)(g->work + l.sym), n, PIECE, NULL, g->out,
+		r = gpz_gpu_inflate_resolve((uint16_t *)(g->work + l.sym), n, NULL, PIECE, NULL, g->out,
 		                            (uint64_t *)(g->work + l.list), (uint32_t)list_cap,
 		                            (uint32_t *)(g->work + l.cnt), g->stream);
 	if (r == GPZ_OK)
@@ -252,7 +336,7 @@ extern "C" gpz_result gpz_gpu_inflate_host(struct gpz_gpu *g, const uint8_t *dat
 		r = gpz_gpu_to_device(g, g->in, data, (size_t)off[np]);
 	if (r == GPZ_OK)
 		r = gpz_gpu_inflate_indexed(g, g->in, off, np, alone, g->out, out_cap, out_n, crc,
-		                            g->stream);
+		                            NULL, g->stream);
 	if (r == GPZ_OK)
 		r = gpz_gpu_to_host(g, dst, g->out, *out_n);
 	free(off);
@@ -283,16 +367,18 @@ gpz_result via_host(gpz_ctx *ctx, gpz_format format, const uint8_t *d_src, size_
 	return r;
 }
 
-/* A member at d_src (n bytes left): its header read to the host; *np 0 when it has no index
- * that fits. */
-gpz_result member_head(const uint8_t *d_src, size_t n, struct gpz_gzip_member *m, uint64_t **off,
-                       cudaStream_t st)
+/* A member at d_src (n bytes left): its header read to the host (through g's pinned buffer);
+ * *np 0 when it has no index that fits. */
+gpz_result member_head(struct gpz_gpu *g, const uint8_t *d_src, size_t n,
+                       struct gpz_gzip_member *m, uint64_t **off, cudaStream_t st)
 {
 	size_t hn = n < ((size_t)80 << 10) ? n : (size_t)80 << 10;
-	uint8_t *h = (uint8_t *)malloc(hn ? hn : 1);
-	gpz_result r = h ? sync_copy(h, d_src, hn, st) : GPZ_ERR_NOMEM;
+	gpz_result r = gpz_gpu_host_reserve(g, hn ? hn : 1);
+	uint8_t *h = g->host;
 
 	*off = NULL;
+	if (r == GPZ_OK)
+		r = sync_copy(h, d_src, hn, st);
 	if (r == GPZ_OK)
 		r = gpz_gzip_header(h, hn, m);
 	if (r == GPZ_OK && m->piece_log != GPZ_DEFLATE_PIECE_LOG)
@@ -310,7 +396,6 @@ gpz_result member_head(const uint8_t *d_src, size_t n, struct gpz_gzip_member *m
 		}
 	}
 	m->lens = NULL; /* it pointed into h */
-	free(h);
 	return r;
 }
 
@@ -343,7 +428,7 @@ extern "C" gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const 
 		size_t got = 0;
 		uint32_t crc = 0;
 		uint8_t t[8];
-		r = member_head(s + pos, src_size - pos, &m, &off, st);
+		r = member_head(ctx->gpu, s + pos, src_size - pos, &m, &off, st);
 		if (r == GPZ_OK && !m.np) { /* not gpz's: the rest through the host */
 			r = via_host(ctx, format, s + pos, src_size - pos, d + out, dst_cap - out, &got,
 			             st);
@@ -352,9 +437,7 @@ extern "C" gpz_result gpz_inflate_device(gpz_ctx *ctx, gpz_format format, const 
 		}
 		if (r == GPZ_OK)
 			r = gpz_gpu_inflate_indexed(ctx->gpu, s + pos + m.data, off, m.np, m.alone, d + out,
-			                            dst_cap - out, &got, &crc, st);
-		if (r == GPZ_OK)
-			r = sync_copy(t, s + pos + m.data + off[m.np], 8, st);
+			                            dst_cap - out, &got, &crc, t, st);
 		if (r == GPZ_OK && (gpz_load_le32(t) != crc || gpz_load_le32(t + 4) != (uint32_t)got))
 			r = GPZ_ERR_CORRUPT;
 		if (r == GPZ_OK) {

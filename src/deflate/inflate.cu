@@ -998,6 +998,12 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 constexpr size_t SEG = 32;
 constexpr size_t GROUP = 16;
 
+/* The symbols of a resolve: n, or *d_n when the stream learnt a smaller count on the device. */
+__device__ __forceinline__ size_t live_n(size_t n, const uint64_t *d_n)
+{
+	return d_n && *d_n < n ? (size_t)*d_n : n;
+}
+
 /* First position of piece k's tail (its last WIN symbols; all of a shorter last piece). */
 __device__ __forceinline__ size_t tail_start(size_t k, size_t piece, size_t n)
 {
@@ -1022,11 +1028,12 @@ __device__ __forceinline__ void load_tail(const uint16_t *p, uint4 r[4])
  * step is a coalesced load of the next raw tail (issued a step ahead), 32 lookups a thread and
  * a store. Pieces before np - 1 are full. */
 __global__ void __launch_bounds__(TAIL_THREADS)
-chain_kernel(uint16_t *sym, size_t n, size_t piece, size_t first, size_t block_stride, size_t step,
-             size_t len)
+chain_kernel(uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, size_t first,
+             size_t block_stride, size_t step, size_t len)
 {
 	extern __shared__ __align__(16) uint16_t tb[];
 	uint16_t *prev = tb, *cur = tb + WIN;
+	n = live_n(n, d_n);
 	const size_t np = (n + piece - 1) / piece;
 	const unsigned j = threadIdx.x * TAIL_PER;
 	size_t p = first + blockIdx.x * block_stride;
@@ -1076,8 +1083,9 @@ chain_kernel(uint16_t *sym, size_t n, size_t piece, size_t first, size_t block_s
 /* Step 4: the last tails of the segments (segment u: pieces u x SEG .. , its last clamped to
  * np - 1) that are not the last of their group, in groups 1 ..: one hop into the last tail of
  * the group before (final by then). Thread t: symbol t % WIN of segment t / WIN's last tail. */
-__global__ void fix_kernel(uint16_t *sym, size_t n, size_t piece)
+__global__ void fix_kernel(uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece)
 {
+	n = live_n(n, d_n);
 	const size_t np = (n + piece - 1) / piece, nseg = (np + SEG - 1) / SEG;
 	const size_t total = nseg * WIN, stride = (size_t)gridDim.x * blockDim.x;
 	for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
@@ -1126,10 +1134,11 @@ __device__ __forceinline__ uint8_t batch_byte(unsigned v, size_t i, const uint8_
 }
 
 __global__ void __launch_bounds__(BYTES_THREADS)
-bytes_kernel(const uint16_t *sym, size_t n, size_t piece, size_t parts, const uint8_t *win,
-             uint8_t *out, uint64_t *list, uint32_t list_cap, uint32_t *count)
+bytes_kernel(const uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, size_t parts,
+             const uint8_t *win, uint8_t *out, uint64_t *list, uint32_t list_cap, uint32_t *count)
 {
 	extern __shared__ __align__(16) uint16_t tail[];
+	n = live_n(n, d_n);
 	const size_t k = blockIdx.x / parts, b = k * piece + (blockIdx.x % parts) * BYTES_PART;
 	const size_t pe = (k + 1) * piece < n ? (k + 1) * piece : n;
 	const size_t e = b + BYTES_PART < pe ? b + BYTES_PART : pe, ts = tail_start(k, piece, n);
@@ -1235,8 +1244,8 @@ extern "C" gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t
 	return GPZ_OK;
 }
 
-extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t piece,
-                                              const uint8_t *d_win, uint8_t *d_out,
+extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, const uint64_t *d_n,
+                                              size_t piece, const uint8_t *d_win, uint8_t *d_out,
                                               uint64_t *d_list, uint32_t list_cap,
                                               uint32_t *d_count, gpz_stream_t stream)
 {
@@ -1252,19 +1261,19 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 		/* one value for every call, so that concurrent lanes never lower it under each other */
 		GPZ_CUDA_TRY(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		                                  (int)TAIL_SMEM));
-		chain_kernel<<<(unsigned)nseg, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, 0, SEG, 1,
-		                                                              SEG);
+		chain_kernel<<<(unsigned)nseg, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, d_n, piece, 0,
+		                                                              SEG, 1, SEG);
 		GPZ_LAUNCH_TRY();
 		if (nseg > 1) {
 			chain_kernel<<<(unsigned)ngroup, TAIL_THREADS, TAIL_SMEM, st>>>(
-				d_sym, n, piece, SEG - 1, GROUP * SEG, SEG, GROUP);
+				d_sym, n, d_n, piece, SEG - 1, GROUP * SEG, SEG, GROUP);
 			GPZ_LAUNCH_TRY();
 		}
 		if (ngroup > 1) {
-			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, piece, GROUP * SEG - 1, 0,
-			                                                 GROUP * SEG, ngroup);
+			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, d_n, piece, GROUP * SEG - 1,
+			                                                 0, GROUP * SEG, ngroup);
 			GPZ_LAUNCH_TRY();
-			fix_kernel<<<grid_for(nseg * WIN), 256, 0, st>>>(d_sym, n, piece);
+			fix_kernel<<<grid_for(nseg * WIN), 256, 0, st>>>(d_sym, n, d_n, piece);
 			GPZ_LAUNCH_TRY();
 		}
 	}
@@ -1272,7 +1281,34 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, size_t 
 	GPZ_CUDA_TRY(cudaFuncSetAttribute(bytes_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                                  (int)BYTES_SMEM));
 	bytes_kernel<<<(unsigned)(np * parts), BYTES_THREADS, BYTES_SMEM, st>>>(
-		d_sym, n, piece, parts, d_win, d_out, d_list, list_cap, d_count);
+		d_sym, n, d_n, piece, parts, d_win, d_out, d_list, list_cap, d_count);
+	GPZ_LAUNCH_TRY();
+	return GPZ_OK;
+}
+
+namespace {
+
+/* One thread: d_n[0] = the bytes of a batch of nk pieces (all full but the last, which says
+ * its own), at most bound; d_n[1] = base + d_n[0]. A corrupt batch gets a wrong size here, but
+ * one within the bound; the caller's check of the results finds it. */
+__global__ void batch_n_kernel(const gpz_gpu_infl_res *res, size_t nk, size_t piece, size_t bound,
+                               uint64_t base, uint64_t *d_n)
+{
+	uint64_t n = (uint64_t)(nk - 1) * piece + res[nk - 1].n;
+	n = n < bound ? n : bound;
+	d_n[0] = n;
+	d_n[1] = base + n;
+}
+
+} /* namespace */
+
+extern "C" gpz_result gpz_gpu_inflate_batch_n(const gpz_gpu_infl_res *d_res, size_t nk,
+                                              size_t piece, size_t bound, uint64_t base,
+                                              uint64_t *d_n, gpz_stream_t stream)
+{
+	if (!d_res || !d_n || nk == 0)
+		return GPZ_ERR_PARAM;
+	batch_n_kernel<<<1, 1, 0, (cudaStream_t)stream>>>(d_res, nk, piece, bound, base, d_n);
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }

@@ -22,22 +22,31 @@ namespace {
 
 const uint32_t POISON = 0xA5A5A5A5u;
 
-/* Both checks of d_data[0 .. n) on the GPU into words 1 and 4 of d_words (6 words; the others
- * must keep their poison); out[0] crc, out[1] adler. */
-void gpu_checks(const uint8_t *d_data, size_t n, uint32_t *d_words, cudaStream_t st,
-                uint32_t out[2])
+/* Both checks of d_data[0 .. n) on the GPU into words 1 and 4 of d_words (10 words; the others
+ * must keep their poison), and gpz_gpu_crc32_upto's CRC into words 6 (the size on the device,
+ * the bound 777 bytes more) and 8 (the size on the device 5 bytes past the bound n); out[0]
+ * crc, out[1] adler. d_n: two device u64 of scratch. */
+void gpu_checks(const uint8_t *d_data, size_t n, uint32_t *d_words, uint64_t *d_n,
+                cudaStream_t st, uint32_t out[2])
 {
-	std::vector<uint32_t> h(6, POISON);
-	CU(cudaMemcpy(d_words, h.data(), 6 * sizeof(uint32_t), cudaMemcpyHostToDevice));
+	std::vector<uint32_t> h(10, POISON);
+	uint64_t sizes[2] = { n, n + 5 };
+	CU(cudaMemcpy(d_words, h.data(), 10 * sizeof(uint32_t), cudaMemcpyHostToDevice));
+	CU(cudaMemcpy(d_n, sizes, sizeof(sizes), cudaMemcpyHostToDevice));
 	gpz_result r1 = gpz_gpu_crc32(d_data, n, d_words + 1, (gpz_stream_t)st);
 	gpz_result r2 = gpz_gpu_adler32(d_data, n, d_words + 4, (gpz_stream_t)st);
-	CHECK(r1 == GPZ_OK && r2 == GPZ_OK, "size %zu: %s / %s", n, gpz_result_string(r1),
-	      gpz_result_string(r2));
+	gpz_result r3 = gpz_gpu_crc32_upto(d_data, n + 777, d_n, d_words + 6, (gpz_stream_t)st);
+	gpz_result r4 = gpz_gpu_crc32_upto(d_data, n, d_n + 1, d_words + 8, (gpz_stream_t)st);
+	CHECK(r1 == GPZ_OK && r2 == GPZ_OK && r3 == GPZ_OK && r4 == GPZ_OK, "size %zu: %s / %s / %s",
+	      n, gpz_result_string(r1), gpz_result_string(r2), gpz_result_string(r3));
 	CU(cudaStreamSynchronize(st));
 	CU(cudaGetLastError());
-	CU(cudaMemcpy(h.data(), d_words, 6 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-	CHECK(h[0] == POISON && h[2] == POISON && h[3] == POISON && h[5] == POISON,
+	CU(cudaMemcpy(h.data(), d_words, 10 * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+	CHECK(h[0] == POISON && h[2] == POISON && h[3] == POISON && h[5] == POISON &&
+	      h[7] == POISON && h[9] == POISON,
 	      "size %zu: words next to the result were overwritten", n);
+	CHECK(h[6] == h[1] && h[8] == h[1], "size %zu: crc32_upto %08x / %08x, crc32 %08x", n, h[6],
+	      h[8], h[1]);
 	out[0] = h[1];
 	out[1] = h[4];
 }
@@ -121,8 +130,10 @@ int main(void)
 		h[i] = (uint8_t)(test_rand(&seed) >> 32);
 	uint8_t *d = NULL;
 	uint32_t *d_out = NULL;
+	uint64_t *d_n = NULL;
 	CU(cudaMalloc(&d, h.size()));
-	CU(cudaMalloc(&d_out, 6 * sizeof(uint32_t)));
+	CU(cudaMalloc(&d_out, 10 * sizeof(uint32_t)));
+	CU(cudaMalloc(&d_n, 2 * sizeof(uint64_t)));
 	CU(cudaMemcpy(d, h.data(), h.size(), cudaMemcpyHostToDevice));
 	cudaStream_t st;
 	CU(cudaStreamCreate(&st));
@@ -131,7 +142,7 @@ int main(void)
 	for (size_t n : sizes)
 		for (size_t off = 0; off < 4; off++) {
 			uint32_t got[2];
-			gpu_checks(d + off, n, d_out, st, got);
+			gpu_checks(d + off, n, d_out, d_n, st, got);
 			uint32_t c = (uint32_t)crc32(0L, h.data() + off, (uInt)n);
 			uint32_t a = (uint32_t)adler32(1L, h.data() + off, (uInt)n);
 			CHECK(got[0] == c, "crc32 size %zu offset %zu: %08x, zlib %08x", n, off, got[0], c);
@@ -146,7 +157,7 @@ int main(void)
 		std::vector<uint8_t> hv(n, v ? 0xff : 0);
 		for (size_t off = 0; off < 4; off += 3) {
 			uint32_t got[2];
-			gpu_checks(d + off, n, d_out, st, got);
+			gpu_checks(d + off, n, d_out, d_n, st, got);
 			CHECK(got[0] == (uint32_t)crc32(0L, hv.data(), (uInt)n), "crc32 of %s",
 			      v ? "0xff bytes" : "zeros");
 			CHECK(got[1] == (uint32_t)adler32(1L, hv.data(), (uInt)n), "adler32 of %s",
@@ -160,6 +171,7 @@ int main(void)
 	throughput(st, d_out);
 	CU(cudaStreamDestroy(st));
 	CU(cudaFree(d_out));
+	CU(cudaFree(d_n));
 	if (test_failures) {
 		printf("%d failures\n", test_failures);
 		return 1;
