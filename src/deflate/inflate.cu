@@ -1118,7 +1118,6 @@ __device__ __forceinline__ const uint16_t *unfixed(const uint16_t *sym, size_t k
  * 0 and a place in list for the caller, once the window is known. */
 constexpr unsigned BYTES_THREADS = 512;
 constexpr size_t BYTES_PART = (size_t)1 << 18; /* symbols a block */
-constexpr size_t BYTES_SMEM = WIN * sizeof(uint16_t);
 
 __device__ __forceinline__ uint8_t batch_byte(unsigned v, size_t i, const uint8_t *win,
                                               uint64_t *list, uint32_t list_cap, uint32_t *count)
@@ -1133,11 +1132,52 @@ __device__ __forceinline__ uint8_t batch_byte(unsigned v, size_t i, const uint8_
 	return 0;
 }
 
+/* The tail before the piece staged in shared memory. With no list to fill (BYTE_TAIL), as the
+ * bytes it stands for (32 KiB: four blocks an SM, where 64 KiB of symbols allowed three): a
+ * window symbol of the batch takes its byte from win, or 0 where there is none (only a corrupt
+ * first piece has one, and the caller rejects it); else as symbols, so that such a symbol is
+ * listed at the place it lands. */
+template <bool BYTE_TAIL>
+__device__ __forceinline__ void stage_tail(const uint16_t *t, const uint16_t *before,
+                                           const uint8_t *win, void *tail)
+{
+	if (BYTE_TAIL) {
+		uint8_t *tb = static_cast<uint8_t *>(tail);
+		for (unsigned i = threadIdx.x; i < WIN / 8; i += BYTES_THREADS) {
+			uint4 q = reinterpret_cast<const uint4 *>(t)[i];
+			uint16_t v[8];
+			uint8_t o[8];
+			memcpy(v, &q, sizeof(q));
+#pragma unroll
+			for (int j = 0; j < 8; j++) {
+				unsigned c = v[j];
+				if (c >= 256 && before)
+					c = before[c - 256];
+				o[j] = c < 256 ? (uint8_t)c : win ? win[c - 256] : 0;
+			}
+			memcpy(tb + 8 * i, o, sizeof(o));
+		}
+		__syncthreads();
+		return;
+	}
+	uint16_t *ts = static_cast<uint16_t *>(tail);
+	for (unsigned i = threadIdx.x; i < WIN / 8; i += BYTES_THREADS)
+		reinterpret_cast<uint4 *>(ts)[i] = reinterpret_cast<const uint4 *>(t)[i];
+	__syncthreads();
+	if (before) { /* the same for every thread */
+		for (unsigned i = threadIdx.x; i < WIN; i += BYTES_THREADS)
+			if (ts[i] >= 256)
+				ts[i] = before[ts[i] - 256];
+		__syncthreads();
+	}
+}
+
+template <bool BYTE_TAIL>
 __global__ void __launch_bounds__(BYTES_THREADS)
 bytes_kernel(const uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, size_t parts,
              const uint8_t *win, uint8_t *out, uint64_t *list, uint32_t list_cap, uint32_t *count)
 {
-	extern __shared__ __align__(16) uint16_t tail[];
+	extern __shared__ __align__(16) uint8_t smem[];
 	n = live_n(n, d_n);
 	const size_t k = blockIdx.x / parts, b = k * piece + (blockIdx.x % parts) * BYTES_PART;
 	const size_t pe = (k + 1) * piece < n ? (k + 1) * piece : n;
@@ -1156,19 +1196,8 @@ bytes_kernel(const uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, s
 		n0 = reinterpret_cast<const uint4 *>(sym + i0)[0];
 		n1 = reinterpret_cast<const uint4 *>(sym + i0)[1];
 	}
-	if (hop) {
-		const uint4 *t = reinterpret_cast<const uint4 *>(sym + k * piece - WIN);
-		for (unsigned i = threadIdx.x; i < WIN / 8; i += BYTES_THREADS)
-			reinterpret_cast<uint4 *>(tail)[i] = t[i];
-		__syncthreads();
-		const uint16_t *before = unfixed(sym, k - 1, piece, np);
-		if (before) { /* the same for every thread */
-			for (unsigned i = threadIdx.x; i < WIN; i += BYTES_THREADS)
-				if (tail[i] >= 256)
-					tail[i] = before[tail[i] - 256];
-			__syncthreads();
-		}
-	}
+	if (hop)
+		stage_tail<BYTE_TAIL>(sym + k * piece - WIN, unfixed(sym, k - 1, piece, np), win, smem);
 	for (; i0 < e; i0 += STRIDE) {
 		uint16_t v[16];
 		if (i0 + 16 <= e) {
@@ -1187,7 +1216,7 @@ bytes_kernel(const uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, s
 		for (unsigned j = 0; j < 16; j++) {
 			unsigned c = v[j];
 			if (c >= 256 && i0 + j < ts && hop)
-				c = tail[c - 256];
+				c = BYTE_TAIL ? smem[c - 256] : reinterpret_cast<const uint16_t *>(smem)[c - 256];
 			else if (c >= 256 && i0 + j >= ts && own)
 				c = own[c - 256];
 			o[j] = batch_byte(c, i0 + j, win, list, list_cap, count);
@@ -1278,10 +1307,17 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, const u
 		}
 	}
 	const size_t parts = (piece + BYTES_PART - 1) / BYTES_PART, np = (n + piece - 1) / piece;
-	GPZ_CUDA_TRY(cudaFuncSetAttribute(bytes_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                  (int)BYTES_SMEM));
-	bytes_kernel<<<(unsigned)(np * parts), BYTES_THREADS, BYTES_SMEM, st>>>(
-		d_sym, n, d_n, piece, parts, d_win, d_out, d_list, list_cap, d_count);
+	const unsigned blocks = (unsigned)(np * parts);
+	if (!d_list) { /* nothing to list: the tails staged as bytes */
+		bytes_kernel<true><<<blocks, BYTES_THREADS, WIN, st>>>(d_sym, n, d_n, piece, parts, d_win,
+		                                                       d_out, NULL, 0, d_count);
+	} else {
+		GPZ_CUDA_TRY(cudaFuncSetAttribute(bytes_kernel<false>,
+		                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+		                                  (int)(WIN * sizeof(uint16_t))));
+		bytes_kernel<false><<<blocks, BYTES_THREADS, WIN * sizeof(uint16_t), st>>>(
+			d_sym, n, d_n, piece, parts, d_win, d_out, d_list, list_cap, d_count);
+	}
 	GPZ_LAUNCH_TRY();
 	return GPZ_OK;
 }
