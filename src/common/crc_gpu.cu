@@ -191,13 +191,35 @@ HD inline Split split(const uint8_t *d, size_t n)
 	return s;
 }
 
-/* c += A x B over 256 bits: A = this lane's 16 bytes, B = (b0, b1). */
+/* c += A x B over 256 bits: A = this lane's 16 bytes, B = (b0, b1). Before sm_80 (Turing's
+ * 1-bit MMA has no AND form) the same sums are made from the fragments by shuffles and
+ * popcounts, a few times slower; GPZ_CRC_NO_MMA builds that path for any target, so that it
+ * can be tested on a newer GPU. */
 __device__ __forceinline__ void mma_b1(int c[4], uint4 a, uint2 b)
 {
+#if __CUDA_ARCH__ >= 800 && !defined(GPZ_CRC_NO_MMA)
 	asm volatile("mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
 	             "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
 	             : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
 	             : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y));
+#else
+	/* lane 4g + q: rows g, g + 8 (words k, k + 4 of each in lane 4g + k's x, z and y, w) by
+	 * columns 2q, 2q + 1 (words k, k + 4 in lanes 8q + k and 8q + 4 + k's x, y) */
+	const unsigned FULL = 0xffffffffu;
+	const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		uint32_t ax = __shfl_sync(FULL, a.x, 4 * g + k), ay = __shfl_sync(FULL, a.y, 4 * g + k);
+		uint32_t az = __shfl_sync(FULL, a.z, 4 * g + k), aw = __shfl_sync(FULL, a.w, 4 * g + k);
+		uint32_t b0 = __shfl_sync(FULL, b.x, 8 * q + k), b4 = __shfl_sync(FULL, b.y, 8 * q + k);
+		uint32_t d0 = __shfl_sync(FULL, b.x, 8 * q + 4 + k);
+		uint32_t d4 = __shfl_sync(FULL, b.y, 8 * q + 4 + k);
+		c[0] += __popc(ax & b0) + __popc(az & b4);
+		c[1] += __popc(ax & d0) + __popc(az & d4);
+		c[2] += __popc(ay & b0) + __popc(aw & b4);
+		c[3] += __popc(ay & d0) + __popc(aw & d4);
+	}
+#endif
 }
 
 /* Stripes s0 .. STEP - 1 of a step, the first at q: this lane's bits of the step's CRC for its
