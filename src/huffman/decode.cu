@@ -746,7 +746,7 @@ __device__ __forceinline__ void decode_chunk(const kparams &kp, uint32_t vb0, ui
 	 * first laid with the run pattern by the whole block in coalesced stores, and the threads
 	 * then store only their blocks that hold other symbols: each thread's own 16-byte stores,
 	 * 256 bytes apart across a warp, were the kernel's limit (ncu: stalled on their issue). */
-	const bool prefill = kp.run && (uint64_t)bits <= m + m / 8; /* uniform over the block */
+	const bool prefill = kp.run && gpz_huff_nearly_one_bit(bits, m); /* uniform over the block */
 	if (prefill) {
 		fill_runs(kp.dst + first * W, m * W, kp.run_pattern);
 		__syncthreads(); /* the pattern lies under the threads' own stores */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "gpz.h"
+#include "common/hd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -136,6 +137,15 @@ typedef struct gpz_decoder {
 	int zero_run;
 	uint32_t zero_sym;
 } gpz_decoder;
+
+/* Whether `bits` for n symbols are at most 1.125 bits a symbol (bits <= 9n / 8, as bits is
+ * whole): a code whose 1-bit codeword carries nearly everything, where the decoders take their
+ * dominant-symbol paths (lanes.c and lanes.cu for a frame, decode.cu's prefilled chunks for a
+ * chunk). */
+GPZ_HD_INLINE int gpz_huff_nearly_one_bit(uint64_t bits, uint64_t n)
+{
+	return bits <= n + n / 8;
+}
 
 /* Codes that stand for runs in a multi-symbol table: symbol first + k is k + 1 copies of z
  * (k < count); an LZ-symbol frame's short runs, which have no extra bits. */

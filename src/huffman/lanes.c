@@ -342,7 +342,7 @@ gpz_result gpz_huff_decode_lanes(const gpz_decoder *d, const uint8_t *payload,
 {
 	size_t cs = (size_t)1 << chunk_log, nchunks = (n + cs - 1) / cs;
 	/* as lanes.cu: where a 1-bit code carries nearly everything (under 1.125 bits a symbol) */
-	const int dom = d->zero_run && (uint64_t)payload_size * 8 * 8 <= (uint64_t)9 * n;
+	const int dom = d->zero_run && gpz_huff_nearly_one_bit((uint64_t)payload_size * 8, n);
 	struct dec_job j = { d, payload, chunk_start, n, nchunks,
 	                     gpz_task_chunks(chunk_log, TASK_SYMBOLS, nthreads, nchunks), w, chunk_log,
 	                     dom, dst, NULL };

@@ -586,7 +586,7 @@ extern "C" gpz_result gpz_gpu_decode_lanes(const gpz_decoder *dec, const uint8_t
 		const unsigned grid = (unsigned)((kp.nchunks + DEC_WARPS - 1) / DEC_WARPS);
 		/* rows of the dominant symbol first where a 1-bit code carries nearly everything:
 		 * under 1.125 bits a symbol (Nyx-Quant: 1.06, 84% of its rows) */
-		const bool dom = dec->zero_run && (uint64_t)payload_size * 8 * 8 <= (uint64_t)9 * n;
+		const bool dom = dec->zero_run && gpz_huff_nearly_one_bit((uint64_t)payload_size * 8, n);
 		kp.dominant = dec->zero_sym;
 		by_width(w, [&](auto W) {
 			if (dom)
