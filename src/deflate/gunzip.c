@@ -370,7 +370,9 @@ gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, const u
 {
 	struct run_task t = { b, (size_t)(nthreads > 0 ? nthreads : 1), window };
 
-	t.nruns = t.nruns < b->nk ? t.nruns : b->nk;
+	/* pieces alone need no run: a task a piece, so that threads that drew quick pieces take
+	 * more (runs of a sixteenth of a batch each ended the batch with the slowest run) */
+	t.nruns = b->alone || t.nruns > b->nk ? b->nk : t.nruns;
 	gpz_parallel_for(nthreads, t.nruns, run_pieces, &t);
 	*out_n = 0;
 	for (size_t j = 0; j < b->nk; j++) {
@@ -445,14 +447,21 @@ void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_
 {
 	struct batch_task t = { b, window };
 
+	int marked = 0, crc = 0;
+
 	for (size_t j = 0; j < b->nk; j++) {
 		const struct gpz_infl_res *pr = &b->res[j];
 		if (pr->marked)
 			resolve(b, j, window_of(&t, pr->base), pr->n > WINDOW ? pr->n - WINDOW : 0,
 			        pr->n);
+		marked |= pr->marked;
+		crc |= !pr->crc_done;
 	}
-	gpz_parallel_for(nthreads, b->nk, resolve_task, &t);
-	gpz_parallel_for(nthreads, b->nk, crc_task, &t);
+	/* threads start per call: none where there is nothing to do (pieces decoded to bytes) */
+	if (marked)
+		gpz_parallel_for(nthreads, b->nk, resolve_task, &t);
+	if (crc)
+		gpz_parallel_for(nthreads, b->nk, crc_task, &t);
 }
 
 /* The rest of an early piece (resolve_inner), then its CRC-32. */
