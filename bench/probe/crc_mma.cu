@@ -1,8 +1,16 @@
 /* crc_mma.cu - gzip's CRC-32 on the tensor cores: is a 1-bit MMA (AND + popcount) a cheaper way
  * to a CRC than crc_gpu.cu's table lookups (2.5 shared loads a byte, 0.54 ms a GiB on an H100)?
  *
- *   nvcc -O3 -arch=sm_90 -Isrc -o crc_mma bench/probe/crc_mma.cu build-gpu/libgpz.a -lz
+ *   nvcc -O3 -arch=sm_90 -Isrc -Iinclude -o crc_mma bench/probe/crc_mma.cu build-gpu/libgpz.a -lz
  *   ./crc_mma [MiB]        (default 1024)
+ *   ./crc_mma MiB emulate  (no GPU: the kernel's arithmetic replayed on the host)
+ *
+ * The library's kernel (src/common/crc_gpu.cu, b33fb82) grew from this probe and is the
+ * maintained form; the probe's own copy stays as the record behind
+ * bench/results/2026-11-28-h100-inflate-crc-mma.md and for its layout check and host replay,
+ * which a change of the fragment layout or of the step should pass first. Built against a
+ * library from b33fb82 on, "gpz's kernel" below is the MMA kernel too (the nibble tables'
+ * 0.54 ms a GiB was measured against abb673a's library).
  *
  * A raw CRC is linear over GF(2): each data bit adds a fixed 32-bit vector. A warp reads 512
  * contiguous bytes a step (16 a lane) and hands its registers straight to

@@ -446,7 +446,6 @@ static void crc_task(void *v, size_t j)
 void gpz_infl_batch_resolve(int nthreads, struct gpz_infl_batch *b, const uint8_t *window)
 {
 	struct batch_task t = { b, window };
-
 	int marked = 0, crc = 0;
 
 	for (size_t j = 0; j < b->nk; j++) {
