@@ -77,24 +77,25 @@ static int piece_decodes(const uint8_t *raw, size_t raw_n, uint64_t at, const ui
 
 /* A gzip stream from gpz_deflate_compress carries the piece index (FORMAT.md): filled, one entry
  * per piece, the lengths in bytes adding up to the deflate stream, and every piece decodes on
- * its own from the byte where the index puts it: with the 32 KiB before it (version 4), or at
- * levels 1-3 without (version 6, flag "alone"). */
+ * its own from the byte where the index puts it: at levels 1-3 without the 32 KiB before it
+ * (version 6, flag "alone"), at the others with it, but for every 32nd piece (flag "cut", period
+ * log2 5), which needs none. */
 static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t n, int level,
                         const char *what)
 {
 	size_t np = n ? (n - 1) / GPZ_DEFLATE_PIECE + 1 : 1;
-	int alone = level <= 3;
+	int alone = level <= 3, flags = alone ? GPZ_GZIP_INDEX_ALONE : GPZ_GZIP_INDEX_CUT;
 	CHECK(got > 30 && (c[3] & 0x04), "%s: no extra field", what);
 	if (got <= 30 || !(c[3] & 0x04))
 		return;
 	size_t xlen = c[10] | (size_t)c[11] << 8, sub = c[14] | (size_t)c[15] << 8;
 	CHECK(c[12] == 'G' && c[13] == 'P' && sub == 12 + 4 * np && xlen == 4 + sub &&
-	          c[16] == (alone ? 6 : 4) && c[17] == GPZ_DEFLATE_PIECE_LOG && c[18] == alone &&
-	          c[19] == 0 && le32(c + 20) == np,
+	          c[16] == 6 && c[17] == GPZ_DEFLATE_PIECE_LOG && c[18] == flags &&
+	          c[19] == (alone ? 0 : GPZ_DFL_CUT_LOG) && le32(c + 20) == np,
 	      "%s level %d: piece index header wrong (np %zu)", what, level, np);
 	if (sub != 12 + 4 * np || 12 + xlen > got)
 		return;
-	uLong crc = alone ? crc32(0L, c + 16, 8) : crc32(crc32(0L, c + 17, 1), c + 20, 4);
+	uLong crc = crc32(0L, c + 16, 8);
 	crc = crc32(crc, c + 28, (uInt)(4 * np));
 	CHECK(le32(c + 24) == (uint32_t)crc, "%s: the index's CRC-32", what);
 	size_t h = 12 + xlen;
@@ -107,7 +108,8 @@ static void index_check(const uint8_t *c, size_t got, const uint8_t *src, size_t
 	for (size_t k = 0; k < np; k++) {
 		size_t start = k * GPZ_DEFLATE_PIECE, len = n - start < GPZ_DEFLATE_PIECE ?
 		                                                n - start : GPZ_DEFLATE_PIECE;
-		if (len && (at >= raw_n || !piece_decodes(raw, raw_n, at, src, start, len, alone))) {
+		if (len && (at >= raw_n || !piece_decodes(raw, raw_n, at, src, start, len,
+		                                                 alone || k % 32 == 0))) {
 			CHECK(0, "%s: piece %zu does not decode from byte %llu", what, k,
 			      (unsigned long long)at);
 			break;

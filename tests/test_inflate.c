@@ -663,8 +663,8 @@ static void alone_pieces(void)
 		uint8_t *c = gpz_gzip(src, n, level, GPZ_FORMAT_GZIP, &clen);
 		struct gpz_gzip_member h;
 		CHECK(gpz_gzip_header(c, clen, &h) == GPZ_OK && h.np == np && h.alone == (level <= 3) &&
-		              c[16] == (level <= 3 ? 6 : 4),
-		      "L%d: index version %u, alone %d", level, c[16], h.alone);
+		              h.cut == (level <= 3 ? 0 : 32) && c[16] == 6,
+		      "L%d: index version %u, alone %d, cut %u", level, c[16], h.alone, h.cut);
 		round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, "pieces alone");
 		gpz_result r = member_at(ctx3, c, clen, 0, &m, &used);
 		CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "L%d member_at: %s", level,
@@ -705,19 +705,29 @@ static void alone_pieces(void)
 	}
 	/* flags this reader does not know (CRC-32 matched): no index, zlib reads the stream */
 	memcpy(bad, c, clen);
-	bad[18] = 3;
+	bad[18] = 4;
 	gpz_store_le32(bad + 24, gpz_gzip_index_crc(bad + 16, bad + 28, np));
 	r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
 	CHECK(r == GPZ_OK && got == n && !memcmp(d, src, n), "unknown flags: %s",
 	      gpz_result_string(r));
 	CHECK(member_at(ctx3, bad, clen, 0, &m, &used) == GPZ_ERR_FORMAT,
 	      "member_at, unknown flags: no index");
+	/* a period without its flag: no index either */
+	memcpy(bad, c, clen);
+	bad[19] = 5;
+	gpz_store_le32(bad + 24, gpz_gzip_index_crc(bad + 16, bad + 28, np));
+	r = gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, clen, d, n + 1, &got);
+	CHECK(r == GPZ_OK && got == n && !memcmp(d, src, n), "a period without its flag: %s",
+	      gpz_result_string(r));
+	CHECK(member_at(ctx3, bad, clen, 0, &m, &used) == GPZ_ERR_FORMAT,
+	      "member_at, a period without its flag: no index");
 	free(bad);
 	free(c);
 	/* a chained stream (level 6) whose index claims pieces alone */
 	c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
 	c[16] = 6;
 	c[18] = GPZ_GZIP_INDEX_ALONE;
+	c[19] = 0;
 	gpz_store_le32(c + 24, gpz_gzip_index_crc(c + 16, c + 28, np));
 	all_refuse(c, clen, n, 0, "a chained stream marked alone");
 	free(c);
@@ -726,10 +736,73 @@ static void alone_pieces(void)
 	uint8_t *im = p + len - (50 + 4 * np);
 	im[16] = 7;
 	im[18] = GPZ_GZIP_INDEX_ALONE;
+	im[19] = 0;
 	gpz_store_le32(im + 32,
 	               (uint32_t)crc32(gpz_gzip_index_crc(im + 16, im + 36, np), im + 24, 8));
 	all_refuse(p, len, n, 1, "a chained stream's trailing index marked alone");
 	free(p);
+	free(m.dst);
+	free(d);
+	free(src);
+}
+
+/* gzip at levels 4-9: every 32nd piece is cut (index flag bit 1, period log2 5), so that a
+ * thread's stretch of a batch that starts there decodes straight to bytes. 40 pieces with
+ * copies across every piece boundary: every reader gets the input back (on 3 threads, stretches
+ * start at piece 32 and between cuts), piece 32 decodes through zlib with no dictionary, the
+ * streaming writer (batches starting at any piece) writes the one-shot call's DEFLATE bytes, and
+ * an index claiming more cuts than there are (every entry, its CRC-32 made to match) still
+ * decodes right everywhere: a reader that finds a cut reaching back decodes it as chained. */
+static void cut_pieces(void)
+{
+	uint64_t st = 41, used = 0;
+	size_t n = 40 * PIECE + 777, clen = 0, len = 0, np = (n - 1) / PIECE + 1;
+	uint8_t *src = malloc(n), *d = malloc(PIECE);
+	for (size_t i = 0; i < n; i++)
+		src[i] = i > 40000 && i % 3 == 0 ? src[i - 20000 - i % 12007]
+		       : (uint8_t)("a cut every 32 pieces "[test_rand(&st) % 22]);
+	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
+	uint8_t *c = gpz_gzip(src, n, 4, GPZ_FORMAT_GZIP, &clen);
+	struct gpz_gzip_member h;
+	CHECK(gpz_gzip_header(c, clen, &h) == GPZ_OK && h.np == np && !h.alone && h.cut == 32 &&
+	              c[16] == 6 && c[18] == GPZ_GZIP_INDEX_CUT && c[19] == GPZ_DFL_CUT_LOG,
+	      "cut index: version %u, flags %u, period log2 %u", c[16], c[18], c[19]);
+	round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, "cut pieces");
+	gpz_result r = member_at(ctx3, c, clen, 0, &m, &used);
+	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "cut member_at: %s",
+	      gpz_result_string(r));
+	uint64_t at = 0, data_len = 0;
+	for (size_t k = 0; k < np; k++) {
+		at += k < 32 ? gpz_load_le32(h.lens + 4 * k) : 0;
+		data_len += gpz_load_le32(h.lens + 4 * k);
+	}
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	CHECK(inflateInit2(&z, -15) == Z_OK, "zlib");
+	z.next_in = c + h.data + at;
+	z.avail_in = gpz_load_le32(h.lens + 4 * 32);
+	z.next_out = d;
+	z.avail_out = PIECE;
+	int zr = inflate(&z, Z_SYNC_FLUSH);
+	CHECK((zr == Z_OK || zr == Z_BUF_ERROR) && z.avail_out == 0 &&
+	              !memcmp(d, src + 32 * PIECE, PIECE),
+	      "piece 32 through zlib without a dictionary: %d", zr);
+	inflateEnd(&z);
+	uint8_t *p = streamed_gzip_at(src, n, 4, 1, &len);
+	struct gpz_gzip_member hp;
+	CHECK(gpz_gzip_header(p, len, &hp) == GPZ_OK && len >= hp.data + data_len + 8 &&
+	              !memcmp(p + hp.data, c + h.data, data_len + 8),
+	      "the streaming writer's DEFLATE bytes are the one-shot call's");
+	round_trip(p, len, src, n, GPZ_FORMAT_GZIP, "cut pieces, trailing index");
+	c[19] = 0; /* every entry a cut: a lie for all but 0 and 32 */
+	gpz_store_le32(c + 24, gpz_gzip_index_crc(c + 16, c + 28, np));
+	CHECK(gpz_gzip_header(c, clen, &h) == GPZ_OK && h.cut == 1, "every entry claimed cut");
+	round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, "every entry claimed cut");
+	r = member_at(ctx3, c, clen, 0, &m, &used);
+	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n),
+	      "every entry claimed cut, member_at: %s", gpz_result_string(r));
+	free(p);
+	free(c);
 	free(m.dst);
 	free(d);
 	free(src);
@@ -761,8 +834,10 @@ static void grouped(void)
 		       : (uint8_t)("entries cover runs of pieces "[test_rand(&st) % 29]);
 	uint8_t *c = gpz_gzip(src, n, 6, GPZ_FORMAT_GZIP, &clen);
 	/* 10 pieces, at most 3 entries: 4 pieces each (log2 18 + 2) */
-	CHECK(clen > 40 && c[16] == 4 && c[17] == GPZ_DEFLATE_PIECE_LOG + 2 && c[20] == 3 &&
-	      c[21] == 0, "header index: 3 entries of 4 pieces (%u, %u)", c[17], c[20]);
+	/* the cut every 32 pieces is every 8th entry of 4 */
+	CHECK(clen > 40 && c[16] == 6 && c[17] == GPZ_DEFLATE_PIECE_LOG + 2 && c[20] == 3 &&
+	              c[21] == 0 && c[18] == GPZ_GZIP_INDEX_CUT && c[19] == GPZ_DFL_CUT_LOG - 2,
+	      "header index: 3 entries of 4 pieces (%u, %u), cut log %u", c[17], c[20], c[19]);
 	round_trip(c, clen, src, n, GPZ_FORMAT_GZIP, "grouped header index");
 	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
 	gpz_ctx *cs[2] = { ctx1, ctx3 };
@@ -776,8 +851,9 @@ static void grouped(void)
 	/* through a pipe: 10 pieces into 3 entries, merged twice on the way (1, 2, then 4 a run) */
 	uint8_t *p = streamed_gzip(src, n, 1, &sl);
 	const uint8_t *t = p + sl - (50 + 4 * 3);
-	CHECK(sl > 60 && t[0] == 0x1f && t[16] == 5 && t[17] == GPZ_DEFLATE_PIECE_LOG + 2 &&
-	      t[20] == 3, "trailing index: 3 entries of 4 pieces (%u, %u)", t[17], t[20]);
+	CHECK(sl > 60 && t[0] == 0x1f && t[16] == 7 && t[17] == GPZ_DEFLATE_PIECE_LOG + 2 &&
+	              t[20] == 3 && t[18] == GPZ_GZIP_INDEX_CUT && t[19] == GPZ_DFL_CUT_LOG - 2,
+	      "trailing index: 3 entries of 4 pieces (%u, %u), cut log %u", t[17], t[20], t[19]);
 	round_trip(p, sl, src, n, GPZ_FORMAT_GZIP, "grouped trailing index");
 	gpz_result r = member_at(ctx3, p, sl, 0, &m, &used);
 	CHECK(r == GPZ_OK && m.len == n && !memcmp(m.dst, src, n), "grouped trailing member_at: %s",
@@ -832,6 +908,7 @@ int main(int argc, char **argv)
 		members_at_marks_persist();
 		tail_index();
 		alone_pieces();
+		cut_pieces();
 	}
 	gpz_ctx_free(ctx1);
 	gpz_ctx_free(ctx3);

@@ -776,8 +776,10 @@ n = int(sys.argv[2]); np = (n - 1) // (1 << 18) + 1
 assert b[3] & 4, "FEXTRA"
 xlen, = struct.unpack_from("<H", b, 10)
 assert b[12:14] == b"GP" and struct.unpack_from("<H", b, 14)[0] == 12 + 4 * np
-assert b[16] == 4 and b[17] == 18 and struct.unpack_from("<I", b, 20)[0] == np
-crc = zlib.crc32(b[28:28 + 4 * np], zlib.crc32(b[20:24], zlib.crc32(b[17:18])))
+# level 6: version 6, every 32nd piece cut (flag 2, period log2 5)
+assert b[16] == 6 and b[17] == 18 and b[18] == 2 and b[19] == 5
+assert struct.unpack_from("<I", b, 20)[0] == np
+crc = zlib.crc32(b[28:28 + 4 * np], zlib.crc32(b[16:24]))
 assert struct.unpack_from("<I", b, 24)[0] == crc, "the index's CRC-32"
 lens = struct.unpack_from("<%dI" % np, b, 28)
 h = 12 + xlen
@@ -803,7 +805,8 @@ while at < len(b):
     assert b[at:at + 3] == b"\x1f\x8b\x08" and b[at + 3] & 4, "a member with FEXTRA"
     assert bool(b[at + 3] & 8) == (members == 0), "the name in the first member alone"
     xlen, = struct.unpack_from("<H", b, at + 10)
-    assert b[at + 12:at + 14] == b"GP" and b[at + 16] == 4 and b[at + 17] == 18, "an entry a piece"
+    assert b[at + 12:at + 14] == b"GP" and b[at + 16] == 6 and b[at + 17] == 18 and \
+        b[at + 18] == 2, "an entry a piece, cut"
     k, = struct.unpack_from("<I", b, at + 20)
     assert 1 <= k <= 3
     h = at + 12 + xlen
@@ -853,7 +856,8 @@ b = open(sys.argv[1], "rb").read()
 n = int(sys.argv[2]); np = (n - 1) // (1 << 18) + 1
 m = len(b) - (50 + 4 * np)  # the index member: the last bytes
 assert b[-10:] == b"\x03\0" + b"\0" * 8 and struct.unpack_from("<I", b, len(b) - 14)[0] == np
-assert b[m:m + 4] == b"\x1f\x8b\x08\x04" and b[m + 12:m + 14] == b"GP" and b[m + 16] == 5
+assert b[m:m + 4] == b"\x1f\x8b\x08\x04" and b[m + 12:m + 14] == b"GP" and b[m + 16] == 7 and \
+    b[m + 18] == 2 and b[m + 19] == 5
 assert struct.unpack_from("<Q", b, m + 24)[0] == m, "it names the member at 0"
 PY
 	gzip -dc big-stdout.gz | cmp -s - big.keep || fail "gzip -d of a .gz with a trailing index"

@@ -75,7 +75,7 @@ extern "C" int gpz_bench_gpu_deflate(int argc, char **argv, int runs, int thread
 				                    reinterpret_cast<uint16_t *>(pure), s));
 			});
 			double tf = time_median(runs, [&] {
-				CK(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, pure, s));
+				CK(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, 0, pure, s));
 			});
 			double tp = time_median(runs, [&] {
 				CK(gpz_lz_gpu_run(d_src, n, piece, level, 0, np, pure, 0, tok, piece, ntok, d_run,

@@ -52,19 +52,19 @@ static gpz_result dio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 	struct dio *d = u;
 	gpz_deflate_stream *st = d->st;
 	struct gpz_dfl_batch *b = meta;
+	size_t k0 = (size_t)index * (d->step / PIECE); /* the batch's first piece in the stream */
 	gpz_result r;
 
-	(void)index;
 	if (g && d->gpu) {
 		r = gpz_ctx_test_gpu_failure() ? GPZ_ERR_GPU
-		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, st->group, st->check_kind, out,
-		                      cap, b);
+		  : gpz_dfl_batch_gpu(g, src, pre, n, st->level, last, st->group, k0,
+		                      st->check_kind, out, cap, b);
 		if (r == GPZ_OK || !gpz_ctx_falls_back(st->ctx, r)) {
 			*len = r == GPZ_OK ? b->bytes : 0;
 			return r;
 		}
 	}
-	r = gpz_dfl_batch_cpu(st->ctx->nthreads, src, pre, n, st->level, last, st->group,
+	r = gpz_dfl_batch_cpu(st->ctx->nthreads, src, pre, n, st->level, last, st->group, k0,
 	                      st->check_kind, out, cap, b);
 	*len = r == GPZ_OK ? b->bytes : 0;
 	return r;

@@ -234,8 +234,8 @@ static gpz_result lz_pieces_cpu(gpz_ctx *ctx, int level, const uint8_t *src, siz
 		out[i].cap = slot;
 	}
 	if (r == GPZ_OK)
-		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, 1 << gpz_lz_group_log(level), 1,
-		                   GPZ_DFL_CHECK_NONE, out);
+		gpz_deflate_pieces(ctx->nthreads, src, 0, n, level, 1 << gpz_lz_group_log(level), 0,
+		                   1, GPZ_DFL_CHECK_NONE, out);
 	for (size_t i = 0; r == GPZ_OK && i < np; i++) {
 		r = out[i].r;
 		o->sizes[i] = (uint32_t)out[i].bytes;
@@ -258,7 +258,7 @@ static gpz_result lz_pieces_gpu(struct gpz_gpu *g, int level, const uint8_t *src
 {
 	struct gpz_dfl_batch *b = malloc(sizeof(*b));
 	gpz_result r = b ? gpz_dfl_batch_gpu(g, src, 0, n, level, 1, 1 << gpz_lz_group_log(level),
-	                                     GPZ_DFL_CHECK_NONE, pay, room, b)
+	                                     0, GPZ_DFL_CHECK_NONE, pay, room, b)
 	                 : GPZ_ERR_NOMEM;
 
 	if (r == GPZ_ERR_DST_TOO_SMALL && b->bytes > room) {

@@ -49,6 +49,7 @@ struct iio {
 	uint32_t np;
 	size_t piece;           /* output bytes an index entry stands for */
 	int alone;              /* entries decode without the bytes before them: no symbols */
+	uint32_t cut;           /* or every cut-th entry does (0: none said) */
 	size_t batch;           /* entries a frame */
 	size_t span;            /* entries a lane's buffers hold: a batch's, or the member's if fewer */
 	int lane_threads;       /* threads a lane decodes its batch on */
@@ -112,7 +113,8 @@ static gpz_result iio_run(void *u, struct gpz_gpu *g, uint64_t index, const uint
 		                        io->span * io->piece,
 		                        m->res,
 		                        io->piece,
-		                        io->alone };
+		                        io->alone,
+		                        io->cut };
 	m->on_gpu = 0;
 	m->nlist = 0;
 	if (io->gpu) {
@@ -213,6 +215,7 @@ static gpz_result member_index(struct iio *io, gpz_read_at_fn read_at, void *use
 		io->np = m.np;
 		io->piece = (size_t)1 << m.piece_log;
 		io->alone = m.alone;
+		io->cut = m.cut;
 		io->off[0] = 0;
 		for (uint32_t k = 0; k < m.np; k++)
 			io->off[k + 1] = io->off[k] + gpz_load_le32(m.lens + 4 * k);

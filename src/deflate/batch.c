@@ -27,8 +27,8 @@ static uint32_t check_empty(int check)
 }
 
 gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_t n, int level,
-                             int last, int group, int check, uint8_t *out, size_t cap,
-                             struct gpz_dfl_batch *b)
+                             int last, int group, size_t k0, int check, uint8_t *out,
+                             size_t cap, struct gpz_dfl_batch *b)
 {
 	struct gpz_dfl_piece piece[GPZ_DFL_CPU_BATCH];
 	size_t np = batch_pieces(n), pcap = gpz_deflate_piece_cap(PIECE), at = 0;
@@ -40,7 +40,7 @@ gpz_result gpz_dfl_batch_cpu(int nthreads, const uint8_t *src, size_t pre, size_
 		piece[i].buf = out + i * pcap;
 		piece[i].cap = pcap;
 	}
-	gpz_deflate_pieces(nthreads, src - pre, pre, n, level, group, last, check, piece);
+	gpz_deflate_pieces(nthreads, src - pre, pre, n, level, group, k0, last, check, piece);
 	b->check = check_empty(check);
 	b->npieces = (uint32_t)np;
 	for (size_t i = 0; i < np; i++) {
@@ -69,8 +69,8 @@ struct batch_res {
  * last `pre` bytes of it filled), so that the batch's pieces keep their places in the stream's
  * piece grid. Status and check share one small region after the output. */
 gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, size_t n,
-                             int level, int last, int group, int check, uint8_t *out,
-                             size_t cap, struct gpz_dfl_batch *b)
+                             int level, int last, int group, size_t k0, int check,
+                             uint8_t *out, size_t cap, struct gpz_dfl_batch *b)
 {
 	size_t first = pre ? 1 : 0, total = first * PIECE + n, np = batch_pieces(n);
 	size_t work = gpz_gpu_deflate_work(total), ocap = gpz_gpu_deflate_raw_bound(total);
@@ -96,7 +96,7 @@ gpz_result gpz_dfl_batch_gpu(struct gpz_gpu *g, const uint8_t *src, size_t pre, 
 	d_check = (uint32_t *)(g->out + tail + offsetof(struct batch_res, check));
 	r = gpz_gpu_to_device(g, g->in + first * PIECE - pre, src - pre, pre + n);
 	if (r == GPZ_OK)
-		r = gpz_gpu_deflate_part(g->in, total, first, last, group, level, g->out, ocap,
+		r = gpz_gpu_deflate_part(g->in, total, first, k0, last, group, level, g->out, ocap,
 		                         d_status, g->work, work, g->stream);
 	if (r == GPZ_OK && check == GPZ_DFL_CHECK_CRC32)
 		r = gpz_gpu_crc32(g->in + first * PIECE, n, d_check, g->stream);

@@ -636,7 +636,7 @@ extern "C" size_t gpz_gpu_deflate_raw_bound(size_t n)
 }
 
 extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first,
-                                           int last, int group, int level,
+                                           size_t k0, int last, int group, int level,
                                            uint8_t *d_out, size_t out_cap,
                                            gpz_gpu_deflate_status *d_status, void *d_work,
                                            size_t work_bytes, gpz_stream_t stream)
@@ -645,8 +645,12 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 	layout l = layout_for(n);
 	uint8_t *work = static_cast<uint8_t *>(d_work);
 	size_t cap = piece_cap(), oslot = out_slot();
-	/* the matcher sees history from the start of the piece's group (a piece alone: its own) */
-	const int hist_group = group == GPZ_DFL_ALONE ? 1 : group;
+	/* the matcher sees history from the start of the piece's group, or from the last cut (a
+	 * piece alone: its own); piece `first` here is piece k0 of the stream's cut grid */
+	const int hist_group = group < 0 ? -group : group;
+	const unsigned shift = group < 0 ? (unsigned)((k0 % (size_t)-group + (size_t)-group -
+	                                               first % (size_t)-group) % (size_t)-group)
+	                                 : 0;
 
 	if (level < 1 || level > 9 || (!d_src && n) || !d_out || !d_status || !d_work ||
 	    work_bytes < l.total || (reinterpret_cast<uintptr_t>(d_work) & 255) ||
@@ -664,7 +668,7 @@ extern "C" gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_
 		GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, lo, b, level, links,
 		                              reinterpret_cast<uint16_t *>(pure), s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, PIECE, level, a, b, links, lo, hist_group,
-		                             pure, s));
+		                             shift, pure, s));
 		GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, PIECE, level, b0, b0 + nb, pure, a,
 		                            reinterpret_cast<uint32_t *>(work + l.tok), PIECE,
 		                            reinterpret_cast<uint32_t *>(work + l.ntok), work + l.run, s));
@@ -690,7 +694,7 @@ extern "C" gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int le
                                           gpz_gpu_deflate_status *d_status, void *d_work,
                                           size_t work_bytes, gpz_stream_t stream)
 {
-	return gpz_gpu_deflate_part(d_src, n, 0, 1, 0, level, d_out, out_cap, d_status, d_work,
+	return gpz_gpu_deflate_part(d_src, n, 0, 0, 1, 0, level, d_out, out_cap, d_status, d_work,
 	                            work_bytes, stream);
 }
 

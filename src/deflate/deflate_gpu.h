@@ -39,10 +39,12 @@ gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_
  * are history only: just their last 32 KiB is read), the last piece ending the stream (BFINAL)
  * when `last` is set, else in a sync marker. group g >= 1: every g pieces form a raw DEFLATE
  * stream of their own (no history before the group, BFINAL at its end), as gpz_deflate_pieces'
- * groups (the .gpz LZ frames); GPZ_DFL_ALONE: chained, every piece without history. Output, status and workspace as above; the output starts with piece
+ * groups (the .gpz LZ frames); a cut (group -c): chained, without history before each piece
+ * whose number in the stream is a multiple of c, piece `first` being number k0 there
+ * (GPZ_DFL_ALONE: every piece). Output, status and workspace as above; the output starts with piece
  * `first`. */
-gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, int last,
-                                int group, int level, uint8_t *d_out, size_t out_cap,
+gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, size_t k0,
+                                int last, int group, int level, uint8_t *d_out, size_t out_cap,
                                 gpz_gpu_deflate_status *d_status, void *d_work,
                                 size_t work_bytes, gpz_stream_t stream);
 

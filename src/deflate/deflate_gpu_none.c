@@ -19,8 +19,8 @@ gpz_result gpz_gpu_deflate_raw(const uint8_t *d_src, size_t n, int level, uint8_
 	return GPZ_ERR_NO_GPU;
 }
 
-gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, int last,
-                                int group, int level, uint8_t *d_out, size_t out_cap,
+gpz_result gpz_gpu_deflate_part(const uint8_t *d_src, size_t n, size_t first, size_t k0,
+                                int last, int group, int level, uint8_t *d_out, size_t out_cap,
                                 gpz_gpu_deflate_status *d_status, void *d_work,
                                 size_t work_bytes, gpz_stream_t stream)
 {

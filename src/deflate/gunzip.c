@@ -43,6 +43,19 @@ uint32_t gpz_gzip_index_crc(const uint8_t *sub, const uint8_t *lens, size_t np)
 	return (uint32_t)crc32(c, lens, (uInt)(4 * np));
 }
 
+/* Index flags and period byte (versions 6 and 7) this reader knows: other flags, or a period
+ * without its flag or past any count of entries, make the index unused. */
+static int index_marks_known(uint8_t flags, uint8_t period)
+{
+	return !(flags & ~GPZ_GZIP_INDEX_FLAGS) &&
+	       (flags & GPZ_GZIP_INDEX_CUT ? period <= 16 : period == 0);
+}
+
+static uint32_t index_cut(uint8_t flags, uint8_t period)
+{
+	return flags & GPZ_GZIP_INDEX_CUT ? (uint32_t)1 << period : 0;
+}
+
 gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m)
 {
 	size_t o = 10;
@@ -72,7 +85,7 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 				return GPZ_ERR_CORRUPT;
 			/* gpz's index, filled in and intact (else it is not used: zlib reads on) */
 			if (s[o] == 'G' && s[o + 1] == 'P' && len >= 12 &&
-			    (d[0] == 4 || (d[0] == 6 && !(d[2] & ~GPZ_GZIP_INDEX_ALONE) && !d[3])) &&
+			    (d[0] == 4 || (d[0] == 6 && index_marks_known(d[2], d[3]))) &&
 			    d[1] >= GPZ_DEFLATE_PIECE_LOG && d[1] <= GPZ_GZIP_MAX_PIECE_LOG &&
 			    gpz_load_le32(d + 4) > 0 && (len - 12) / 4 == gpz_load_le32(d + 4) &&
 			    (len - 12) % 4 == 0 &&
@@ -80,6 +93,7 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 				m->np = gpz_load_le32(d + 4);
 				m->piece_log = d[1];
 				m->alone = d[0] == 6 && (d[2] & GPZ_GZIP_INDEX_ALONE);
+				m->cut = d[0] == 6 ? index_cut(d[2], d[3]) : 0;
 				m->lens = d + 12;
 			}
 			o += 4 + len;
@@ -123,7 +137,8 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	    gpz_load_le16(m + 10) != 28 + 4 * np || m[12] != 'G' || m[13] != 'P' ||
 	    gpz_load_le16(m + 14) != 24 + 4 * np || !(m[16] == 5 || m[16] == 7) ||
 	    m[17] < GPZ_DEFLATE_PIECE_LOG || m[17] > GPZ_GZIP_MAX_PIECE_LOG ||
-	    (m[18] & ~(m[16] == 7 ? GPZ_GZIP_INDEX_ALONE : 0)) || m[19] || gpz_load_le32(m + 20) != np ||
+	    (m[16] == 5 ? m[18] || m[19] : !index_marks_known(m[18], m[19])) ||
+	    gpz_load_le32(m + 20) != np ||
 	    (uint32_t)crc32(gpz_gzip_index_crc(m + 16, m + 36, np), m + 24, 8) !=
 	            gpz_load_le32(m + 32))
 		return 0;
@@ -134,6 +149,7 @@ int gpz_gzip_tail_index(const uint8_t *tail, size_t tn, uint64_t total, struct g
 	t->np = (uint32_t)np;
 	t->piece_log = m[17];
 	t->alone = m[16] == 7 && (m[18] & GPZ_GZIP_INDEX_ALONE);
+	t->cut = m[16] == 7 ? index_cut(m[18], m[19]) : 0;
 	t->lens = m + 36;
 	return 1;
 }
@@ -151,6 +167,7 @@ void gpz_gzip_adopt_tail(struct gpz_gzip_member *m, const struct gpz_gzip_tail *
 		m->np = t->np;
 		m->piece_log = t->piece_log;
 		m->alone = t->alone;
+		m->cut = t->cut;
 		m->lens = t->lens;
 	}
 }
@@ -287,41 +304,35 @@ static int decode_symbols(struct gpz_infl_batch *b, size_t j, size_t base)
 	return r == GPZ_OK && clean;
 }
 
-/* Piece j straight to bytes, after its window (the 32 KiB before it in dst, final; none for the
- * member's first piece, nor for pieces alone), with its CRC-32 while the bytes are in cache. */
-static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *window)
+/* Piece j decoded straight to bytes with `before` bytes of history (0 or its 32 KiB window:
+ * the 32 KiB before it in dst, final, or at `window` when that is elsewhere), at most cap of
+ * them: the decoder's result, *n bytes, *final. */
+static gpz_result bytes_of(struct gpz_infl_batch *b, size_t j, const uint8_t *window,
+                           size_t before, size_t cap, size_t *n, int *final)
 {
-	struct gpz_infl_res *pr = &b->res[j];
-	size_t k = b->k0 + j, start = j * b->piece, n = 0;
-	size_t room = b->room > start ? b->room - start : 0, cap = room < b->piece ? room : b->piece;
 	const uint8_t *in = b->in + b->off[j];
 	size_t in_n = (size_t)(b->off[j + 1] - b->off[j]);
-	int final = 0;
-	uint8_t *out = b->dst + start, *tmp = NULL;
-	gpz_result r = GPZ_OK;
+	uint8_t *out = b->dst + j * b->piece, *tmp = NULL;
+	gpz_result r;
 
-	if (window && k && window + WINDOW != out) { /* elsewhere: the piece after a copy of it */
-		if (!(tmp = malloc(WINDOW + cap + 1))) {
-			*pr = (struct gpz_infl_res){ .r = GPZ_ERR_NOMEM };
-			return;
-		}
+	if (before && window && window + WINDOW != out) { /* elsewhere: after a copy of it */
+		if (!(tmp = malloc(WINDOW + cap + 1)))
+			return GPZ_ERR_NOMEM;
 		memcpy(tmp, window, WINDOW);
 		out = tmp + WINDOW;
 	}
-	r = gpz_inflate_piece_bytes(in, in_n, out, k && !b->alone ? WINDOW : 0, cap, &n, &final);
+	r = gpz_inflate_piece_bytes(in, in_n, out, before, cap, n, final);
 	if (tmp) {
-		memcpy(b->dst + start, out, n);
+		memcpy(b->dst + j * b->piece, out, *n);
 		free(tmp);
 	}
+	return r;
+}
 
-	if (r == GPZ_ERR_CORRUPT && cap < b->piece && b->sym) {
-		/* a copy or the piece's end past a short dst (the decoder stops before a copy that
-		 * would not fit: n may be below cap), or bad input? the symbols, with room for the
-		 * whole piece, say */
-		decode_symbols(b, j, j);
-		return;
-	}
-	r = gpz_infl_piece_check(r, n, final, k, b->np, b->piece, room);
+/* Piece j's result as decoded to bytes, with its CRC-32 while the bytes are in cache. */
+static void bytes_done(struct gpz_infl_batch *b, size_t j, gpz_result r, size_t n)
+{
+	struct gpz_infl_res *pr = &b->res[j];
 	pr->r = r;
 	pr->n = r == GPZ_OK ? n : 0;
 	pr->marked = 0;
@@ -331,21 +342,84 @@ static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *wind
 		crc_of(b, j);
 }
 
+/* Piece j straight to bytes, after its window (the 32 KiB before it in dst, final; none for the
+ * member's first piece, nor for pieces alone). */
+static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *window)
+{
+	size_t k = b->k0 + j, start = j * b->piece, n = 0;
+	size_t room = b->room > start ? b->room - start : 0, cap = room < b->piece ? room : b->piece;
+	int final = 0;
+	gpz_result r = bytes_of(b, j, window, k && !b->alone ? WINDOW : 0, cap, &n, &final);
+
+	if (r == GPZ_ERR_CORRUPT && cap < b->piece && b->sym) {
+		/* a copy or the piece's end past a short dst (the decoder stops before a copy that
+		 * would not fit: n may be below cap), or bad input? the symbols, with room for the
+		 * whole piece, say */
+		decode_symbols(b, j, j);
+		return;
+	}
+	bytes_done(b, j, gpz_infl_piece_check(r, n, final, k, b->np, b->piece, room), n);
+}
+
+/* Whether piece j is one the index says decodes without its window (a cut). */
+static int at_cut(const struct gpz_infl_batch *b, size_t j)
+{
+	return b->cut && (b->k0 + j) % b->cut == 0;
+}
+
+/* Piece j, a cut, straight to bytes with no history. Returns 0 when that fails, leaving the
+ * piece to the path of any other (so a stream whose index lies about a cut still decodes as
+ * DEFLATE says, as it does on readers that ignore cuts; a short dst or bad input get their
+ * verdict there). */
+static int decode_cut(struct gpz_infl_batch *b, size_t j)
+{
+	size_t k = b->k0 + j, start = j * b->piece, n = 0;
+	size_t room = b->room > start ? b->room - start : 0, cap = room < b->piece ? room : b->piece;
+	int final = 0;
+	gpz_result r = bytes_of(b, j, NULL, 0, cap, &n, &final);
+
+	r = gpz_infl_piece_check(r, n, final, k, b->np, b->piece, room);
+	if (r != GPZ_OK)
+		return 0;
+	bytes_done(b, j, r, n);
+	return 1;
+}
+
 struct run_task {
 	struct gpz_infl_batch *b;
 	size_t nruns;
+	size_t parts;          /* runs a stretch between cuts is split into (cut batches) */
 	const uint8_t *window; /* the 32 KiB before the batch, when known */
 };
 
+/* The first piece of run r: runs split the batch evenly; in a batch with cuts, the stretches
+ * from one cut to the next (and the one before the first) are split evenly into t->parts. */
+static size_t run_start(const struct run_task *t, size_t r)
+{
+	const struct gpz_infl_batch *b = t->b;
+	if (!t->parts)
+		return r * b->nk / t->nruns;
+	size_t first = (b->cut - b->k0 % b->cut) % b->cut; /* the batch's first cut */
+	size_t seg = r / t->parts, part = r % t->parts, s0, s1;
+	if (first) /* a stretch before it */
+		s0 = seg ? first + (seg - 1) * b->cut : 0;
+	else
+		s0 = seg * b->cut;
+	s1 = first && !seg ? first : s0 + b->cut;
+	s0 = s0 < b->nk ? s0 : b->nk;
+	s1 = s1 < b->nk ? s1 : b->nk;
+	return s0 + part * (s1 - s0) / t->parts;
+}
+
 /* Run r: a stretch of the batch's pieces on one thread, in order. Its first piece's window is
- * another thread's (unless it is known), so that piece goes to symbols; so do the next ones
- * until a piece ends with 32 KiB of bytes alone, the window the rest need to go straight to
- * bytes (in text that is usually the first piece). */
+ * another thread's (unless it is known, or the piece is a cut), so that piece goes to symbols;
+ * so do the next ones until a piece ends with 32 KiB of bytes alone, the window the rest need
+ * to go straight to bytes (in text that is usually the first piece), or until a cut. */
 static void run_pieces(void *v, size_t r)
 {
 	const struct run_task *t = v;
 	struct gpz_infl_batch *b = t->b;
-	size_t j0 = r * b->nk / t->nruns, j1 = (r + 1) * b->nk / t->nruns;
+	size_t j0 = run_start(t, r), j1 = r + 1 < t->nruns ? run_start(t, r + 1) : b->nk;
 	int clean = b->alone || (r == 0 && (t->window || b->k0 == 0));
 	size_t base = j0; /* the first piece of the current run of symbols */
 
@@ -353,6 +427,9 @@ static void run_pieces(void *v, size_t r)
 		b->res[j].crc_done = 0;
 		if (clean) {
 			decode_bytes(b, j, j == 0 && !b->alone ? t->window : NULL);
+			base = j + 1;
+		} else if (at_cut(b, j) && decode_cut(b, j)) {
+			clean = 1;
 			base = j + 1;
 		} else {
 			clean = decode_symbols(b, j, base);
@@ -368,11 +445,21 @@ static void run_pieces(void *v, size_t r)
 gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, const uint8_t *window,
                                  size_t *out_n)
 {
-	struct run_task t = { b, (size_t)(nthreads > 0 ? nthreads : 1), window };
+	struct run_task t = { b, (size_t)(nthreads > 0 ? nthreads : 1), 0, window };
 
 	/* pieces alone need no run: a task a piece, so that threads that drew quick pieces take
-	 * more (runs of a sixteenth of a batch each ended the batch with the slowest run) */
-	t.nruns = b->alone || t.nruns > b->nk ? b->nk : t.nruns;
+	 * more (runs of a sixteenth of a batch each ended the batch with the slowest run); with
+	 * cuts, runs start at them, as many as there are threads at least */
+	if (!b->alone && b->cut) {
+		size_t first = (b->cut - b->k0 % b->cut) % b->cut;
+		size_t segs = (first ? 1 : 0) + (b->nk > first ? (b->nk - first - 1) / b->cut + 1 : 0);
+		t.parts = (t.nruns + segs - 1) / segs;
+		t.nruns = segs * t.parts;
+	}
+	if (b->alone || t.nruns > b->nk) {
+		t.nruns = b->nk;
+		t.parts = 0;
+	}
 	gpz_parallel_for(nthreads, t.nruns, run_pieces, &t);
 	*out_n = 0;
 	for (size_t j = 0; j < b->nk; j++) {
@@ -524,11 +611,13 @@ size_t gpz_infl_batch_entries(int nthreads, size_t piece)
 	return nb < most ? nb : most ? most : 1;
 }
 
-static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np, size_t piece,
-                                 int alone, const uint8_t *lens, uint8_t *dst, size_t cap,
+static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw,
+                                 const struct gpz_gzip_member *m, uint8_t *dst, size_t cap,
                                  size_t *got, uint32_t *crc)
 {
-	size_t nb = gpz_infl_batch_entries(ctx->nthreads, piece);
+	const uint32_t np = m->np;
+	const uint8_t *lens = m->lens;
+	size_t piece = (size_t)1 << m->piece_log, nb = gpz_infl_batch_entries(ctx->nthreads, piece);
 	uint64_t *off = malloc(((size_t)np + 1) * sizeof(*off));
 	struct gpz_infl_res *res;
 	uint16_t *sym;
@@ -547,7 +636,7 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw, uint32_t np, 
 		size_t start = k0 * piece, n = 0;
 		struct gpz_infl_batch b = { raw,  off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
 			                    dst + start, cap > start ? cap - start : 0, res, piece,
-			                    alone };
+			                    m->alone, m->cut };
 		r = gpz_infl_batch_decode(ctx->nthreads, &b, start ? dst + start - WINDOW : NULL, &n);
 		if (r != GPZ_OK)
 			break;
@@ -591,8 +680,7 @@ static gpz_result gzip_member(gpz_ctx *ctx, struct gpz_gpu *g, const uint8_t *s,
 				return r;
 		}
 		if (r != GPZ_OK)
-			r = indexed_member(ctx, s + m.data, m.np, (size_t)1 << m.piece_log, m.alone,
-			                   m.lens, dst, cap, got, &crc);
+			r = indexed_member(ctx, s + m.data, &m, dst, cap, got, &crc);
 		in_used = (size_t)data_len;
 	} else {
 		r = zlib_raw(s + m.data, n - m.data, -15, dst, cap, &in_used, got);

@@ -112,10 +112,11 @@ static gpz_result zlib_stream(struct rd *r, struct wr *w, int wbits)
 }
 
 /* An indexed member's pieces (np index entries of `piece` bytes, lengths at lens; alone: each
- * without the bytes before it), from the reader's position: batches of nb entries into out (the
+ * without the bytes before it; cut: every cut-th does), from the reader's position: batches of nb entries into out (the
  * 32 KiB window, then nb entries). *crc and *size of its output. */
 static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, size_t piece,
-                         int alone, const uint32_t *lens, uint32_t *crc, uint64_t *size)
+                         int alone, uint32_t cut, const uint32_t *lens, uint32_t *crc,
+                         uint64_t *size)
 {
 	size_t nb = gpz_infl_batch_entries(ctx->nthreads, piece);
 	nb = nb < np ? nb : np;
@@ -140,7 +141,7 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 		}
 		struct gpz_infl_batch b = { r->buf + r->pos, off, k0,  nk,          np,
 			                    sym,               out + WINDOW, nk * piece, res,
-			                    piece,             alone };
+			                    piece,             alone,        cut };
 		e = gpz_infl_batch_decode(ctx->nthreads, &b, k0 ? out : NULL, &got);
 		if (e != GPZ_OK)
 			break;
@@ -183,7 +184,7 @@ static gpz_result member(gpz_ctx *ctx, struct rd *r, struct wr *w)
 	for (uint32_t k = 0; k < m.np; k++)
 		lens[k] = gpz_load_le32(m.lens + 4 * k);
 	use(r, m.data);
-	e = pieces(ctx, r, w, m.np, (size_t)1 << m.piece_log, m.alone, lens, &crc, &size);
+	e = pieces(ctx, r, w, m.np, (size_t)1 << m.piece_log, m.alone, m.cut, lens, &crc, &size);
 	free(lens);
 	if (e == GPZ_OK)
 		e = need(r, 8);

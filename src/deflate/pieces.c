@@ -14,7 +14,7 @@
 
 struct pieces_job {
 	const uint8_t *src;
-	size_t start, n, npieces;
+	size_t start, n, npieces, k0;
 	int level, group, last, check;
 	struct gpz_dfl_piece *out;
 };
@@ -25,11 +25,14 @@ static void piece_run(const struct pieces_job *j, size_t i, struct gpz_lz_carry 
 	struct gpz_dfl_piece *o = &j->out[i];
 	size_t off = i * GPZ_DEFLATE_PIECE;
 	size_t len = j->n - off < GPZ_DEFLATE_PIECE ? j->n - off : GPZ_DEFLATE_PIECE;
-	/* a group (a piece alone) is parsed as a buffer of its own: no byte before it is history */
-	size_t gs = j->group == GPZ_DFL_ALONE ? 1 : (size_t)j->group;
-	size_t g0 = gs ? i / gs * gs * GPZ_DEFLATE_PIECE : 0;
-	const uint8_t *base = gs ? j->src + j->start + g0 : j->src;
-	size_t start = gs ? off - g0 : j->start + off;
+	/* a group, or the stretch from a cut, is parsed as a buffer of its own: no byte before it
+	 * is history (g0: its first piece; none before a batch's first cut) */
+	size_t gs = j->group < 0 ? (size_t)-j->group : (size_t)j->group;
+	size_t into = gs ? (j->group > 0 ? i : j->k0 + i) % gs : 0;
+	int cut = gs && into <= i;
+	size_t g0 = cut ? (i - into) * GPZ_DEFLATE_PIECE : 0;
+	const uint8_t *base = cut ? j->src + j->start + g0 : j->src;
+	size_t start = cut ? off - g0 : j->start + off;
 	int grouped = j->group > 0;
 	int final = (grouped && (i + 1) % gs == 0) || ((j->last || grouped) && i + 1 == j->npieces);
 	uint32_t *tok = malloc((len ? len : 1) * sizeof(*tok));
@@ -58,10 +61,10 @@ static void piece_task(void *vj, size_t i)
 }
 
 void gpz_deflate_pieces(int nthreads, const uint8_t *src, size_t start, size_t n, int level,
-                        int group, int last, int check, struct gpz_dfl_piece *out)
+                        int group, size_t k0, int last, int check, struct gpz_dfl_piece *out)
 {
 	struct pieces_job j = { src, start, n, (n + GPZ_DEFLATE_PIECE - 1) / GPZ_DEFLATE_PIECE,
-		                level, group, last, check, out };
+		                k0, level, group, last, check, out };
 
 	if (j.npieces == 0 && last && group <= 0)
 		j.npieces = 1; /* an empty stream: one empty final block */

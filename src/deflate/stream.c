@@ -125,12 +125,27 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 /*
  * The stream's header: gzip (RFC 1952: FEXTRA with the piece index when np > 0, FNAME when there
  * is a name), zlib (RFC 1950) or nothing. The index (docs/FORMAT.md) is subfield 'G','P':
- * version (4; 6 when the pieces are alone; 0 while len is NULL: reserved, not filled), log2 of
- * the bytes an entry stands for, flags (version 6: bit 0, the pieces alone), a zero byte, the
- * entry count, the index's CRC-32, then each entry's length in bytes in the deflate stream (u32
+ * version (4; 6 when pieces are alone or cut; 0 while len is NULL: reserved, not filled), log2
+ * of the bytes an entry stands for, flags (version 6: bit 0, the pieces alone; bit 1, entries
+ * alone at a period), the period's log2 in entries (0 without bit 1), the entry count, the index's CRC-32, then each entry's length in bytes in the deflate stream (u32
  * LE each).
  */
-static size_t write_header(gpz_format format, int level, int alone, const char *gz_name,
+/* The index's flags (versions 6 and 7) and its fourth byte for a stream coded with `group`
+ * whose entries stand for 2^log pieces: pieces alone, or entries alone at a period (the cut's
+ * 2^GPZ_DFL_CUT_LOG pieces in entries: every entry when an entry holds as many). */
+static unsigned index_flags(int group, unsigned log, uint8_t *period_log)
+{
+	*period_log = 0;
+	if (group == GPZ_DFL_ALONE)
+		return GPZ_GZIP_INDEX_ALONE;
+	if (group == GPZ_DFL_CUT) {
+		*period_log = (uint8_t)(log < GPZ_DFL_CUT_LOG ? GPZ_DFL_CUT_LOG - log : 0);
+		return GPZ_GZIP_INDEX_CUT;
+	}
+	return 0;
+}
+
+static size_t write_header(gpz_format format, int level, int group, const char *gz_name,
                            uint32_t mtime, uint32_t np, unsigned log, const uint32_t *len,
                            uint8_t *d)
 {
@@ -152,10 +167,12 @@ static size_t write_header(gpz_format format, int level, int alone, const char *
 			d[o + 3] = 'P';
 			gpz_store_le16(d + o + 4, (uint16_t)sub);
 			o += 6;
-			d[o] = len ? (alone ? 6 : 4) : 0;
+			uint8_t period = 0;
+			unsigned flags = len ? index_flags(group, log, &period) : 0;
+			d[o] = len ? (flags ? 6 : 4) : 0;
 			d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + log);
-			d[o + 2] = (uint8_t)(alone && len ? GPZ_GZIP_INDEX_ALONE : 0);
-			d[o + 3] = 0;
+			d[o + 2] = (uint8_t)flags;
+			d[o + 3] = period;
 			gpz_store_le32(d + o + 4, np);
 			for (uint32_t i = 0; i < np; i++)
 				gpz_store_le32(d + o + INDEX_SUB + 4 * i, len ? len[i] : 0);
@@ -191,7 +208,7 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 		return GPZ_ERR_PARAM;
 	if (dst_cap < st->hl)
 		return GPZ_ERR_DST_TOO_SMALL;
-	*len = write_header(st->format, st->level, st->group == GPZ_DFL_ALONE, st->name, st->mtime,
+	*len = write_header(st->format, st->level, st->group, st->name, st->mtime,
 	                    st->index_np, st->index_log, st->piece_bytes, dst);
 	return GPZ_OK;
 }
@@ -201,7 +218,7 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 const uint8_t *gpz_dfl_stream_head(gpz_deflate_stream *st, size_t *len)
 {
 	if (!st->started) {
-		st->hl = write_header(st->format, st->level, st->group == GPZ_DFL_ALONE, st->name,
+		st->hl = write_header(st->format, st->level, st->group, st->name,
 		                      st->mtime, st->index_np, st->index_log, NULL, st->hdr);
 		st->started = 1;
 	}
@@ -245,7 +262,8 @@ void gpz_dfl_stream_add(gpz_deflate_stream *st, const struct gpz_dfl_batch *b, s
 }
 
 /* The trailing piece index (docs/FORMAT.md) at d: an empty gzip member whose extra field holds
- * subfield 'G','P' version 5 (7 when the pieces are alone, flags then in its third byte): the
+ * subfield 'G','P' version 5 (7 when pieces are alone or cut, flags and period then in its third
+ * and fourth bytes, as in the header's): the
  * entries' lengths, how far back the member they belong to begins, a CRC-32 over both, and the
  * count again at the end, where a reader coming from the end of the file finds it. */
 static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
@@ -265,10 +283,12 @@ static size_t write_tail_index(const gpz_deflate_stream *st, uint8_t *d)
 	d[13] = 'P';
 	gpz_store_le16(d + 14, (uint16_t)sub);
 	o = 16;
-	d[o] = st->group == GPZ_DFL_ALONE ? 7 : 5;
+	uint8_t period = 0;
+	unsigned flags = index_flags(st->group, st->index_log, &period);
+	d[o] = flags ? 7 : 5;
 	d[o + 1] = (uint8_t)(GPZ_DEFLATE_PIECE_LOG + st->index_log);
-	d[o + 2] = (uint8_t)(st->group == GPZ_DFL_ALONE ? GPZ_GZIP_INDEX_ALONE : 0);
-	d[o + 3] = 0;
+	d[o + 2] = (uint8_t)flags;
+	d[o + 3] = period;
 	gpz_store_le32(d + o + 4, (uint32_t)np);
 	gpz_store_le64(d + o + 8, back);
 	for (size_t i = 0; i < np; i++)
@@ -358,7 +378,7 @@ static gpz_result run_batch(gpz_deflate_stream *st, struct sink *k, int last)
 	if (bytes == 0 && !final)
 		return GPZ_OK;
 	r = gpz_dfl_batch_cpu(st->ctx->nthreads, st->buf + st->hist, st->hist, bytes, st->level,
-	                      final, st->group, st->check_kind, st->obuf, st->ocap, &b);
+	                      final, st->group, st->pieces, st->check_kind, st->obuf, st->ocap, &b);
 	if (r != GPZ_OK)
 		return r;
 	gpz_dfl_stream_add(st, &b, bytes);

@@ -11,7 +11,7 @@ struct gpz_deflate_stream {
 	int level;
 	gpz_format format;
 	int check_kind;        /* GPZ_DFL_CHECK_*: CRC-32 for gzip, Adler-32 for zlib */
-	int group;             /* 0 (pieces chained) or GPZ_DFL_ALONE (gpz_dfl_group) */
+	int group;             /* 0 (pieces chained), GPZ_DFL_ALONE or GPZ_DFL_CUT (gpz_dfl_group) */
 	char *name;
 	uint32_t mtime;
 	/* gpz_deflate_update's buffers, made on its first call */

@@ -48,11 +48,12 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 /* pure[2 * (q - a) + 0/1] = gpz_lz_pure_at of every position q in [a, b) (greedy levels:
  * pure[q - a], the full chain's only; levels 7-9 with gpz_lz_inherit, which needs a and piece
  * to be multiples of 8), its piece ending at the next multiple of `piece` (or n) and, when
- * group >= 1, seeing nothing before the start of its group of `group` pieces; links from
- * gpz_lz_gpu_links over [lo, >= b) with lo <= a - GPZ_LZ_WINDOW (or 0). */
+ * group >= 1, seeing nothing before the start of its group of `group` pieces (groups start at
+ * the pieces whose number plus `shift` is a multiple of `group`; before the first, history);
+ * links from gpz_lz_gpu_links over [lo, >= b) with lo <= a - GPZ_LZ_WINDOW (or 0). */
 cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int level, size_t a,
                             size_t b, const uint16_t *links, size_t lo, int group,
-                            uint32_t *pure, cudaStream_t s);
+                            unsigned shift, uint32_t *pure, cudaStream_t s);
 
 /* Pieces p0 .. p1 - 1 (p * piece .. min(n, (p + 1) * piece)), parsed over pure (from position
  * a on) in guessed segments fixed up per piece, then (levels 7-9) the cost-driven rounds

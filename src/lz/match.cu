@@ -274,22 +274,28 @@ __device__ void stage_bytes(uint8_t *to, const uint8_t *src, size_t len)
 }
 
 /* The end of the piece holding a position and the start of its group of pieces (0 without
- * groups), followed as a thread's positions rise: a division at the start, additions after
- * (64-bit divisions a position were 11% of find_one's instructions). */
+ * groups, or before the first group's start), followed as a thread's positions rise: a division
+ * at the start, additions after (64-bit divisions a position were 11% of find_one's
+ * instructions). Groups start where (piece number + shift) is a multiple of `group`. */
 struct piece_bounds {
-	size_t piece, gsize, end, gstart;
-	__device__ piece_bounds(size_t q, size_t piece_, int group)
+	size_t piece, gsize, end, gstart, gnext;
+	__device__ piece_bounds(size_t q, size_t piece_, int group, unsigned shift)
 		: piece(piece_), gsize(group ? piece_ * (size_t)group : 0)
 	{
+		const size_t sh = piece_ * shift;
 		end = (q / piece + 1) * piece;
-		gstart = gsize ? q / gsize * gsize : 0;
+		const size_t g = gsize ? (q + sh) / gsize * gsize : 0;
+		gstart = g >= sh ? g - sh : 0;
+		gnext = gsize ? g + gsize - sh : SIZE_MAX;
 	}
 	__device__ void move_to(size_t q)
 	{
 		while (q >= end)
 			end += piece;
-		while (gsize && q >= gstart + gsize)
-			gstart += gsize;
+		while (q >= gnext) {
+			gstart = gnext;
+			gnext += gsize;
+		}
 	}
 };
 
@@ -304,7 +310,8 @@ template <bool in_piece> /* the tile [t0, t1) lies in one piece: its bounds once
                           * (the bookkeeping a position was a quarter of the kernel's
                           * instructions, spilled at its 32 registers) */
 __device__ __forceinline__ void find_one(const uint8_t *sd, const uint16_t *lk, size_t w0, size_t t0, size_t t1,
-                         size_t piece, size_t n, int group, const struct gpz_lz_level &cfg,
+                         size_t piece, size_t n, int group, unsigned shift,
+                         const struct gpz_lz_level &cfg,
                          uint32_t *out)
 {
 	const unsigned lane = threadIdx.x % 32;
@@ -312,7 +319,7 @@ __device__ __forceinline__ void find_one(const uint8_t *sd, const uint16_t *lk, 
 #ifdef __CUDA_ARCH__
 	__builtin_assume(__isShared(sd)); /* shared loads, not generic ones */
 #endif
-	piece_bounds pb(t0 + threadIdx.x, piece, group);
+	piece_bounds pb(t0 + threadIdx.x, piece, group, shift);
 	const unsigned pend1 = (unsigned)((pb.end < n ? pb.end : n) - w0);
 	const unsigned floor1 = group && pb.gstart > w0 ? (unsigned)(pb.gstart - w0) : 0;
 	for (size_t qb = t0 + (threadIdx.x - lane); qb < t1; qb += FTHREADS) {
@@ -390,7 +397,7 @@ template <bool one, /* one candidate a position (chain 1): its link is read once
           bool in_piece = false> /* and every tile lies in one piece (find_one) */
 __global__ void __launch_bounds__(FTHREADS, one ? 2 : 1)
 find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, size_t b,
-            const uint16_t *links, size_t lo, int group, uint32_t *pure)
+            const uint16_t *links, size_t lo, int group, unsigned shift, uint32_t *pure)
 {
 	extern __shared__ __align__(16) uint8_t sm[];
 	const struct gpz_lz_level cfg = gpz_lz_level_cfg(level);
@@ -409,7 +416,8 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 	stage_bytes(sd, src + w0, dend - w0);
 	__syncthreads();
 	if constexpr (one) {
-		find_one<in_piece>(sd, lk, w0, t0, t1, piece, n, group, cfg, pure + (t0 - a));
+		find_one<in_piece>(sd, lk, w0, t0, t1, piece, n, group, shift, cfg,
+		                   pure + (t0 - a));
 	} else {
 		/* positions relative to w0: distances (all the walk uses) are unchanged */
 		const auto put = [&](size_t q, const uint32_t *out) {
@@ -427,7 +435,7 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 		};
 		uint32_t out[2] = { 0, 0 };
 		if (!cfg.skip) {
-			piece_bounds pb(t0 + threadIdx.x, piece, group);
+			piece_bounds pb(t0 + threadIdx.x, piece, group, shift);
 			for (size_t q = t0 + threadIdx.x; q < t1; q += FTHREADS)
 				walk(pb, q, out);
 			return;
@@ -438,8 +446,8 @@ find_kernel(const uint8_t *src, size_t n, size_t piece, int level, size_t a, siz
 		 * they fall short. The warp's own anchors: no wait for the block. */
 		const unsigned lane = threadIdx.x & 31;
 		const size_t first = t0 + (threadIdx.x - lane) * 8;
-		piece_bounds pa(first + 8 * lane, piece, group), pb(first + 1 + lane / 7 * 8 + lane % 7,
-		                                                    piece, group);
+		piece_bounds pa(first + 8 * lane, piece, group, shift),
+			pb(first + 1 + lane / 7 * 8 + lane % 7, piece, group, shift);
 		for (size_t c = first; c < t1; c += 8 * FTHREADS) {
 			if (c + 8 * lane < t1)
 				walk(pa, c + 8 * lane, out);
@@ -755,7 +763,7 @@ cudaError_t gpz_lz_gpu_links(const uint8_t *src, size_t n, size_t lo, size_t hi,
 
 cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int level, size_t a,
                             size_t b, const uint16_t *links, size_t lo, int group,
-                            uint32_t *pure, cudaStream_t s)
+                            unsigned shift, uint32_t *pure, cudaStream_t s)
 {
 	if (b <= a)
 		return cudaSuccess;
@@ -776,10 +784,10 @@ cudaError_t gpz_lz_gpu_find(const uint8_t *src, size_t n, size_t piece, int leve
 		return e;
 	if (one)
 		kernel<<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
-			src, n, piece, level, a, b, links, lo, group, pure);
+			src, n, piece, level, a, b, links, lo, group, shift, pure);
 	else
 		find_kernel<false><<<(unsigned)((b - a + ft - 1) / ft), FTHREADS, smem, s>>>(
-			src, n, piece, level, a, b, links, lo, group, pure);
+			src, n, piece, level, a, b, links, lo, group, shift, pure);
 	return cudaGetLastError();
 }
 
@@ -880,7 +888,7 @@ extern "C" gpz_result gpz_gpu_lz_parse(const uint8_t *d_src, size_t n, int level
 	uint32_t *pure = reinterpret_cast<uint32_t *>(w + gpz_align256(n * sizeof(uint16_t)));
 	GPZ_CUDA_TRY(gpz_lz_gpu_links(d_src, n, 0, n, level, links, reinterpret_cast<uint16_t *>(pure),
 	                              st));
-	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, pure, st));
+	GPZ_CUDA_TRY(gpz_lz_gpu_find(d_src, n, piece, level, 0, n, links, 0, 0, 0, pure, st));
 	GPZ_CUDA_TRY(gpz_lz_gpu_run(d_src, n, piece, level, 0, npieces, pure, 0, d_tokens, piece,
 	                            d_ntok, w + gpz_align256(n * sizeof(uint16_t)) + gpz_align256(2 * n * sizeof(uint32_t)),
 	                            st));

@@ -5,7 +5,8 @@
  * phrases (every level, the format rotating, and all three formats at level 1); the shared
  * corpora when present ($GPZ_CORPORA or ../shared/corpora: canterbury and calgary, each
  * concatenated) and the prepared data ($GPZ_DATA or corpora/data: silesia's dickens and samba)
- * at levels 1, 6 and 9. Also gpz_gpu_deflate_raw on device buffers (guards past the output must
+ * at levels 1, 6 and 9. Batches of cut streams (gzip at levels 4-9: every 32nd piece without
+ * history) starting anywhere in the stream's cut grid, against the CPU's. Also gpz_gpu_deflate_raw on device buffers (guards past the output must
  * keep their poison; a too small out_cap must be reported) and GPZ_ERR_DST_TOO_SMALL on both
  * backends. Prints the GPU's MB/s (whole call: transfers, allocation, checksum) per level on
  * the largest input.
@@ -15,6 +16,7 @@
  * Exits 77 ("SKIP: no GPU") when no GPU is usable. */
 #include "cuda_test.h"
 #include "lz_inputs.h"
+#include "common/context.h"
 #include "deflate/code_warp.cuh"
 #include "deflate/deflate.h"
 #include "deflate/deflate_gpu.h"
@@ -452,6 +454,40 @@ void check_engine(gpz_ctx *ctx, const Input &in, int level, gpz_format f)
 	}
 }
 
+/* A batch of a cut stream (every 32nd piece without history) anywhere in it: the stream's
+ * number k0 of its first piece puts the cuts (none in the batch, the first piece, or later),
+ * with history before it. The GPU's bytes, piece sizes and CRC-32 are the CPU's. */
+void check_cut_batch(const std::vector<uint8_t> &m, int level, size_t k0)
+{
+	const size_t pre = 32768, n = 40 * PIECE + 999, cap = gpz_dfl_batch_bound(n);
+	if (m.size() < pre + n)
+		return;
+	const uint8_t *src = m.data() + pre;
+	std::vector<uint8_t> a(cap), b(cap);
+	std::vector<gpz_dfl_batch> ba(1), bb(1);
+	gpz_result ra = gpz_dfl_batch_cpu(4, src, pre, n, level, 0, GPZ_DFL_CUT, k0,
+	                                  GPZ_DFL_CHECK_CRC32, a.data(), cap, &ba[0]);
+	gpz_result rb = gpz_dfl_batch_gpu(gpz_ctx_gpu(g_gpu), src, pre, n, level, 0, GPZ_DFL_CUT, k0,
+	                                  GPZ_DFL_CHECK_CRC32, b.data(), cap, &bb[0]);
+	bool same = ra == GPZ_OK && rb == GPZ_OK && ba[0].bytes == bb[0].bytes &&
+	            ba[0].check == bb[0].check && ba[0].npieces == bb[0].npieces &&
+	            !memcmp(a.data(), b.data(), ba[0].bytes) &&
+	            !memcmp(ba[0].piece_bytes, bb[0].piece_bytes, ba[0].npieces * sizeof(uint32_t));
+	CHECK(same, "cut batch L%d k0 %zu: CPU %s %zu B, GPU %s %zu B", level, k0,
+	      gpz_result_string(ra), ba[0].bytes, gpz_result_string(rb), bb[0].bytes);
+	/* and a batch that starts at a cut is the one with no history given */
+	if (k0 % 32 == 0 && ra == GPZ_OK) {
+		std::vector<uint8_t> c(cap);
+		std::vector<gpz_dfl_batch> bc(1);
+		gpz_result rc = gpz_dfl_batch_cpu(4, src, 0, n, level, 0, GPZ_DFL_CUT, k0,
+		                                  GPZ_DFL_CHECK_CRC32, c.data(), cap, &bc[0]);
+		CHECK(rc == GPZ_OK && bc[0].bytes == ba[0].bytes &&
+		              !memcmp(c.data(), a.data(), ba[0].bytes),
+		      "cut batch L%d k0 %zu: history before a cut is not used", level, k0);
+	}
+	printf("cut batch L%d k0 %zu: %zu -> %zu B\n", level, k0, n, ba[0].bytes);
+}
+
 /* .gpz LZ frames (independent pieces) coded on the GPU: the CPU's bytes, and they decode. */
 void check_lz_frames(const Input &in, int level, size_t frame_bytes)
 {
@@ -576,6 +612,10 @@ int main(int argc, char **argv)
 	check_codes();
 	check_engine(g_gpu, batches, 1, GPZ_FORMAT_GZIP);
 	check_engine(g_gpu, batches, 6, GPZ_FORMAT_ZLIB);
+	check_engine(g_gpu, batches, 6, GPZ_FORMAT_GZIP); /* cuts across GPU batches */
+	for (int level : { 4, 6, 9 })
+		for (size_t k0 : { 0, 37, 63, 64 })
+			check_cut_batch(batches.data, level, k0);
 	check_lz_frames(batches, 1, GPZ_DEFAULT_FRAME_BYTES);
 	check_lz_frames(batches, 6, 5 * PIECE + 3); /* frames ending mid-piece */
 	check_pinned_output(batches);
