@@ -389,7 +389,19 @@ static void stream_tests(void)
 	/* more pieces than one group of segments (16 x 16) in one batch, the last segment and
 	 * group partial: every level of the tails' chain (inflate.cu) */
 	std::vector<uint8_t> many = text(601 * PIECE + 4321, 5);
-	same_as_cpu(gz(many, 4, GPZ_FORMAT_GZIP), many.size(), GPZ_FORMAT_GZIP, "602 pieces");
+	std::vector<uint8_t> cut4 = gz(many, 4, GPZ_FORMAT_GZIP);
+	same_as_cpu(cut4, many.size(), GPZ_FORMAT_GZIP, "602 pieces");
+	/* its index claiming every entry cut (a lie but for every 32nd): the right output on both,
+	 * the CPU's threads falling back to the chained path where a cut reaches back */
+	CHECK(cut4[18] == GPZ_GZIP_INDEX_CUT && cut4[19] == GPZ_DFL_CUT_LOG, "cut index");
+	cut4[19] = 0;
+	gpz_store_le32(&cut4[24], gpz_gzip_index_crc(&cut4[16], &cut4[28], gpz_load_le32(&cut4[20])));
+	same_as_cpu(cut4, many.size(), GPZ_FORMAT_GZIP, "602 pieces, every one claimed cut");
+	std::vector<uint8_t> back(many.size());
+	size_t nback = 0;
+	CHECK(gpz_inflate(cpu, GPZ_FORMAT_GZIP, cut4.data(), cut4.size(), back.data(), back.size(),
+	                  &nback) == GPZ_OK && nback == many.size() && back == many,
+	      "every one claimed cut: the input back");
 	same_as_cpu(gz(many, 1, GPZ_FORMAT_GZIP), many.size(), GPZ_FORMAT_GZIP, "602 pieces alone");
 	/* corrupted and cut streams, lying indexes */
 	std::vector<uint8_t> s(src.begin(), src.begin() + 3 * PIECE + 5);
@@ -425,6 +437,7 @@ static void stream_tests(void)
 	std::vector<uint8_t> lie = c;
 	lie[16] = 6;
 	lie[18] = GPZ_GZIP_INDEX_ALONE;
+	lie[19] = 0; /* no cut period */
 	gpz_store_le32(&lie[24], gpz_gzip_index_crc(&lie[16], &lie[28], gpz_load_le32(&lie[20])));
 	same_as_cpu(lie, s.size(), GPZ_FORMAT_GZIP, "chained pieces marked alone");
 	same_as_cpu(lie, s.size() - PIECE, GPZ_FORMAT_GZIP, "chained pieces marked alone, short dst");
