@@ -5,6 +5,8 @@
  * the same rule: the inversions' terms cancel. x^(8n) is built from x^(8 * 2^k) by squaring. */
 #include "common/crc_combine.h"
 
+#include <pthread.h>
+
 uint32_t gpz_crc32_gf_mul(uint32_t a, uint32_t b)
 {
 	uint32_t p = 0;
@@ -19,16 +21,28 @@ uint32_t gpz_crc32_gf_mul(uint32_t a, uint32_t b)
 	return p;
 }
 
+/* x2n[k] = x^(8 * 2^k) mod P, made once: a combine then costs a multiply per set bit of the
+ * length (one for a whole piece) instead of squaring up to it (~1.5 us a 256 KiB piece; an
+ * inflating batch combines each piece's CRC-32 in order, while its threads wait). */
+static uint32_t x2n[64];
+static pthread_once_t x2n_once = PTHREAD_ONCE_INIT;
+
+static void fill_x2n(void)
+{
+	uint32_t sq = GPZ_CRC32_ONE >> 8; /* x^8 */
+	for (int k = 0; k < 64; k++) {
+		x2n[k] = sq;
+		sq = gpz_crc32_gf_mul(sq, sq);
+	}
+}
+
 uint32_t gpz_crc32_xpow8(uint64_t n)
 {
-	uint32_t r = GPZ_CRC32_ONE, sq = GPZ_CRC32_ONE >> 8; /* x^8 */
-	while (n) {
+	uint32_t r = GPZ_CRC32_ONE;
+	pthread_once(&x2n_once, fill_x2n);
+	for (int k = 0; n; k++, n >>= 1)
 		if (n & 1)
-			r = gpz_crc32_gf_mul(r, sq);
-		n >>= 1;
-		if (n)
-			sq = gpz_crc32_gf_mul(sq, sq);
-	}
+			r = gpz_crc32_gf_mul(r, x2n[k]);
 	return r;
 }
 
