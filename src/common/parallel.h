@@ -1,4 +1,5 @@
-/* parallel.h - the one threading primitive the CPU backend uses. */
+/* parallel.h - the CPU backend's threading: parallel loops with threads of their own, and a
+ * pool of workers that several callers share. */
 #ifndef GPZ_PARALLEL_H
 #define GPZ_PARALLEL_H
 
@@ -24,6 +25,17 @@ gpz_result gpz_parallel_checked(int nthreads, size_t ntasks, gpz_task_fn fn, voi
 /* memcpy(dst, src, n) in steps of a few MiB on up to nthreads threads (one thread's copy of a
  * frame runs at a fraction of the host's memory bandwidth). */
 void gpz_parallel_copy(int nthreads, void *dst, const void *src, size_t n);
+
+/* A pool of workers for callers on several threads (the frame engine's lanes) to share, so that
+ * a worker done with one caller's tasks takes the next caller's instead of waiting with its own
+ * caller's slowest task. Tasks run in the order they were submitted: a call's, then those of the
+ * calls after it. gpz_pool_open: NULL when no thread could start (gpz_pool_run then runs the
+ * tasks on the caller's thread). gpz_pool_close: after every gpz_pool_run has returned. */
+struct gpz_pool;
+struct gpz_pool *gpz_pool_open(int nthreads);
+void gpz_pool_close(struct gpz_pool *p);
+/* fn(ctx, i) for every i in [0, ntasks) on the pool's workers; returns when all are done. */
+void gpz_pool_run(struct gpz_pool *p, size_t ntasks, gpz_task_fn fn, void *ctx);
 
 /* Number of online CPUs (at least 1). */
 int gpz_cpu_count(void);

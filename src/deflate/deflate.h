@@ -236,6 +236,7 @@ struct gpz_infl_res {
 	uint32_t crc;
 	int crc_done;  /* crc is taken (pieces without marks, as they are decoded) */
 };
+struct gpz_pool; /* common/parallel.h */
 struct gpz_infl_batch {
 	const uint8_t *in;
 	const uint64_t *off;
@@ -248,6 +249,8 @@ struct gpz_infl_batch {
 	int alone;    /* every entry decodes without the bytes before it (straight to bytes) */
 	uint32_t cut; /* or those whose number is a multiple of cut do (0: none said); a run of
 	               * pieces starting at one goes straight to bytes */
+	struct gpz_pool *pool; /* or NULL: the workers gpz_infl_batch_decode's runs go to (split
+	                        * for nthreads all the same), else threads of its own */
 };
 /* gpz_inflate with the GPU resources g (NULL: on the CPU threads only). */
 struct gpz_gpu;

@@ -460,7 +460,10 @@ gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, const u
 		t.nruns = b->nk;
 		t.parts = 0;
 	}
-	gpz_parallel_for(nthreads, t.nruns, run_pieces, &t);
+	if (b->pool)
+		gpz_pool_run(b->pool, t.nruns, run_pieces, &t);
+	else
+		gpz_parallel_for(nthreads, t.nruns, run_pieces, &t);
 	*out_n = 0;
 	for (size_t j = 0; j < b->nk; j++) {
 		if (b->res[j].r != GPZ_OK)
@@ -636,7 +639,7 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw,
 		size_t start = k0 * piece, n = 0;
 		struct gpz_infl_batch b = { raw,  off + k0, k0, np - k0 < nb ? np - k0 : nb, np, sym,
 			                    dst + start, cap > start ? cap - start : 0, res, piece,
-			                    m->alone, m->cut };
+			                    m->alone, m->cut, NULL };
 		r = gpz_infl_batch_decode(ctx->nthreads, &b, start ? dst + start - WINDOW : NULL, &n);
 		if (r != GPZ_OK)
 			break;

@@ -141,7 +141,7 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 		}
 		struct gpz_infl_batch b = { r->buf + r->pos, off, k0,  nk,          np,
 			                    sym,               out + WINDOW, nk * piece, res,
-			                    piece,             alone,        cut };
+			                    piece,             alone,        cut,         NULL };
 		e = gpz_infl_batch_decode(ctx->nthreads, &b, k0 ? out : NULL, &got);
 		if (e != GPZ_OK)
 			break;
