@@ -8,6 +8,9 @@
  * fallback happened). */
 #include "testutil.h"
 #include "common/context.h"
+#include "common/parallel.h"
+
+#include <pthread.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,6 +488,63 @@ static int fallback(void)
 	return 0;
 }
 
+/* gpz_pool (common/parallel.c): six callers on threads of their own share three workers, each
+ * call's tasks marking their slots; every task of every call runs exactly once, each call
+ * returns only when all of its own are done (it checks them itself), and a NULL pool runs them
+ * on the caller. */
+struct pool_caller {
+	struct gpz_pool *pool;
+	size_t ntasks;
+	int *hits;
+	int all_done;
+};
+
+static void pool_task(void *v, size_t i)
+{
+	struct pool_caller *c = v;
+	volatile unsigned spin = 0;
+	for (unsigned k = 0; k < 1000 * (unsigned)(i % 7); k++)
+		spin += k; /* tasks of unequal length */
+	__atomic_add_fetch(&c->hits[i], 1, __ATOMIC_RELAXED);
+}
+
+static void *pool_caller_main(void *v)
+{
+	struct pool_caller *c = v;
+	for (int round = 0; round < 20; round++)
+		gpz_pool_run(c->pool, c->ntasks, pool_task, c);
+	c->all_done = 1;
+	for (size_t i = 0; i < c->ntasks; i++)
+		c->all_done &= __atomic_load_n(&c->hits[i], __ATOMIC_RELAXED) == 20;
+	return NULL;
+}
+
+static void shared_pool(void)
+{
+	struct gpz_pool *pool = gpz_pool_open(3);
+	struct pool_caller c[6];
+	pthread_t tid[6];
+	CHECK(pool != NULL, "gpz_pool_open(3)");
+	for (int k = 0; k < 6; k++) {
+		c[k] = (struct pool_caller){ pool, (size_t)(k * 37 + 1), NULL, 0 };
+		c[k].hits = calloc(c[k].ntasks, sizeof(int));
+		CHECK(pthread_create(&tid[k], NULL, pool_caller_main, &c[k]) == 0, "caller %d", k);
+	}
+	for (int k = 0; k < 6; k++) {
+		pthread_join(tid[k], NULL);
+		CHECK(c[k].all_done, "pool caller %d: every task once a round, done before it returned",
+		      k);
+		free(c[k].hits);
+	}
+	gpz_pool_close(pool);
+	struct pool_caller alone = { NULL, 5, calloc(5, sizeof(int)), 0 };
+	gpz_pool_run(NULL, 5, pool_task, &alone);
+	gpz_pool_run(NULL, 0, pool_task, &alone);
+	for (size_t i = 0; i < 5; i++)
+		CHECK(alone.hits[i] == 1, "NULL pool: task %zu ran %d times", i, alone.hits[i]);
+	free(alone.hits);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -506,6 +566,7 @@ int main(int argc, char **argv)
 		}
 		concatenated();
 		warm_start();
+		shared_pool();
 	}
 	if (test_failures)
 		fprintf(stderr, "test_engine %s: %d failure(s)\n", mode, test_failures);
