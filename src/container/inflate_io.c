@@ -7,9 +7,12 @@
  * order, those bytes are filled in from the window (the previous batch's last 32 KiB, or the
  * piece before in the batch), the CRC-32 is taken piece by piece in parallel, and the bytes are
  * written (in order; or, with positional output, by the lane at the batch's offset once that is
- * done, beside the other lanes). Memory: each lane holds a batch's input, output and 16-bit
- * symbols (3 bytes an output byte) of GPZ_INFL_PER_THREAD pieces for each of its share of the
- * threads (the context's threads over the engine's lanes), so about 24 MiB a thread in all.
+ * done, beside the other lanes). On several threads the lanes hand their batches' runs to one
+ * pool of the context's threads (a lane's batch cut in runs for twice its share of them), so
+ * that no thread waits for its own lane's slowest run. Memory: each lane holds a batch's input,
+ * output and 16-bit symbols (3 bytes an output byte; the symbols touched only for runs that
+ * start without their window) of GPZ_INFL_PER_THREAD pieces for each of twice its share of the
+ * threads (the context's threads over the engine's lanes), so about 48 MiB a thread in all.
  * Every lane's batch on all the threads was 3 x 64 MiB a lane at 16 threads (8 lanes): 1.7 GB
  * touched for the first time while a 1 GB member decoded, its page faults 1.15 s of system time
  * and the run slower than on 8 threads (16-core H100 host,
