@@ -128,6 +128,9 @@ static inline int gpz_dfl_group(gpz_format format, int level)
  * peak memory 227 -> 448 MB (bench/results/2026-11-26-h100-backend-choice.md). */
 #define GPZ_INFL_PER_THREAD 32
 #define GPZ_DFL_CPU_BATCH 256 /* the most pieces a CPU batch takes (64 MiB) */
+/* ... and one of a member with cuts inflated into a caller's buffer (1 GiB: its symbols' 2 GiB
+ * are address space, touched only where a cut reaches back) */
+#define GPZ_INFL_CUT_BATCH 4096
 
 struct gpz_dfl_batch {
 	size_t bytes;      /* output bytes */

@@ -626,9 +626,19 @@ static gpz_result indexed_member(gpz_ctx *ctx, const uint8_t *raw,
 	uint16_t *sym;
 	gpz_result r = GPZ_OK;
 
+	/* with cuts, every run starts at one and needs no symbols (their memory is touched only by
+	 * a cut that reaches back): the more pieces a batch, the less its threads wait at its end
+	 * (at 16 threads, batches of 256 also started half their runs between cuts) */
+	size_t least = nb;
+	if (m->cut && !m->alone && ctx->nthreads > 1)
+		nb = np > GPZ_INFL_CUT_BATCH ? GPZ_INFL_CUT_BATCH : np;
 	nb = nb < np ? nb : np;
 	res = calloc(nb, sizeof(*res));
 	sym = malloc(nb * piece * sizeof(*sym));
+	if (!sym && nb > least) { /* that much address space refused: the usual batches */
+		nb = least < np ? least : np;
+		sym = malloc(nb * piece * sizeof(*sym));
+	}
 	*got = 0;
 	*crc = 0;
 	if (!off || !res || !sym)
