@@ -162,7 +162,7 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 			CK(cudaMalloc(&d_sym, (size_t)m.np * GPZ_DEFLATE_PIECE * 2));
 			CK(cudaMalloc(&d_room, gpz_gpu_inflate_room(m.np, GPZ_DEFLATE_PIECE)));
 			CK(cudaMalloc(&d_res, m.np * sizeof(gpz_gpu_infl_res)));
-			CK(cudaMalloc(&d_cnt, 4));
+			CK(cudaMalloc(&d_cnt, 8));
 			CK(cudaMemcpy(d_off, off.data(), off.size() * 8, cudaMemcpyHostToDevice));
 			/* as gunzip_gpu.cu decodes them: pieces alone straight to bytes (no window
 			 * pass), chained ones to symbols and then through the window pass */
@@ -177,7 +177,7 @@ extern "C" int gpz_bench_gpu_inflate(int argc, char **argv, int runs, int thread
 				pieces();
 				if (!m.alone)
 					gpz_gpu_inflate_resolve(d_sym, n, NULL, GPZ_DEFLATE_PIECE, NULL, d_dst, NULL,
-					                        0, d_cnt, NULL);
+					                        0, d_cnt, d_cnt + 1, NULL);
 			});
 			/* the CRC-32 of the output alone (part of the whole call) */
 			double tcrc = time_median(runs, [&] { gpz_gpu_crc32(d_dst, n, d_cnt, NULL); });

@@ -338,7 +338,8 @@ static size_t lz_sum_at(uint64_t nchunks)
 }
 
 /* Where chained pieces' 16-bit symbols go in g->work: after the checksum's 256 bytes (its
- * count of window symbols before the batch, always 0 here, 64 bytes in). */
+ * count of window symbols before the batch, always 0 here, 64 bytes in, and the window pass's
+ * word for skipping the joins of its segments after it). */
 static size_t lz_sym_at(uint64_t nchunks)
 {
 	return lz_sum_at(nchunks) + 256;
@@ -394,7 +395,7 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 		r = gpz_cuda_result(cudaMemsetAsync(count, 0, sizeof(*count), s));
 		if (r == GPZ_OK) /* no window before a group: nothing is listed */
 			r = gpz_gpu_inflate_resolve(sym, (size_t)n, NULL, ps, NULL, d_dst, NULL, 0, count,
-			                            (gpz_stream_t)s);
+			                            count + 1, (gpz_stream_t)s);
 	}
 	free(res);
 	return r;

@@ -91,10 +91,14 @@ gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, si
  * byte from d_win (its 32 KiB window) when given, else are left 0 and listed for the caller:
  * d_list[i] = position << 15 | w for the first list_cap of them, *d_count (set to 0
  * beforehand) counting all. With d_n, the count is min(n, *d_n), learnt on the device by then
- * (gpz_gpu_inflate_batch_n): n, a bound, sizes the launches. */
+ * (gpz_gpu_inflate_batch_n): n, a bound, sizes the launches. d_joins (or NULL): a device word
+ * the pass may use to find that no piece at a multiple of 32 from the first (but the first) has a
+ * window symbol, as gzip's cuts and .gpz LZ frames' groups make them, and then skip the steps
+ * that join those stretches (the output is the same either way). */
 gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, const uint64_t *d_n, size_t piece,
                                    const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
-                                   uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream);
+                                   uint32_t list_cap, uint32_t *d_count, uint32_t *d_joins,
+                                   gpz_stream_t stream);
 /* On the device, from a batch's results (d_res, nk pieces of `piece` bytes, all full but the
  * last): d_n[0] = its bytes, at most bound, and d_n[1] = base + d_n[0]; for the window pass and
  * the CRC-32 to run without a wait for the results, which the caller checks afterwards. */

@@ -46,7 +46,8 @@ gpz_result gpz_gpu_inflate_pieces(const uint8_t *d_in, const uint64_t *d_off, si
 
 gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, const uint64_t *d_n, size_t piece,
                                    const uint8_t *d_win, uint8_t *d_out, uint64_t *d_list,
-                                   uint32_t list_cap, uint32_t *d_count, gpz_stream_t stream)
+                                   uint32_t list_cap, uint32_t *d_count, uint32_t *d_joins,
+                                   gpz_stream_t stream)
 {
 	return GPZ_ERR_NO_GPU;
 }

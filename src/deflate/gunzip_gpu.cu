@@ -24,6 +24,10 @@ constexpr size_t PIECE = GPZ_DEFLATE_PIECE;
 constexpr size_t WIN = 32768;
 constexpr size_t BATCH = GPZ_DFL_BATCH_MAX; /* pieces decoded at once: a warp each */
 
+/* In the counters' area (256 bytes): the window pass's word for skipping the joins of segments
+ * (gpz_gpu_inflate_resolve), after the count and the batch sizes. */
+constexpr size_t JOINS = 32;
+
 /* Workspace for nk pieces (and np + 1 offsets): offsets, results, counters, symbols (for
  * pieces decoded straight to bytes, room for one piece's bytes instead), the decoder's room,
  * list. */
@@ -151,7 +155,7 @@ gpz_result queue_chained(uint8_t *w, const wlayout &l, const uint8_t *d_data, ui
 		if (r == GPZ_OK && bound)
 			r = gpz_gpu_inflate_resolve(sym, bound, d_n, PIECE,
 			                            k0 ? d_dst + *total - WIN : NULL, d_dst + *total, NULL, 0,
-			                            (uint32_t *)(w + l.cnt), st);
+			                            (uint32_t *)(w + l.cnt), (uint32_t *)(w + l.cnt + JOINS), st);
 		*total += bound;
 	}
 	return r;
@@ -214,7 +218,8 @@ extern "C" gpz_result gpz_gpu_inflate_indexed(struct gpz_gpu *g, const uint8_t *
 			r = check_pieces(hres, k0, nk, np, cap - total, &n, NULL);
 		if (r == GPZ_OK)
 			r = gpz_gpu_inflate_resolve(sym, n, NULL, PIECE, NULL, d_dst + total, NULL, 0,
-			                            (uint32_t *)(w + l.cnt), stream);
+			                            (uint32_t *)(w + l.cnt), (uint32_t *)(w + l.cnt + JOINS),
+			                            stream);
 		total += n;
 	}
 	if (r == GPZ_OK && !chained)
@@ -296,7 +301,8 @@ extern "C" gpz_result gpz_gpu_infl_batch(struct gpz_gpu *g, struct gpz_infl_batc
 	if (r == GPZ_OK)
 		r = gpz_gpu_inflate_resolve((uint16_t *)(g->work + l.sym), n, NULL, PIECE, NULL, g->out,
 		                            (uint64_t *)(g->work + l.list), (uint32_t)list_cap,
-		                            (uint32_t *)(g->work + l.cnt), g->stream);
+		                            (uint32_t *)(g->work + l.cnt),
+		                            (uint32_t *)(g->work + l.cnt + JOINS), g->stream);
 	if (r == GPZ_OK)
 		r = sync_copy(&count, g->work + l.cnt, 4, st);
 	if (r == GPZ_OK && count > list_cap) { /* pathological: the caller redoes it on the CPU */

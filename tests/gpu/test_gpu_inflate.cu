@@ -530,6 +530,79 @@ static void corpus_file(const char *path, void *unused)
 	free(d);
 }
 
+/* The window pass's joins of 32-piece segments (gpz_gpu_inflate_resolve with d_joins): 130
+ * pieces of words, a seventh of their bytes copied from 30-31 KB back (so that every piece's
+ * start refers to the piece before; text()'s random stretches fell on every 32nd piece's start
+ * here), coded chained (group 0: every segment's first piece refers to the one before)
+ * and cut every 32 (GPZ_DFL_CUT), each through the pieces kernel and the window pass with and
+ * without the joins' word: every output is the input, and the word says that the chained
+ * stream needs the joins (1) and the cut one does not (0). */
+static void joins_test(void)
+{
+	const size_t n = 130 * PIECE + 777, np = (n - 1) / PIECE + 1;
+	std::vector<uint8_t> src(n);
+	uint64_t st = 77;
+	for (size_t i = 0; i < n; i++)
+		src[i] = i > 40000 && i % 7 == 0 ? src[i - 30000 - i % 977]
+		       : (uint8_t)("lorem ipsum dolor sit amet, "[test_rand(&st) % 28]);
+	const size_t pcap = gpz_deflate_piece_cap(PIECE);
+	for (int group : { 0, GPZ_DFL_CUT }) {
+		std::vector<uint8_t> bufs(np * pcap);
+		std::vector<gpz_dfl_piece> ps(np);
+		for (size_t k = 0; k < np; k++)
+			ps[k] = { bufs.data() + k * pcap, pcap, 0, 0, GPZ_OK };
+		gpz_deflate_pieces(4, src.data(), 0, n, 6, group, 0, 1, GPZ_DFL_CHECK_NONE, ps.data());
+		std::vector<uint64_t> off(np + 1);
+		std::vector<uint8_t> in;
+		for (size_t k = 0; k < np; k++) {
+			CHECK(ps[k].r == GPZ_OK, "joins: piece %zu coded", k);
+			in.insert(in.end(), ps[k].buf, ps[k].buf + ps[k].bytes);
+			off[k + 1] = in.size();
+		}
+		uint8_t *d_in, *d_out;
+		uint64_t *d_off;
+		uint16_t *d_sym;
+		void *d_room;
+		gpz_gpu_infl_res *d_res;
+		uint32_t *d_words, words[2];
+		CU(cudaMalloc(&d_in, in.size()));
+		CU(cudaMalloc(&d_off, (np + 1) * 8));
+		CU(cudaMalloc(&d_sym, np * PIECE * 2));
+		CU(cudaMalloc(&d_out, n));
+		CU(cudaMalloc(&d_room, gpz_gpu_inflate_room(np, PIECE)));
+		CU(cudaMalloc(&d_res, np * sizeof(gpz_gpu_infl_res)));
+		CU(cudaMalloc(&d_words, 8));
+		CU(cudaMemcpy(d_in, in.data(), in.size(), cudaMemcpyHostToDevice));
+		CU(cudaMemcpy(d_off, off.data(), (np + 1) * 8, cudaMemcpyHostToDevice));
+		for (int joins = 0; joins < 2; joins++) {
+			CU(cudaMemset(d_out, 0, n));
+			CU(cudaMemset(d_words, 0xff, 8));
+			CHECK(gpz_gpu_inflate_pieces(d_in, d_off, np, PIECE, n,
+			                             GPZ_GPU_INFL_SYMBOLS | GPZ_GPU_INFL_CHAINED, d_sym,
+			                             d_room, d_res, NULL) == GPZ_OK &&
+			              gpz_gpu_inflate_resolve(d_sym, n, NULL, PIECE, NULL, d_out, NULL, 0,
+			                                      d_words, joins ? d_words + 1 : NULL,
+			                                      NULL) == GPZ_OK,
+			      "joins: launches");
+			std::vector<uint8_t> out(n);
+			CU(cudaMemcpy(out.data(), d_out, n, cudaMemcpyDeviceToHost));
+			CU(cudaMemcpy(words, d_words, 8, cudaMemcpyDeviceToHost));
+			CHECK(out == src, "joins: group %d, %s the joins' word: output differs", group,
+			      joins ? "with" : "without");
+			if (joins)
+				CHECK(words[1] == (group == 0 ? 1u : 0u),
+				      "joins: group %d: the word says %u", group, words[1]);
+		}
+		CU(cudaFree(d_in));
+		CU(cudaFree(d_off));
+		CU(cudaFree(d_sym));
+		CU(cudaFree(d_out));
+		CU(cudaFree(d_room));
+		CU(cudaFree(d_res));
+		CU(cudaFree(d_words));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int fallback = argc > 1 && !strcmp(argv[1], "fallback");
@@ -546,6 +619,7 @@ int main(int argc, char **argv)
 		fallback_test();
 	} else {
 		piece_tests();
+		joins_test();
 		if (!pieces)
 			stream_tests();
 		if (!quick && !pieces)
