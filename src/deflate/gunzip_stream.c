@@ -112,8 +112,8 @@ static gpz_result zlib_stream(struct rd *r, struct wr *w, int wbits)
 }
 
 /* An indexed member's pieces (np index entries of `piece` bytes, lengths at lens; alone: each
- * without the bytes before it; cut: every cut-th does), from the reader's position: batches of nb entries into out (the
- * 32 KiB window, then nb entries). *crc and *size of its output. */
+ * without the bytes before it; cut: every cut-th does), from the reader's position: batches of
+ * nb entries into out (the 32 KiB window, then nb entries). *crc and *size of its output. */
 static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, size_t piece,
                          int alone, uint32_t cut, const uint32_t *lens, uint32_t *crc,
                          uint64_t *size)

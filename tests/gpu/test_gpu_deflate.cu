@@ -6,8 +6,9 @@
  * corpora when present ($GPZ_CORPORA or ../shared/corpora: canterbury and calgary, each
  * concatenated) and the prepared data ($GPZ_DATA or corpora/data: silesia's dickens and samba)
  * at levels 1, 6 and 9. Batches of cut streams (gzip at levels 4-9: every 32nd piece without
- * history) starting anywhere in the stream's cut grid, against the CPU's. Also gpz_gpu_deflate_raw on device buffers (guards past the output must
- * keep their poison; a too small out_cap must be reported) and GPZ_ERR_DST_TOO_SMALL on both
+ * history) starting anywhere in the stream's cut grid, against the CPU's. Also
+ * gpz_gpu_deflate_raw on device buffers (guards past the output must keep their poison; a too
+ * small out_cap must be reported) and GPZ_ERR_DST_TOO_SMALL on both
  * backends. Prints the GPU's MB/s (whole call: transfers, allocation, checksum) per level on
  * the largest input.
  *   test_gpu_deflate [full] [FILE...]   full: every level in every format on every input, and a
