@@ -342,12 +342,19 @@ static void bytes_done(struct gpz_infl_batch *b, size_t j, gpz_result r, size_t 
 		crc_of(b, j);
 }
 
+/* The room dst has for piece j, and the most bytes it may decode there (a piece at most). */
+static size_t piece_room(const struct gpz_infl_batch *b, size_t j, size_t *cap)
+{
+	size_t start = j * b->piece, room = b->room > start ? b->room - start : 0;
+	*cap = room < b->piece ? room : b->piece;
+	return room;
+}
+
 /* Piece j straight to bytes, after its window (the 32 KiB before it in dst, final; none for the
  * member's first piece, nor for pieces alone). */
 static void decode_bytes(struct gpz_infl_batch *b, size_t j, const uint8_t *window)
 {
-	size_t k = b->k0 + j, start = j * b->piece, n = 0;
-	size_t room = b->room > start ? b->room - start : 0, cap = room < b->piece ? room : b->piece;
+	size_t k = b->k0 + j, n = 0, cap, room = piece_room(b, j, &cap);
 	int final = 0;
 	gpz_result r = bytes_of(b, j, window, k && !b->alone ? WINDOW : 0, cap, &n, &final);
 
@@ -367,14 +374,19 @@ static int at_cut(const struct gpz_infl_batch *b, size_t j)
 	return b->cut && (b->k0 + j) % b->cut == 0;
 }
 
+/* The batch's first cut (b->cut set): pieces before it, 0 when the batch starts at one. */
+static size_t first_cut(const struct gpz_infl_batch *b)
+{
+	return (b->cut - b->k0 % b->cut) % b->cut;
+}
+
 /* Piece j, a cut, straight to bytes with no history. Returns 0 when that fails, leaving the
  * piece to the path of any other (so a stream whose index lies about a cut still decodes as
  * DEFLATE says, as it does on readers that ignore cuts; a short dst or bad input get their
  * verdict there). */
 static int decode_cut(struct gpz_infl_batch *b, size_t j)
 {
-	size_t k = b->k0 + j, start = j * b->piece, n = 0;
-	size_t room = b->room > start ? b->room - start : 0, cap = room < b->piece ? room : b->piece;
+	size_t k = b->k0 + j, n = 0, cap, room = piece_room(b, j, &cap);
 	int final = 0;
 	gpz_result r = bytes_of(b, j, NULL, 0, cap, &n, &final);
 
@@ -399,7 +411,7 @@ static size_t run_start(const struct run_task *t, size_t r)
 	const struct gpz_infl_batch *b = t->b;
 	if (!t->parts)
 		return r * b->nk / t->nruns;
-	size_t first = (b->cut - b->k0 % b->cut) % b->cut; /* the batch's first cut */
+	size_t first = first_cut(b);
 	size_t seg = r / t->parts, part = r % t->parts, s0, s1;
 	if (first) /* a stretch before it */
 		s0 = seg ? first + (seg - 1) * b->cut : 0;
@@ -451,7 +463,7 @@ gpz_result gpz_infl_batch_decode(int nthreads, struct gpz_infl_batch *b, const u
 	 * more (runs of a sixteenth of a batch each ended the batch with the slowest run); with
 	 * cuts, runs start at them, as many as there are threads at least */
 	if (!b->alone && b->cut) {
-		size_t first = (b->cut - b->k0 % b->cut) % b->cut;
+		size_t first = first_cut(b);
 		size_t segs = (first ? 1 : 0) + (b->nk > first ? (b->nk - first - 1) / b->cut + 1 : 0);
 		t.parts = (t.nruns + segs - 1) / segs;
 		t.nruns = segs * t.parts;
