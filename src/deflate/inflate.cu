@@ -970,6 +970,14 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
 	asm("" : "+l"(po));
 	__builtin_assume(__isGlobal(po));
 	gpz_result r = ok ? piece(f, mem[wid], tabs, po, &final) : GPZ_ERR_CORRUPT;
+	/* Symbols past those the piece wrote are zeroed: the window pass may run before the results
+	 * are checked, and it indexes 32 KiB by every symbol it reads, so what a corrupt or short
+	 * piece leaves behind must be symbols too. The first f.pos are the piece's own, valid after
+	 * an error as well (the CPU's, to the symbol); a whole piece fills its cap. */
+	if (sizeof(T) > 1 && f.pos < f.cap) {
+		for (size_t i = f.pos + (threadIdx.x & 31); i < f.cap; i += 32)
+			po[i] = 0;
+	}
 	if ((threadIdx.x & 31) == 0)
 		res[k] = gpz_gpu_infl_res{ (int32_t)r, (uint32_t)f.pos, (uint32_t)final, 0 };
 }
@@ -996,9 +1004,9 @@ inflate_kernel(const uint8_t *in, const uint64_t *off, size_t np, size_t cap, si
  * for 4096 pieces; two levels, segments of 64, were 128 steps and ~0.75 ms on an H100), instead
  * of np. 32 pieces a segment: 128 segments of 4096 pieces run in one wave of one block an SM.
  * Where the stream says each segment's first piece needs no window (gzip's cuts every 32
- * pieces, the groups of .gpz LZ frames), steps 2-4 have nothing to do: scan_kernel looks at
- * those pieces' symbols, and steps 2-4 run only if one of them has a window symbol after all
- * (on an H100 they were 83 + 46 + 14 us of a GiB's 11.5 ms). */
+ * pieces, the groups of .gpz LZ frames), steps 2-4 have nothing to do: step 1's blocks look at
+ * those pieces' symbols first (scan_first), and steps 2-4 run only if one of them has a window
+ * symbol after all (on an H100 they were 83 + 46 + 14 us of a GiB's 11.5 ms). */
 constexpr size_t SEG = 32;
 constexpr size_t GROUP = 16;
 
@@ -1026,6 +1034,36 @@ __device__ __forceinline__ void load_tail(const uint16_t *p, uint4 r[4])
 		r[q] = reinterpret_cast<const uint4 *>(p)[q];
 }
 
+/* *joins = 1 if piece k (the first of a segment but the first) has a window symbol; *joins was
+ * 0 before the launch. Step 1's blocks do this before their walk (the walk does not write piece
+ * k): ~4 us of each block's, where a kernel of its own took ~15 us and a launch. */
+__device__ void scan_first(const uint16_t *sym, size_t n, size_t piece, size_t k, uint32_t *joins)
+{
+	const size_t b = k * piece, e = b + piece < n ? b + piece : n;
+	unsigned any = 0;
+	if (b < e) {
+		constexpr size_t STRIDE = 8 * TAIL_THREADS;
+		size_t i = b + 8 * threadIdx.x;
+		for (; i + 3 * STRIDE + 8 <= e; i += 4 * STRIDE) { /* four loads in flight */
+			uint4 q[4];
+#pragma unroll
+			for (int u = 0; u < 4; u++)
+				q[u] = *reinterpret_cast<const uint4 *>(sym + i + u * STRIDE);
+#pragma unroll
+			for (int u = 0; u < 4; u++)
+				any |= (q[u].x | q[u].y | q[u].z | q[u].w) & 0xff00ff00u;
+		}
+		for (; i + 8 <= e; i += STRIDE) {
+			const uint4 q = *reinterpret_cast<const uint4 *>(sym + i);
+			any |= (q.x | q.y | q.z | q.w) & 0xff00ff00u;
+		}
+		for (size_t j = b + (e - b) / 8 * 8 + threadIdx.x; j < e; j += TAIL_THREADS)
+			any |= sym[j] & 0xff00u;
+	}
+	if (__syncthreads_or(any != 0) && threadIdx.x == 0)
+		*joins = 1;
+}
+
 /* A chain of pieces p_0 = first + blockIdx.x * block_stride, p_i = p_(i-1) + step (the last
  * clamped to np - 1), len of them: the tail of each p_i (i >= 1) rewritten in place against
  * the tail of p_(i-1), which stays in shared memory (two buffers: before and being made); a
@@ -1033,7 +1071,7 @@ __device__ __forceinline__ void load_tail(const uint16_t *p, uint4 r[4])
  * a store. Pieces before np - 1 are full. */
 __global__ void __launch_bounds__(TAIL_THREADS)
 chain_kernel(uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, size_t first,
-             size_t block_stride, size_t step, size_t len, const uint32_t *joins)
+             size_t block_stride, size_t step, size_t len, const uint32_t *joins, uint32_t *scan)
 {
 	extern __shared__ __align__(16) uint16_t tb[];
 	uint16_t *prev = tb, *cur = tb + WIN;
@@ -1041,6 +1079,8 @@ chain_kernel(uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, size_t 
 		return; /* no segment refers to the one before */
 	n = live_n(n, d_n);
 	const size_t np = (n + piece - 1) / piece;
+	if (scan && blockIdx.x > 0)
+		scan_first(sym, n, piece, first + blockIdx.x * block_stride, scan);
 	const unsigned j = threadIdx.x * TAIL_PER;
 	size_t p = first + blockIdx.x * block_stride;
 	uint4 raw[4], next[4];
@@ -1108,29 +1148,6 @@ __global__ void fix_kernel(uint16_t *sym, size_t n, const uint64_t *d_n, size_t 
 		if (v >= 256)
 			sym[x] = sym[g * GROUP * SEG * piece - WIN + (v - 256)];
 	}
-}
-
-/* *joins = 1 if the first piece of any segment but the first has a window symbol (a block a
- * segment, from the second; *joins 0 beforehand). */
-constexpr unsigned SCAN_THREADS = 256;
-
-__global__ void __launch_bounds__(SCAN_THREADS)
-scan_kernel(const uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, uint32_t *joins)
-{
-	n = live_n(n, d_n);
-	const size_t k = (blockIdx.x + 1) * SEG, b = k * piece;
-	const size_t e = b + piece < n ? b + piece : n;
-	unsigned any = 0;
-	if (b < e) {
-		for (size_t i = b + 8 * threadIdx.x; i + 8 <= e; i += 8 * SCAN_THREADS) {
-			const uint4 q = *reinterpret_cast<const uint4 *>(sym + i);
-			any |= (q.x | q.y | q.z | q.w) & 0xff00ff00u;
-		}
-		for (size_t i = b + (e - b) / 8 * 8 + threadIdx.x; i < e; i += SCAN_THREADS)
-			any |= sym[i] & 0xff00u;
-	}
-	if (__syncthreads_or(any != 0) && threadIdx.x == 0)
-		*joins = 1;
 }
 
 /* Whether piece k's tail still refers to the last tail of the segment before (step 4 leaves
@@ -1323,23 +1340,20 @@ extern "C" gpz_result gpz_gpu_inflate_resolve(uint16_t *d_sym, size_t n, const u
 		/* one value for every call, so that concurrent lanes never lower it under each other */
 		GPZ_CUDA_TRY(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
 		                                  (int)TAIL_SMEM));
+		uint32_t *scan = nseg > 1 ? d_joins : NULL;
+		if (scan)
+			GPZ_CUDA_TRY(cudaMemsetAsync(scan, 0, sizeof(*scan), st));
 		chain_kernel<<<(unsigned)nseg, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, d_n, piece, 0,
-		                                                              SEG, 1, SEG, NULL);
+		                                                              SEG, 1, SEG, NULL, scan);
 		GPZ_LAUNCH_TRY();
-		if (nseg > 1 && d_joins) {
-			GPZ_CUDA_TRY(cudaMemsetAsync(d_joins, 0, sizeof(*d_joins), st));
-			scan_kernel<<<(unsigned)(nseg - 1), SCAN_THREADS, 0, st>>>(d_sym, n, d_n, piece,
-			                                                          d_joins);
-			GPZ_LAUNCH_TRY();
-		}
 		if (nseg > 1) {
 			chain_kernel<<<(unsigned)ngroup, TAIL_THREADS, TAIL_SMEM, st>>>(
-				d_sym, n, d_n, piece, SEG - 1, GROUP * SEG, SEG, GROUP, d_joins);
+				d_sym, n, d_n, piece, SEG - 1, GROUP * SEG, SEG, GROUP, d_joins, NULL);
 			GPZ_LAUNCH_TRY();
 		}
 		if (ngroup > 1) {
 			chain_kernel<<<1, TAIL_THREADS, TAIL_SMEM, st>>>(d_sym, n, d_n, piece, GROUP * SEG - 1,
-			                                                 0, GROUP * SEG, ngroup, d_joins);
+			                                                 0, GROUP * SEG, ngroup, d_joins, NULL);
 			GPZ_LAUNCH_TRY();
 			fix_kernel<<<grid_for(nseg * WIN), 256, 0, st>>>(d_sym, n, d_n, piece, d_joins);
 			GPZ_LAUNCH_TRY();
