@@ -578,6 +578,53 @@ static void index_rewritten(void)
 	free(back);
 }
 
+/* LZ-mode frames on the device path, whose window pass runs before the pieces' results are
+ * checked: bit flips and truncations of a frame of chained pieces (level 6, five pieces) get
+ * the CPU's verdict, and a corrupt piece's leftover symbols never take the pass outside its
+ * buffers (compute-sanitizer's memcheck on this test says so on the GPU machine). */
+static void lz_device_hostile(void)
+{
+	const size_t n = 1200000;
+	uint8_t *src = malloc(n), *c, *back = malloc(n + 64);
+	gpz_params p = params(1, 14);
+	gpz_result r;
+	uint64_t rng = 5;
+	size_t got;
+	int differ = 0, flips = 0, cuts = 0;
+
+	for (size_t i = 0; i < n; i++) { /* phrases repeated from far back, across pieces */
+		uint64_t x = test_rand(&rng) % 1000;
+		src[i] = i > 300000 && x < 900 ? src[i - 262144 - x] : (uint8_t)("etaoin shrdlu"[x % 13]);
+	}
+	p.lz_level = 6;
+	size_t cn = compress(cpu, &p, src, n, &c, &r);
+	CHECK(r == GPZ_OK && device_decompress(c, cn, n) == GPZ_OK, "lz hostile: the frame itself");
+	for (int k = 0; k < 1500; k++) {
+		size_t bit = (size_t)(test_rand(&rng) % (8 * cn));
+		c[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		gpz_result rc = gpz_decompress(cpu, c, cn, back, n + 64, &got);
+		gpz_result rg = device_decompress(c, cn, n);
+		c[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		differ += rc != rg;
+		flips += rg != GPZ_OK;
+		if (rc != rg && differ <= 3)
+			fprintf(stderr, "lz hostile: bit %zu: cpu %s, gpu %s\n", bit, gpz_result_string(rc),
+			        gpz_result_string(rg));
+	}
+	for (size_t len = 0; len < cn; len += cn / 40 + 1) {
+		gpz_result rg = device_decompress(c, len, n);
+		cuts += rg != GPZ_OK;
+		differ += rg == GPZ_OK;
+	}
+	CHECK(differ == 0, "lz hostile: %d verdicts differ from the CPU's", differ);
+	printf("lz hostile: %d of 1500 bit flips and %d truncations rejected on the device path, "
+	       "as on the CPU\n", flips, cuts);
+	cases++;
+	free(src);
+	free(c);
+	free(back);
+}
+
 /* Children that create an AUTO context (the first CUDA use in the process), round-trip a few
  * bytes on the CPU while the GPU starts in the background, and exit at once: the CUDA driver's
  * exit handlers must not run under the starting thread (they aborted in glibc, 12 of 12 runs
@@ -642,6 +689,7 @@ int main(int argc, char **argv)
 	if (!strcmp(which, "hostile") || !strcmp(which, "all")) {
 		hostile();
 		index_rewritten();
+		lz_device_hostile();
 	}
 	if (!strcmp(which, "corpora") || !strcmp(which, "all"))
 		corpora();

@@ -335,8 +335,20 @@ static gpz_result list_add(struct frame_list *fl, size_t at, size_t avail, uint6
 	return GPZ_OK;
 }
 
-static gpz_result list_frames(const uint8_t *s, size_t src_size, cudaStream_t st,
-                              struct frame_list *fl)
+/* n bytes of the device stream s from pos into buf: from head (the stream's first head_n bytes,
+ * already on the host) where it holds them, else copied back. */
+static gpz_result peek(uint8_t *buf, const uint8_t *s, size_t pos, size_t n, const uint8_t *head,
+                       size_t head_n, cudaStream_t st)
+{
+	if (pos <= head_n && n <= head_n - pos) {
+		memcpy(buf, head + pos, n);
+		return GPZ_OK;
+	}
+	return gpz_cuda_d2h(buf, s + pos, n, st);
+}
+
+static gpz_result list_frames(const uint8_t *s, size_t src_size, const uint8_t *head,
+                              size_t head_n, cudaStream_t st, struct frame_list *fl)
 {
 	uint8_t buf[GPZ_BLOCK_PEEK_SIZE];
 	size_t pos = 0;
@@ -346,14 +358,14 @@ static gpz_result list_frames(const uint8_t *s, size_t src_size, cudaStream_t st
 		uint32_t frames = 0;
 		uint64_t stream_total = 0;
 		size_t np = src_size - pos < GPZ_HEADER_SIZE ? src_size - pos : GPZ_HEADER_SIZE;
-		r = gpz_cuda_d2h(buf, s + pos, np, st);
+		r = peek(buf, s, pos, np, head, head_n, st);
 		if (r == GPZ_OK)
 			r = gpz_read_header(buf, np);
 		pos += GPZ_HEADER_SIZE;
 		while (r == GPZ_OK) {
 			gpz_block_info in;
 			np = src_size - pos < sizeof(buf) ? src_size - pos : sizeof(buf);
-			r = np ? gpz_cuda_d2h(buf, s + pos, np, st) : GPZ_ERR_TRUNCATED;
+			r = np ? peek(buf, s, pos, np, head, head_n, st) : GPZ_ERR_TRUNCATED;
 			if (r == GPZ_OK)
 				r = gpz_parse_block(buf, np, &in);
 			if (r == GPZ_OK && in.kind == GPZ_BLOCK_TRAILER) {
@@ -375,16 +387,16 @@ static gpz_result list_frames(const uint8_t *s, size_t src_size, cudaStream_t st
 	return r;
 }
 
-/* Whether the stream at s starts with a Huffman-only, stored or constant frame of at most
- * SMALL_FRAME bytes that is not its last block: one that frames_decode_gpu.cu may take whole
- * (a frame at a time costs a few host round trips a frame). */
+/* Whether the stream (its first buf_n bytes in buf) starts with a Huffman-only, stored or
+ * constant frame of at most SMALL_FRAME bytes that is not its last block: one that
+ * frames_decode_gpu.cu may take whole (a frame at a time costs a few host round trips a
+ * frame). */
 #define SMALL_FRAME ((uint64_t)16 << 20)
 
-static bool small_frames(const uint8_t *s, size_t src_size, cudaStream_t st)
+static bool small_frames(const uint8_t *buf, size_t buf_n, size_t src_size)
 {
-	uint8_t buf[GPZ_HEADER_SIZE + GPZ_BLOCK_PEEK_SIZE];
 	gpz_block_info in;
-	if (src_size < sizeof(buf) || gpz_cuda_d2h(buf, s, sizeof(buf), st) != GPZ_OK ||
+	if (buf_n < GPZ_HEADER_SIZE + GPZ_BLOCK_PEEK_SIZE ||
 	    gpz_read_header(buf, GPZ_HEADER_SIZE) != GPZ_OK ||
 	    gpz_parse_block(buf + GPZ_HEADER_SIZE, GPZ_BLOCK_PEEK_SIZE, &in) != GPZ_OK)
 		return false;
@@ -408,7 +420,13 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 	*dst_size = 0;
 	if (src_size == 0) /* as the host call: a stream has a header at least */
 		return GPZ_ERR_TRUNCATED;
-	if (small_frames((const uint8_t *)d_src, src_size, st)) {
+	/* the stream's first bytes, read once for the choice below and the list of frames */
+	uint8_t head[GPZ_HEADER_SIZE + GPZ_BLOCK_PEEK_SIZE];
+	const size_t head_n = src_size < sizeof(head) ? src_size : sizeof(head);
+	gpz_result hr = gpz_cuda_d2h(head, (const uint8_t *)d_src, head_n, st);
+	if (hr != GPZ_OK)
+		return hr;
+	if (small_frames(head, head_n, src_size)) {
 		gpz_result rb = gpz_gpu_frames_decompress_dev(ctx->gpu, ctx->nthreads,
 		                                              (const uint8_t *)d_src, src_size, 0,
 		                                              (uint8_t *)d_dst, dst_cap, dst_size,
@@ -419,7 +437,8 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 	}
 	memset(&fl, 0, sizeof(fl));
 	/* a failure in the list comes after every frame listed: theirs are reported first */
-	gpz_result lr = list_frames((const uint8_t *)d_src, src_size, st, &fl), r = GPZ_OK;
+	gpz_result lr = list_frames((const uint8_t *)d_src, src_size, head, head_n, st, &fl),
+		   r = GPZ_OK;
 	if (fl.n) {
 		struct lanes_job j;
 		memset(&j, 0, sizeof(j));

@@ -345,34 +345,28 @@ static size_t lz_sym_at(uint64_t nchunks)
 	return lz_sum_at(nchunks) + 256;
 }
 
-/* A deflate (LZ-mode) frame's pieces, a warp each, into d_dst: the index checked as the CPU
- * checks it, and every piece whole DEFLATE of exactly its bytes ending where the CPU's reader
- * requires (BFINAL at a group's end, a block boundary elsewhere; the bits before a stored block's
- * length zero); any fault is GPZ_ERR_CORRUPT, as there. Pieces chained in groups decode to
- * 16-bit symbols first, their references into the piece before resolved afterwards. */
+/* A deflate (LZ-mode) frame's pieces, a warp each, into d_dst, queued without a wait: the
+ * pieces' starts (made in pinned memory at starts, np + 1 of them) sent, the decode, its
+ * results copied to res (pinned, np of them) and, for pieces chained in groups
+ * (16-bit symbols first), the pass resolving their references into the piece before. The pass
+ * reads only the frame's own sizes, and stays inside its buffers whatever a corrupt piece left;
+ * lz_results_ok then checks the results once the stream is synchronised. */
 static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gpz_block_info *in,
                                 const uint8_t *d_payload, uint64_t payload, uint8_t *d_dst,
-                                uint64_t **starts, cudaStream_t s)
+                                gpz_gpu_infl_res *res, uint64_t *starts, cudaStream_t s)
 {
 	uint64_t n = in->content_bytes, np = gpz_frame_chunks(n, in->chunk_log);
 	size_t ps = (size_t)1 << in->chunk_log, res_at = gpz_align256((np + 1) * 8);
 	int gl = in->max_code_len;
-	uint64_t gmask = ((uint64_t)1 << gl) - 1;
-	gpz_gpu_infl_res *res = (gpz_gpu_infl_res *)malloc((size_t)np * sizeof(*res));
-	gpz_result r = GPZ_OK;
-
-	*starts = (uint64_t *)malloc((size_t)(np + 1) * sizeof(uint64_t));
-	if (!*starts || !res)
-		r = GPZ_ERR_NOMEM;
-	if (r == GPZ_OK)
-		r = gpz_lz_piece_starts(head + GPZ_FRAME_HEADER_SIZE, n, in->chunk_log, payload, *starts);
+	gpz_result r = gpz_lz_piece_starts(head + GPZ_FRAME_HEADER_SIZE, n, in->chunk_log, payload,
+	                                   starts);
 	/* then the symbols of chained pieces, and the decoder's room */
 	size_t room_at = lz_sym_at(np) + (gl ? gpz_align256(n * 2) : 0);
 	if (r == GPZ_OK)
 		r = gpz_gpu_reserve(&g->work, &g->work_cap,
 		                    room_at + gpz_align256(gpz_gpu_inflate_room(np, ps)));
 	if (r == GPZ_OK)
-		r = gpz_cuda_result(cudaMemcpyAsync(g->work, *starts, (size_t)(np + 1) * 8,
+		r = gpz_cuda_result(cudaMemcpyAsync(g->work, starts, (size_t)(np + 1) * 8,
 		                                    cudaMemcpyHostToDevice, s));
 	uint16_t *sym = (uint16_t *)(g->work + lz_sym_at(np));
 	if (r == GPZ_OK)
@@ -383,13 +377,8 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 		                           gl ? (void *)sym : (void *)d_dst, g->work + room_at,
 		                           (gpz_gpu_infl_res *)(g->work + res_at), (gpz_stream_t)s);
 	if (r == GPZ_OK)
-		r = gpz_cuda_d2h(res, g->work + res_at, (size_t)np * sizeof(*res), s);
-	for (uint64_t i = 0; r == GPZ_OK && i < np; i++) {
-		uint64_t m = n - i * ps < ps ? n - i * ps : ps;
-		int last = (i & gmask) == gmask || i + 1 == np;
-		if (res[i].result != GPZ_OK || (int)res[i].final != last || res[i].n != m)
-			r = GPZ_ERR_CORRUPT;
-	}
+		r = gpz_cuda_result(cudaMemcpyAsync(res, g->work + res_at, (size_t)np * sizeof(*res),
+		                                    cudaMemcpyDeviceToHost, s));
 	if (r == GPZ_OK && gl) {
 		uint32_t *count = (uint32_t *)(g->work + lz_sum_at(np) + 64);
 		r = gpz_cuda_result(cudaMemsetAsync(count, 0, sizeof(*count), s));
@@ -397,8 +386,23 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 			r = gpz_gpu_inflate_resolve(sym, (size_t)n, NULL, ps, NULL, d_dst, NULL, 0, count,
 			                            count + 1, (gpz_stream_t)s);
 	}
-	free(res);
 	return r;
+}
+
+/* The pieces' results as the CPU's reader requires them: each whole, of exactly its size, with
+ * BFINAL at a group's end and nowhere else. */
+static gpz_result lz_results_ok(const gpz_gpu_infl_res *res, const gpz_block_info *in)
+{
+	uint64_t n = in->content_bytes, np = gpz_frame_chunks(n, in->chunk_log);
+	uint64_t ps = (uint64_t)1 << in->chunk_log, gmask = ((uint64_t)1 << in->max_code_len) - 1;
+
+	for (uint64_t i = 0; i < np; i++) {
+		uint64_t m = n - i * ps < ps ? n - i * ps : ps;
+		int last = (i & gmask) == gmask || i + 1 == np;
+		if (res[i].result != GPZ_OK || (int)res[i].final != last || res[i].n != m)
+			return GPZ_ERR_CORRUPT;
+	}
+	return GPZ_OK;
 }
 
 static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, size_t src_size,
@@ -411,7 +415,7 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	size_t np = src_size < sizeof(peek) ? src_size : sizeof(peek);
 	gpz_block_info in;
 	gpz_decoder dec;
-	uint64_t *starts = NULL, *lz_starts = NULL, payload, n, nchunks = 0;
+	uint64_t *starts = NULL, payload, n, nchunks = 0;
 	size_t check_at, payload_at;
 	gpz_result r = GPZ_OK;
 
@@ -434,7 +438,12 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	 * byte and checksum, then the chunk starts, copied in one go and sent back asynchronously */
 	const size_t tail_at = gpz_align256(h_src ? 0 : payload_at), starts_at = tail_at + 256;
 	nchunks = in.frame_type == GPZ_FRAME_HUFFMAN ? gpz_frame_chunks(n, in.chunk_log) : 0;
-	r = gpz_gpu_host_reserve(g, starts_at + (nchunks + 1) * 8);
+	/* or, for a deflate frame, its pieces' results and starts */
+	const uint64_t lz_np = in.frame_type == GPZ_FRAME_DEFLATE ? gpz_frame_chunks(n, in.chunk_log)
+	                                                          : 0;
+	const size_t lz_res = lz_np * sizeof(gpz_gpu_infl_res);
+	const size_t staged = lz_np ? lz_res + (lz_np + 1) * 8 : (nchunks + 1) * 8;
+	r = gpz_gpu_host_reserve(g, starts_at + staged);
 	if (r != GPZ_OK)
 		return r;
 	if (h_src) {
@@ -509,7 +518,9 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 			                   in.chunk_log, d_dst, (gpz_stream_t)s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
-		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst, &lz_starts, s);
+		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst,
+		                  (gpz_gpu_infl_res *)(g->host + starts_at),
+		                  (uint64_t *)(g->host + starts_at + lz_res), s);
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_STORED) {
 		r = gpz_gpu_reserve(&g->work, &g->work_cap, 256);
 		if (r == GPZ_OK)
@@ -534,6 +545,8 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaStreamSynchronize(s));
 	*stored_sum = gpz_load_le64(tail);
+	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE)
+		r = lz_results_ok((const gpz_gpu_infl_res *)(g->host + starts_at), &in);
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN && gpz_frame_lanes(head) && *lanes_flag)
 		r = GPZ_ERR_CORRUPT;
 	if (r == GPZ_OK && g->pinned[0] != *stored_sum)
@@ -541,7 +554,6 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	if (r == GPZ_OK)
 		*written = (size_t)in.content_bytes;
 	gpz_decoder_free(&dec);
-	free(lz_starts);
 	return r;
 }
 
