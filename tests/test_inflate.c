@@ -805,6 +805,29 @@ static void cut_pieces(void)
 	free(src);
 }
 
+/* A cut member of more pieces than the usual batch (256) through the streaming reader on 16
+ * threads: its batches then take a cut's pieces a thread (300 pieces: one batch), every run
+ * starting at a cut. */
+static void cut_stream_batches(void)
+{
+	uint64_t st = 43, in = 0;
+	size_t n = 300 * PIECE + 5, clen = 0, got = 0;
+	uint8_t *src = malloc(n), *d = malloc(n + 1);
+	gpz_ctx *ctx16 = NULL;
+	for (size_t i = 0; i < n; i++)
+		src[i] = i > 70000 && i % 5 ? src[i - 1000 - i % 60000]
+		       : (uint8_t)("streams of cut pieces "[test_rand(&st) % 22]);
+	uint8_t *c = gpz_gzip(src, n, 4, GPZ_FORMAT_GZIP, &clen);
+	CHECK(gpz_ctx_create(&ctx16, GPZ_BACKEND_CPU, 16) == GPZ_OK, "16 threads");
+	gpz_result r = stream_inflate(ctx16, GPZ_FORMAT_GZIP, c, clen, 0, d, n + 1, &got, &in);
+	CHECK(r == GPZ_OK && got == n && in == clen && !memcmp(d, src, n),
+	      "300 cut pieces streamed on 16 threads: %s, %zu of %zu", gpz_result_string(r), got, n);
+	gpz_ctx_free(ctx16);
+	free(c);
+	free(d);
+	free(src);
+}
+
 static void corpus_file(const char *path, void *unused)
 {
 	size_t n = 0, clen = 0;
@@ -906,6 +929,7 @@ int main(int argc, char **argv)
 		tail_index();
 		alone_pieces();
 		cut_pieces();
+		cut_stream_batches();
 	}
 	gpz_ctx_free(ctx1);
 	gpz_ctx_free(ctx3);

@@ -21,6 +21,7 @@
 #define WINDOW 32768
 #define HEAD_MAX ((size_t)80 << 10) /* header bytes looked at: FEXTRA (<= 64 KiB), name, comment */
 #define ZCHUNK ((size_t)1 << 20)    /* zlib's steps */
+#define STREAM_BATCH ((size_t)256 << 20) /* output bytes a batch of a member with cuts, at most */
 
 /* Sequential input: buf[pos .. len) read but not used; `in` bytes used in all. */
 struct rd {
@@ -118,13 +119,29 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
                          int alone, uint32_t cut, const uint32_t *lens, uint32_t *crc,
                          uint64_t *size)
 {
-	size_t nb = gpz_infl_batch_entries(ctx->nthreads, piece);
+	size_t least = gpz_infl_batch_entries(ctx->nthreads, piece), nb = least;
+	/* with cuts, a batch of a cut's pieces a thread starts every run at one, straight to bytes
+	 * (batches of 256 started half the runs of 16 threads between cuts, on symbols); the
+	 * symbols' memory is then touched only where a cut reaches back. At most STREAM_BATCH
+	 * bytes of output a batch. */
+	if (cut && !alone && ctx->nthreads > 1 && (size_t)cut * (size_t)ctx->nthreads > nb) {
+		size_t most = STREAM_BATCH / piece;
+		nb = (size_t)cut * (size_t)ctx->nthreads;
+		nb = nb < most ? nb : most > least ? most : least;
+	}
 	nb = nb < np ? nb : np;
 	uint8_t *out = malloc(WINDOW + nb * piece);
 	uint16_t *sym = malloc(nb * piece * sizeof(*sym));
-	uint64_t off[GPZ_DFL_CPU_BATCH + 1];
-	struct gpz_infl_res res[GPZ_DFL_CPU_BATCH];
-	gpz_result e = out && sym ? GPZ_OK : GPZ_ERR_NOMEM;
+	if ((!out || !sym) && nb > least) { /* that much refused: the usual batches */
+		free(out);
+		free(sym);
+		nb = least < np ? least : np;
+		out = malloc(WINDOW + nb * piece);
+		sym = malloc(nb * piece * sizeof(*sym));
+	}
+	uint64_t *off = malloc((nb + 1) * sizeof(*off));
+	struct gpz_infl_res *res = calloc(nb, sizeof(*res));
+	gpz_result e = out && sym && off && res ? GPZ_OK : GPZ_ERR_NOMEM;
 
 	*crc = 0;
 	*size = 0;
@@ -156,6 +173,8 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 		if (got >= WINDOW) /* only the last batch may be shorter */
 			memcpy(out, out + WINDOW + got - WINDOW, WINDOW);
 	}
+	free(res);
+	free(off);
 	free(sym);
 	free(out);
 	return e;
