@@ -847,9 +847,19 @@ PY
 	done
 	"$GPZ" -dc pos.out | cmp -s - big.keep || fail "positional output: round trip"
 	rm -f split.gz ordsplit.gz possplit.gz ord.out pos.out
-	"$GPZ" -q -c --format=gzip big.keep >big-stdout.gz
+	# standard output that is a regular file gets the index in the header, as a file in place
+	# does (the same bytes); a pipe, or a file in append mode, gets it after the stream
+	cp big.keep bign && rm -f bign.gz && "$GPZ" -q -n -k --format=gzip bign
+	"$GPZ" -q -n -c --format=gzip bign >bign-c.gz || fail "-c into a file"
+	same bign-c.gz bign.gz "-c into a regular file: the index in the header, the bytes of a file in place"
+	"$GPZ" -q -n -c --format=gzip bign | cat >bign-pipe.gz
+	{ printf x; cat bign-pipe.gz; } >app.want && printf x >app.gz
+	"$GPZ" -q -n -c --format=gzip bign >>app.gz || fail "-c appended to a file"
+	same app.gz app.want "-c appended to a file: the index after the stream, as through a pipe"
+	rm -f bign bign.gz bign-c.gz bign-pipe.gz app.gz app.want
+	"$GPZ" -q -c --format=gzip big.keep | cat >big-stdout.gz
 	python3 -c "import sys; b = open('big-stdout.gz','rb').read(); sys.exit(b[3] & 4)" || \
-		fail "no piece index in the header on stdout (it cannot be rewritten there)"
+		fail "no piece index in the header through a pipe (it cannot be rewritten there)"
 	python3 - big-stdout.gz "$(size_of big.keep)" <<'PY' || fail "stdout .gz: trailing piece index"
 import struct, sys
 b = open(sys.argv[1], "rb").read()

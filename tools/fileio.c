@@ -363,6 +363,19 @@ static void stdout_positional(fio_out *o)
 	set_pending_stdout(o->map_fd, &o->end);
 }
 
+/* Standard output can be written again where it is a regular file, not in append mode (where
+ * pwrite would append), at an offset we can read: what this output writes goes from there on. */
+static void stdout_rewritable(fio_out *o)
+{
+	struct stat st;
+	int fl = fcntl(STDOUT_FILENO, F_GETFL);
+	off_t at = lseek(STDOUT_FILENO, 0, SEEK_CUR);
+
+	o->rewritable = fl >= 0 && !(fl & O_APPEND) && at >= 0 &&
+	                fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);
+	o->start = o->rewritable ? (uint64_t)at : 0;
+}
+
 void fio_out_stdout(fio_out *o)
 {
 	o->fd = STDOUT_FILENO;
@@ -374,6 +387,7 @@ void fio_out_stdout(fio_out *o)
 	o->map_fd = -1;
 	o->base = 0;
 	o->end = 0;
+	stdout_rewritable(o);
 	stdout_positional(o);
 }
 
@@ -409,6 +423,8 @@ int fio_out_open(fio_out *o, const char *path, int force)
 	set_pending(o->tmp);
 	o->map_fd = o->fd;
 	o->positional = positional_fs(o->fd);
+	o->rewritable = 1;
+	o->start = 0;
 	return 0;
 }
 
@@ -472,6 +488,15 @@ static int pwrite_full(int fd, const char *buf, size_t n, uint64_t off)
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+int fio_out_rewrite(fio_out *o, const void *buf, size_t n, uint64_t off)
+{
+	if (!o->rewritable) {
+		errno = ESPIPE;
+		return -1;
+	}
+	return pwrite_full(o->fd, buf, n, o->start + off);
 }
 
 static int reserve(int fd, uint64_t off, size_t n)

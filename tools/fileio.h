@@ -54,6 +54,8 @@ typedef struct fio_out {
 	uint64_t base;  /* where this output starts in the file (standard output: its offset) */
 	struct out_map *map; /* positional output's one mapping (fio_out_expect), or NULL */
 	uint64_t end;        /* the furthest end written, as an offset in the file (atomic) */
+	int rewritable;      /* bytes written can be written again (fio_out_rewrite) */
+	uint64_t start;      /* where fio_out_rewrite's offsets start in the file */
 } fio_out;
 
 /* Use standard output. Commit and abort leave it open and what was written in place; when it is
@@ -82,6 +84,10 @@ int fio_out_write(fio_out *o, const void *buf, size_t n);
  * GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.
  */
 int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off);
+/* Write n bytes again at offset off of this output (a header filled in once what follows it is
+ * known): a file, or standard output where o->rewritable says it can be (a regular file, not in
+ * append mode); else -1 with errno ESPIPE. */
+int fio_out_rewrite(fio_out *o, const void *buf, size_t n, uint64_t off);
 /* Go on writing in order (fio_out_write) at `off` of this output, after positional writes. */
 int fio_out_seek(fio_out *o, uint64_t off);
 /*

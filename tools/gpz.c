@@ -972,7 +972,7 @@ static int deflate_part(const struct opts *o, const struct job *j, gpz_ctx *ctx,
 	 * keeps the reserved, unfilled one: still valid gzip) */
 	if (rc == 0 && gi->index_size &&
 	    gpz_deflate_stream_header(ds, g_hdr, sizeof g_hdr, &hn) == GPZ_OK &&
-	    pwrite(out->fd, g_hdr, hn, (off_t)out_off) != (ssize_t)hn)
+	    fio_out_rewrite(out, g_hdr, hn, out_off) != 0)
 		rc = io_error(j->oname != NULL ? j->oname : j->name);
 	gpz_deflate_stream_free(ds);
 	return rc;
@@ -1001,9 +1001,10 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 		gi.mtime = j->st.st_mtime > 0 ? (uint32_t)j->st.st_mtime : 0;
 	}
 	/* the piece index goes in the header once the stream is done: only where the output can
-	 * be rewritten (a file, not standard output) and the input's size is known; else after
-	 * the stream, as an empty member of its own */
-	in_header = !o->no_index && !j->use_stdout && !j->is_stdin && S_ISREG(j->st.st_mode);
+	 * be rewritten (a file, or standard output that is one, not in append mode) and the
+	 * input's size is known; else after the stream, as an empty member of its own (a pipe's
+	 * reader then meets it only at the end, and inflates on one thread) */
+	in_header = !o->no_index && out->rewritable && !j->is_stdin && S_ISREG(j->st.st_mode);
 	gi.tail_index = !o->no_index && !in_header;
 	/* not /proc files, whose size says 0 */
 	if (S_ISREG(j->st.st_mode) && size > 0) {
@@ -1029,7 +1030,7 @@ static int compress_deflate(const struct opts *o, const struct job *j, fio_out *
 	if (r != GPZ_OK)
 		rc = engine_error(&io, r);
 	if (rc == 0 && in_header && gpz_deflate_stream_header(ds, g_hdr, sizeof g_hdr, &hn) == GPZ_OK &&
-	    pwrite(out->fd, g_hdr, hn, 0) != (ssize_t)hn)
+	    fio_out_rewrite(out, g_hdr, hn, 0) != 0)
 		rc = io_error(j->oname != NULL ? j->oname : j->name);
 	gpz_deflate_stream_free(ds);
 	return rc;
