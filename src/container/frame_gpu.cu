@@ -389,8 +389,10 @@ static gpz_result lz_pieces_dev(struct gpz_gpu *g, const uint8_t *head, const gp
 	return r;
 }
 
-/* The pieces' results as the CPU's reader requires them: each whole, of exactly its size, with
- * BFINAL at a group's end and nowhere else. */
+/* The pieces' results as the CPU's reader requires them: each piece whole DEFLATE of exactly its
+ * bytes, ending where that reader requires (BFINAL at a group's end, a block boundary elsewhere;
+ * the bits before a stored block's length zero: GPZ_GPU_INFL_STRICT), of exactly its size; any
+ * fault is GPZ_ERR_CORRUPT, as there. */
 static gpz_result lz_results_ok(const gpz_gpu_infl_res *res, const gpz_block_info *in)
 {
 	uint64_t n = in->content_bytes, np = gpz_frame_chunks(n, in->chunk_log);
