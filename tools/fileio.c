@@ -373,7 +373,7 @@ static void stdout_rewritable(fio_out *o)
 
 	o->rewritable = fl >= 0 && !(fl & O_APPEND) && at >= 0 &&
 	                fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode);
-	o->start = o->rewritable ? (uint64_t)at : 0;
+	o->base = o->rewritable ? (uint64_t)at : 0;
 }
 
 void fio_out_stdout(fio_out *o)
@@ -385,9 +385,8 @@ void fio_out_stdout(fio_out *o)
 	o->positional = 0;
 	o->map = NULL;
 	o->map_fd = -1;
-	o->base = 0;
 	o->end = 0;
-	stdout_rewritable(o);
+	stdout_rewritable(o); /* sets base */
 	stdout_positional(o);
 }
 
@@ -424,7 +423,6 @@ int fio_out_open(fio_out *o, const char *path, int force)
 	o->map_fd = o->fd;
 	o->positional = positional_fs(o->fd);
 	o->rewritable = 1;
-	o->start = 0;
 	return 0;
 }
 
@@ -496,7 +494,7 @@ int fio_out_rewrite(fio_out *o, const void *buf, size_t n, uint64_t off)
 		errno = ESPIPE;
 		return -1;
 	}
-	return pwrite_full(o->fd, buf, n, o->start + off);
+	return pwrite_full(o->fd, buf, n, o->base + off);
 }
 
 static int reserve(int fd, uint64_t off, size_t n)

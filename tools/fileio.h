@@ -55,7 +55,6 @@ typedef struct fio_out {
 	struct out_map *map; /* positional output's one mapping (fio_out_expect), or NULL */
 	uint64_t end;        /* the furthest end written, as an offset in the file (atomic) */
 	int rewritable;      /* bytes written can be written again (fio_out_rewrite) */
-	uint64_t start;      /* where fio_out_rewrite's offsets start in the file */
 } fio_out;
 
 /* Use standard output. Commit and abort leave it open and what was written in place; when it is

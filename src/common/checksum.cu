@@ -1,6 +1,8 @@
 /* checksum.cu - the frame content checksum on the GPU: one thread per 64 KiB block computes
  * XXH64(block, seed = block index) and adds it into the sum (mod 2^64, as unsigned atomicAdd
- * wraps). 16-byte aligned input is read with vector loads; the algorithm is that of xxh64.h. */
+ * wraps). A warp's 32 whole blocks of one aligned frame are staged through shared memory so that
+ * their loads coalesce (xxh64_coop); other 16-byte aligned input is read with vector loads. The
+ * algorithm is that of xxh64.h. */
 #include <cuda_pipeline.h>
 
 #include "common/checksum.h"

@@ -124,10 +124,10 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 	 * (batches of 256 started half the runs of 16 threads between cuts, on symbols); the
 	 * symbols' memory is then touched only where a cut reaches back. At most STREAM_BATCH
 	 * bytes of output a batch. */
-	if (cut && !alone && ctx->nthreads > 1 && (size_t)cut * (size_t)ctx->nthreads > nb) {
-		size_t most = STREAM_BATCH / piece;
-		nb = (size_t)cut * (size_t)ctx->nthreads;
-		nb = nb < most ? nb : most > least ? most : least;
+	if (cut && !alone && ctx->nthreads > 1) {
+		size_t want = (size_t)cut * (size_t)ctx->nthreads, most = STREAM_BATCH / piece;
+		want = want < most ? want : most;
+		nb = want > least ? want : least;
 	}
 	nb = nb < np ? nb : np;
 	uint8_t *out = malloc(WINDOW + nb * piece);

@@ -1036,7 +1036,8 @@ __device__ __forceinline__ void load_tail(const uint16_t *p, uint4 r[4])
 
 /* *joins = 1 if piece k (the first of a segment but the first) has a window symbol; *joins was
  * 0 before the launch. Step 1's blocks do this before their walk (the walk does not write piece
- * k): ~4 us of each block's, where a kernel of its own took ~15 us and a launch. */
+ * k), where it was a kernel of its own: one launch and memset fewer, the whole call level within
+ * noise (H200, 2026-11-28). */
 __device__ void scan_first(const uint16_t *sym, size_t n, size_t piece, size_t k, uint32_t *joins)
 {
 	const size_t b = k * piece, e = b + piece < n ? b + piece : n;
