@@ -413,7 +413,9 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 {
 	uint8_t peek[GPZ_FRAME_HEADER_SIZE], last = 0;
 	const uint8_t *head = NULL, *tail = NULL;
-	uint32_t *lanes_flag = (uint32_t *)&g->pinned[1];
+	uint32_t *dec_flag = (uint32_t *)&g->pinned[1];
+	struct gpz_gpu_decode_call call;
+	bool queued = false; /* a one-bitstream decode to end after the checksum */
 	size_t np = src_size < sizeof(peek) ? src_size : sizeof(peek);
 	gpz_block_info in;
 	gpz_decoder dec;
@@ -508,16 +510,18 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 				(uint64_t *)g->work);
 			r = gpz_cuda_result(cudaGetLastError());
 		}
-		/* the lanes decoder's verdict waits in pinned memory for the checksum's synchronisation */
-		if (r == GPZ_OK && lanes)
+		/* the decoder's verdict waits in pinned memory for the checksum's synchronisation */
+		if (r == GPZ_OK && lanes) {
 			r = gpz_gpu_decode_lanes(&dec, d_src + payload_at, (size_t)payload,
 			                         (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
-			                         in.chunk_log, d_dst, g->work + tables_at, lanes_flag,
+			                         in.chunk_log, d_dst, g->work + tables_at, dec_flag,
 			                         (gpz_stream_t)s);
-		else if (r == GPZ_OK)
-			r = gpz_gpu_decode(&dec, d_src + payload_at, (size_t)payload,
-			                   (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
-			                   in.chunk_log, d_dst, (gpz_stream_t)s);
+		} else if (r == GPZ_OK) {
+			r = gpz_gpu_decode_start(&call, &dec, d_src + payload_at, (size_t)payload,
+			                         (const uint64_t *)g->work, (size_t)n, in.symbol_bytes,
+			                         in.chunk_log, d_dst, (gpz_stream_t)s);
+			queued = true;
+		}
 	} else if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE) {
 		nchunks = gpz_frame_chunks(n, in.chunk_log);
 		r = lz_pieces_dev(g, head, &in, d_src + payload_at, payload, d_dst,
@@ -544,13 +548,15 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->pinned, g->work + sum_at, 8,
 		                                    cudaMemcpyDeviceToHost, s));
-	if (r == GPZ_OK)
+	if (queued) /* the flag's copy, then the one wait */
+		r = gpz_gpu_decode_end(&call, r, dec_flag, (gpz_stream_t)s);
+	else if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaStreamSynchronize(s));
 	*stored_sum = gpz_load_le64(tail);
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE)
 		r = lz_results_ok((const gpz_gpu_infl_res *)(g->host + starts_at), &in);
-	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN && gpz_frame_lanes(head) && *lanes_flag)
-		r = GPZ_ERR_CORRUPT;
+	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN && *dec_flag)
+		r = GPZ_ERR_CORRUPT; /* a chunk's bits were not what its length said */
 	if (r == GPZ_OK && g->pinned[0] != *stored_sum)
 		r = GPZ_ERR_CHECKSUM;
 	if (r == GPZ_OK)

@@ -1010,9 +1010,6 @@ static double now_us(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
-#define TICK(i) (tk[i] = now_us())
-#else
-#define TICK(i) ((void)0)
 #endif
 
 /* The part of sorted[] the long codes use: from the first code longer than TB to the end
@@ -1187,17 +1184,16 @@ extern "C" gpz_result gpz_gpu_decode_frames(const void *d_params, const uint64_t
 	return GPZ_OK;
 }
 
-extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload,
-                                     size_t payload_size, const uint64_t *d_chunk_start,
-                                     size_t n, int w, int chunk_log, uint8_t *d_dst,
-                                     gpz_stream_t stream)
+extern "C" gpz_result gpz_gpu_decode_start(struct gpz_gpu_decode_call *call,
+                                           const gpz_decoder *dec, const uint8_t *d_payload,
+                                           size_t payload_size, const uint64_t *d_chunk_start,
+                                           size_t n, int w, int chunk_log, uint8_t *d_dst,
+                                           gpz_stream_t stream)
 {
 	cudaStream_t st = (cudaStream_t)stream;
-#ifdef GPZ_DECODE_STATS
-	double tk[8] = { 0 };
-#endif
-	TICK(0);
 	uint32_t lo, hi;
+	memset(call, 0, sizeof(*call));
+	call->slot = -1;
 	if (!decoder_ok(dec, w, chunk_log) || !d_chunk_start || (payload_size && !d_payload) ||
 	    (n && !d_dst))
 		return GPZ_ERR_PARAM;
@@ -1209,66 +1205,87 @@ extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_pa
 	dec_image *img = (dec_image *)malloc(sizeof(*img));
 	if (!img)
 		return GPZ_ERR_NOMEM;
+	call->img = img;
 	fill_image(dec, w, lo, ninline, img);
-	TICK(1);
 
 	/* Device memory: a leased image slot; an allocation only for a large sorted[] (or when
 	 * every slot is in use). */
-	int slot = lease_img_slot();
+	call->slot = lease_img_slot();
 	dec_image *d_img = NULL;
-	uint32_t *d_sorted = NULL, flag = 0;
-	void *d_mem = NULL;
+	uint32_t *d_sorted = NULL;
 	cudaError_t e = cudaSuccess;
-	size_t mem_bytes = (slot < 0 ? sizeof(dec_image) : 0) +
+	size_t mem_bytes = (call->slot < 0 ? sizeof(dec_image) : 0) +
 	                   (ninline ? 0 : nsorted * sizeof(uint32_t));
-	if (slot >= 0) {
+	if (call->slot >= 0) {
 		e = cudaGetSymbolAddress((void **)&d_img, g_img);
 		if (e == cudaSuccess)
-			d_img += slot;
+			d_img += call->slot;
 	}
 	if (e == cudaSuccess && mem_bytes) {
-		e = cudaMallocAsync(&d_mem, mem_bytes, st);
-		if (e == cudaSuccess && slot < 0)
-			d_img = (dec_image *)d_mem;
+		e = cudaMallocAsync(&call->d_mem, mem_bytes, st);
+		if (e == cudaSuccess && call->slot < 0)
+			d_img = (dec_image *)call->d_mem;
 		if (e == cudaSuccess && !ninline && nsorted) {
-			d_sorted = (uint32_t *)((uint8_t *)d_mem + (slot < 0 ? sizeof(dec_image) : 0));
+			d_sorted = (uint32_t *)((uint8_t *)call->d_mem +
+			                        (call->slot < 0 ? sizeof(dec_image) : 0));
 			e = cudaMemcpyAsync(d_sorted, dec->sorted + lo, nsorted * sizeof(uint32_t),
 			                    cudaMemcpyHostToDevice, st);
 		}
 	}
 	if (e == cudaSuccess)
 		e = cudaMemcpyAsync(d_img, img, send, cudaMemcpyHostToDevice, st);
-	TICK(2);
-	TICK(3);
 	gpz_result r = gpz_cuda_result(e);
 	if (r == GPZ_OK) {
 		struct gpz_gpu_dec_plan plan;
 		make_plan(dec, w, lo, &plan);
 		r = launch_decode(&plan, d_img, ninline ? NULL : d_sorted, d_payload, payload_size,
 		                  d_chunk_start, n, chunk_log, d_dst, st);
-		TICK(4);
-		if (r == GPZ_OK)
-			r = gpz_cuda_result(cudaMemcpyAsync(&flag, &d_img->flag, sizeof(flag),
-			                                    cudaMemcpyDeviceToHost, st));
-		TICK(5);
 	}
-	if (d_mem)
-		cudaFreeAsync(d_mem, st);
-	e = cudaStreamSynchronize(st);
-	TICK(6);
-	release_img_slot(slot);
+	if (r == GPZ_OK)
+		call->d_flag = &d_img->flag;
+	return r;
+}
+
+extern "C" gpz_result gpz_gpu_decode_end(struct gpz_gpu_decode_call *call, gpz_result r,
+                                         uint32_t *h_flag, gpz_stream_t stream)
+{
+	cudaStream_t st = (cudaStream_t)stream;
+	if (r == GPZ_OK && call->d_flag)
+		r = gpz_cuda_result(cudaMemcpyAsync(h_flag, call->d_flag, sizeof(*h_flag),
+		                                    cudaMemcpyDeviceToHost, st));
+	if (call->d_mem)
+		cudaFreeAsync(call->d_mem, st);
+	cudaError_t e = cudaStreamSynchronize(st);
+	release_img_slot(call->slot);
+	free(call->img);
+	memset(call, 0, sizeof(*call));
+	call->slot = -1;
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(e);
-	free(img);
+	return r;
+}
+
+extern "C" gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload,
+                                     size_t payload_size, const uint64_t *d_chunk_start,
+                                     size_t n, int w, int chunk_log, uint8_t *d_dst,
+                                     gpz_stream_t stream)
+{
+	struct gpz_gpu_decode_call call;
+	uint32_t flag = 0;
+#ifdef GPZ_DECODE_STATS
+	double t0 = now_us();
+#endif
+	gpz_result r = gpz_gpu_decode_start(&call, dec, d_payload, payload_size, d_chunk_start, n,
+	                                    w, chunk_log, d_dst, stream);
+	r = gpz_gpu_decode_end(&call, r, &flag, stream);
 #ifdef GPZ_DECODE_STATS
 	{
 		unsigned long long h[8];
 		cudaMemcpyFromSymbol(h, g_stats, sizeof(h));
 		fprintf(stderr,
 		        "stats: chunks %llu rounds %llu resynced %llu chase-misses %llu unstaged %llu "
-		        "mapped %llu | us: prep %.0f mem %.0f launch %.0f d2h %.0f sync %.0f\n",
-		        h[0], h[1], h[2], h[3], h[4], h[5], tk[1] - tk[0], tk[2] - tk[1], tk[4] - tk[3],
-		        tk[5] - tk[4], tk[6] - tk[5]);
+		        "mapped %llu | us: whole call %.0f\n",
+		        h[0], h[1], h[2], h[3], h[4], h[5], now_us() - t0);
 		memset(h, 0, sizeof(h));
 		cudaMemcpyToSymbol(g_stats, h, sizeof(h));
 	}

@@ -86,6 +86,23 @@ gpz_result gpz_gpu_encode_frames(const uint8_t *d_src, size_t n, size_t frame_n,
 gpz_result gpz_gpu_decode(const gpz_decoder *dec, const uint8_t *d_payload, size_t payload_size,
                           const uint64_t *d_chunk_start, size_t n, int w, int chunk_log,
                           uint8_t *d_dst, gpz_stream_t stream);
+/* The same in two halves, so that more work (the content checksum) queues behind the decoder
+ * without a wait between them. _start queues the decode; _end copies the corruption flag to
+ * *h_flag (nonzero: GPZ_ERR_CORRUPT; pinned memory keeps the copy from waiting), waits for the
+ * stream and releases the call's resources. _end must follow every _start, whatever _start
+ * returned; it returns r or the first failure after it. */
+struct gpz_gpu_decode_call {
+	void *img;        /* the host's table image (sent from pageable memory: freed at the end) */
+	void *d_mem;      /* the call's own device memory, if it needed some */
+	uint32_t *d_flag; /* the decoder's corruption flag, once launched */
+	int slot;         /* the leased table image slot, or -1 */
+};
+gpz_result gpz_gpu_decode_start(struct gpz_gpu_decode_call *call, const gpz_decoder *dec,
+                                const uint8_t *d_payload, size_t payload_size,
+                                const uint64_t *d_chunk_start, size_t n, int w, int chunk_log,
+                                uint8_t *d_dst, gpz_stream_t stream);
+gpz_result gpz_gpu_decode_end(struct gpz_gpu_decode_call *call, gpz_result r, uint32_t *h_flag,
+                              gpz_stream_t stream);
 
 /* Many payloads decoded in one launch, nothing waiting: the host builds each decoder's table
  * image at h_img (at most gpz_gpu_decode_image_size(alphabet) bytes for a code of `alphabet`
