@@ -32,18 +32,28 @@ static uint8_t *gpz_gzip(const uint8_t *src, size_t n, int level, gpz_format f, 
 	return c;
 }
 
-/* gpz_inflate_stream of c[0 .. clen) read in steps of 1 .. step bytes (0: as asked) into d
- * (cap bytes): the result, *got bytes written, *in bytes read. */
-static gpz_result stream_inflate(gpz_ctx *ctx, gpz_format f, const uint8_t *c, size_t clen,
-                                 size_t step, uint8_t *d, size_t cap, size_t *got, uint64_t *in)
+/* gpz_inflate_stream_ahead of c[0 .. clen) read in steps of 1 .. step bytes (0: as asked) into
+ * d (cap bytes), `ahead` bytes read ahead (0: gpz_inflate_stream itself): the result, *got
+ * bytes written, *in bytes read. */
+static gpz_result stream_ahead(gpz_ctx *ctx, gpz_format f, const uint8_t *c, size_t clen,
+                               size_t step, size_t ahead, uint8_t *d, size_t cap, size_t *got,
+                               uint64_t *in)
 {
 	struct test_mem m = { .src = c, .size = clen, .dst = d, .cap = cap, .step = step,
 		              .rng = clen + step };
 	uint64_t out = 0;
-	gpz_result r = gpz_inflate_stream(ctx, f, test_mem_read, test_mem_write, &m, in, &out);
+	gpz_result r = ahead ? gpz_inflate_stream_ahead(ctx, f, test_mem_read, test_mem_write, &m,
+	                                                ahead, in, &out)
+	                     : gpz_inflate_stream(ctx, f, test_mem_read, test_mem_write, &m, in, &out);
 	*got = m.len;
 	CHECK(out == m.len, "gpz_inflate_stream counts what it wrote");
 	return r;
+}
+
+static gpz_result stream_inflate(gpz_ctx *ctx, gpz_format f, const uint8_t *c, size_t clen,
+                                 size_t step, uint8_t *d, size_t cap, size_t *got, uint64_t *in)
+{
+	return stream_ahead(ctx, f, c, clen, step, 0, d, cap, got, in);
 }
 
 /* gpz_inflate of c must give src back, on both contexts, and gpz_inflate_stream too. */
@@ -563,6 +573,46 @@ static size_t zlib_members(const uint8_t *c, size_t len, uint8_t *d, size_t cap)
 	return r == Z_STREAM_END ? out : 0;
 }
 
+/* The streaming reader looking ahead for the trailing index (c: src's stream with it; bad: the
+ * same with a piece boundary shifted and the index's CRC-32 made to match; two: a zlib member
+ * of a bytes, then c): with the whole input ahead it uses the index (bad fails, where zlib reads
+ * it), with less it reads as zlib does, in steps of any size. */
+static void stream_trailing(const uint8_t *c, size_t len, const uint8_t *bad, const uint8_t *two,
+                            size_t a, const uint8_t *src, size_t n)
+{
+	uint8_t *d = malloc(n + 1000 + 1);
+	size_t got = 0;
+	uint64_t in = 0;
+	const size_t steps[] = { 0, 1, 7, 4096 };
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		gpz_result r = stream_ahead(ctx3, GPZ_FORMAT_GZIP, c, len, steps[i], len, d, n + 1, &got,
+		                            &in);
+		CHECK(r == GPZ_OK && got == n && in == len && !memcmp(d, src, n),
+		      "read ahead for the trailing index, steps of %zu: %s, %zu of %zu", steps[i],
+		      gpz_result_string(r), got, n);
+	}
+	const size_t aheads[] = { 1, len / 2, len - 1, len, 3 * len };
+	for (size_t i = 0; i < sizeof(aheads) / sizeof(aheads[0]); i++) {
+		const size_t ah = aheads[i];
+		gpz_result r = stream_ahead(ctx3, GPZ_FORMAT_GZIP, bad, len, 3, ah, d, n + 1, &got, &in);
+		/* the index is seen only when the rest of the input, header on, fits ahead */
+		CHECK(ah >= len ? r == GPZ_ERR_CORRUPT
+		                : r == GPZ_OK && got == n && !memcmp(d, src, n),
+		      "shifted boundary, %zu of %zu bytes ahead: %s", ah, len, gpz_result_string(r));
+		r = stream_ahead(ctx1, GPZ_FORMAT_GZIP, two, a + len, 0, ah, d, n + 1000 + 1, &got, &in);
+		CHECK(r == GPZ_OK && got == 1000 + n && !memcmp(d + 1000, src, n) &&
+		              !memcmp(d, src, 1000),
+		      "after another member, %zu ahead: %s", ah, gpz_result_string(r));
+	}
+	CHECK(stream_ahead(ctx3, GPZ_FORMAT_GZIP, bad, len, 0, 0, d, n + 1, &got, &in) == GPZ_OK &&
+	              got == n,
+	      "without looking ahead the trailing index is not seen");
+	CHECK(stream_ahead(ctx3, GPZ_FORMAT_GZIP, c, len - 1, 0, len, d, n + 1, &got, &in) ==
+	              GPZ_ERR_TRUNCATED,
+	      "a stream cut in its index member, read ahead: truncated");
+	free(d);
+}
+
 static void tail_index(void)
 {
 	uint64_t st = 21, used = 0;
@@ -608,6 +658,7 @@ static void tail_index(void)
 	gpz_store_le32(im + 32, (uint32_t)crc32(gpz_gzip_index_crc(im + 16, lens, np), im + 24, 8));
 	CHECK(gpz_inflate(ctx3, GPZ_FORMAT_GZIP, bad, len, d, n + 1, &got) != GPZ_OK,
 	      "a shifted piece boundary in the trailing index must fail the pieces");
+	stream_trailing(c, len, bad, two, a, src, n);
 	/* every byte of the index member changed: the right output or an error */
 	for (size_t i = plain; i < len; i++) {
 		memcpy(bad, c, len);
@@ -615,6 +666,10 @@ static void tail_index(void)
 		r = gpz_inflate(i % 2 ? ctx3 : ctx1, GPZ_FORMAT_GZIP, bad, len, d, n + 1, &got);
 		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
 		      "index member byte %zu changed: accepted with wrong output", i - plain);
+		uint64_t in = 0;
+		r = stream_ahead(ctx3, GPZ_FORMAT_GZIP, bad, len, 0, len, d, n + 1, &got, &in);
+		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
+		      "index member byte %zu changed, streamed: accepted with wrong output", i - plain);
 		r = member_at(ctx3, bad, len, 0, &m, &used);
 		CHECK(r != GPZ_OK || (m.len == n && !memcmp(m.dst, src, n)),
 		      "member_at, index byte %zu changed: wrong output", i - plain);

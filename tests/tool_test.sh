@@ -873,6 +873,10 @@ PY
 	gzip -dc big-stdout.gz | cmp -s - big.keep || fail "gzip -d of a .gz with a trailing index"
 	gzip -t big-stdout.gz 2>/dev/null || fail "gzip -t of a .gz with a trailing index"
 	"$GPZ" -dc big-stdout.gz | cmp -s - big.keep || fail "gpz -d of a .gz with a trailing index"
+	cat big-stdout.gz | "$GPZ" -dc | cmp -s - big.keep ||
+		fail "gpz -d from a pipe of a .gz with a trailing index (read ahead to find it)"
+	{ cat big-stdout.gz; printf 'x'; } | "$GPZ" -dc >/dev/null 2>err &&
+		fail "trailing garbage after the index member, from a pipe"
 	"$GPZ" -l big-stdout.gz >out || fail "-l of a .gz with a trailing index"
 	awk -v n="$(size_of big.keep)" '$NF == "big-stdout.gz" && $2 == n && $4 == 1 { ok = 1 }
 		END { exit !ok }' out || fail "-l: the trailing index is not a member"

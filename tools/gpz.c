@@ -1438,8 +1438,20 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	return rc;
 }
 
+/* How much of a pipe's input may be held looking for a trailing piece index: an eighth of the
+ * machine's memory (at least 256 MiB). */
+static size_t pipe_ahead(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+	uint64_t a = mem / 8 > ((uint64_t)256 << 20) ? mem / 8 : (uint64_t)256 << 20;
+	return a < (uint64_t)SIZE_MAX / 2 ? (size_t)a : SIZE_MAX / 2;
+}
+
 /* gzip from a pipe: members gpz wrote with the piece index in their header are inflated in
- * batches of pieces on the CPU threads as they arrive (gpz_inflate_stream), others by zlib. */
+ * batches of pieces on the CPU threads as they arrive, and so is a member whose index trails
+ * the stream (gpz wrote it to a pipe) when the input ends within pipe_ahead() bytes
+ * (gpz_inflate_stream_ahead); others by zlib. */
 static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {
@@ -1448,8 +1460,8 @@ static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *i
 
 	if (cpu_ctx(o) == NULL)
 		return -1;
-	r = gpz_inflate_stream(g_cpu_ctx, GPZ_FORMAT_GZIP, engine_read, engine_write, &io, &c->in,
-	                       &c->out);
+	r = gpz_inflate_stream_ahead(g_cpu_ctx, GPZ_FORMAT_GZIP, engine_read, engine_write, &io,
+	                             pipe_ahead(), &c->in, &c->out);
 	if (r == GPZ_OK)
 		return 0;
 	if (r == GPZ_ERR_FORMAT && c->in > 0) { /* after the members: neither zeros nor a member */

@@ -8,7 +8,14 @@
  * the next batch is read. Other members, and zlib and raw streams, go through zlib as the bytes
  * come. Sizes and checksums are checked as gpz_inflate checks them; zero bytes after the last
  * gzip member are padding, anything else there is an error. Memory: the batch's input (its
- * pieces, as the index gives their lengths) and output (4 pieces a thread, up to 64). */
+ * pieces, as the index gives their lengths) and output (4 pieces a thread, up to 64).
+ *
+ * gpz_inflate_stream_ahead also looks for the index a pipe's writer puts after the stream (a
+ * trailing index member, docs/FORMAT.md): a member without an index of its own has up to `ahead`
+ * bytes of input read ahead; if the input ends within them with a trailing index naming the
+ * member, the member goes in batches as if its header held it. Otherwise, and for larger input,
+ * zlib takes it from the bytes read. So a pipe's output starts only once its input has ended,
+ * where a trailing index may be found; that is the price of the threads. */
 #include "deflate/deflate.h"
 #include "common/bits.h"
 #include "common/context.h"
@@ -23,7 +30,8 @@
 #define ZCHUNK ((size_t)1 << 20)    /* zlib's steps */
 #define STREAM_BATCH ((size_t)256 << 20) /* output bytes a batch of a member with cuts, at most */
 
-/* Sequential input: buf[pos .. len) read but not used; `in` bytes used in all. */
+/* Sequential input: buf[pos .. len) read but not used; `in` bytes used in all; up to `ahead`
+ * unused bytes read ahead looking for a trailing index. */
 struct rd {
 	gpz_read_fn read;
 	void *user;
@@ -31,6 +39,7 @@ struct rd {
 	size_t pos, len, cap;
 	int eof;
 	uint64_t in;
+	size_t ahead;
 };
 
 /* At least k bytes unused in the buffer, fewer only at the end of the input. */
@@ -65,6 +74,31 @@ static void use(struct rd *r, size_t k)
 {
 	r->pos += k;
 	r->in += k;
+}
+
+/* Read until the input ends or more than r->ahead bytes are unused (one past it, so that input
+ * of exactly r->ahead bytes is seen to end), growing the buffer by doubling (a short stream
+ * costs no more than its size). Memory refused ends the looking, not the decoding: what was
+ * read stays for zlib. */
+static gpz_result read_ahead(struct rd *r)
+{
+	const size_t most = r->ahead < SIZE_MAX ? r->ahead + 1 : r->ahead;
+	gpz_result e = GPZ_OK;
+	while (e == GPZ_OK && !r->eof && r->len - r->pos < most) {
+		size_t have = r->len - r->pos, want = have < ZCHUNK ? ZCHUNK : 2 * have;
+		e = need(r, want < most ? want : most);
+	}
+	return e == GPZ_ERR_NOMEM ? GPZ_OK : e;
+}
+
+/* The index a trailing index member gives the member at the reader's position, when all the
+ * rest of the input is read and ends with one that names it (else m keeps np 0). */
+static void trailing_index(const struct rd *r, struct gpz_gzip_member *m)
+{
+	struct gpz_gzip_tail t;
+	size_t rest = r->len - r->pos;
+	if (r->eof && gpz_gzip_tail_index(r->buf + r->pos, rest, rest, &t) && t.member == 0)
+		gpz_gzip_adopt_tail(m, &t);
 }
 
 struct wr {
@@ -195,9 +229,15 @@ static gpz_result member(gpz_ctx *ctx, struct rd *r, struct wr *w)
 		m.np = 0; /* a header longer than we look at (a long name): zlib reads it */
 	else if (e != GPZ_OK)
 		return e;
+	else if (m.np == 0 && r->ahead) {
+		if ((e = read_ahead(r)) != GPZ_OK)
+			return e;
+		trailing_index(r, &m);
+	}
 	if (m.np == 0)
 		return zlib_stream(r, w, 31);
-	/* the index lives in the header, which the batches' reads move: keep it */
+	/* the index lives in the header (or the buffered tail), which the batches' reads may move:
+	 * keep it */
 	if (!(lens = malloc(m.np * sizeof(*lens))))
 		return GPZ_ERR_NOMEM;
 	for (uint32_t k = 0; k < m.np; k++)
@@ -221,7 +261,14 @@ gpz_result gpz_inflate_stream(gpz_ctx *ctx, gpz_format format, gpz_read_fn read,
                               gpz_write_fn write, void *user, uint64_t *in_bytes,
                               uint64_t *out_bytes)
 {
-	struct rd r = { read, user, NULL, 0, 0, 0, 0, 0 };
+	return gpz_inflate_stream_ahead(ctx, format, read, write, user, 0, in_bytes, out_bytes);
+}
+
+gpz_result gpz_inflate_stream_ahead(gpz_ctx *ctx, gpz_format format, gpz_read_fn read,
+                                    gpz_write_fn write, void *user, size_t ahead,
+                                    uint64_t *in_bytes, uint64_t *out_bytes)
+{
+	struct rd r = { read, user, NULL, 0, 0, 0, 0, 0, ahead };
 	struct wr w = { write, user, 0 };
 	gpz_result e = GPZ_OK;
 
