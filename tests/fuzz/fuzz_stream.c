@@ -1,6 +1,8 @@
 /* fuzz_stream.c - libFuzzer target: the streaming readers, which take untrusted sizes from
  * headers as they read: gpz_decompress_stream (.gpz, through the frame engine) and
- * gpz_inflate_stream (gzip as from a pipe), each fed in small random steps. */
+ * gpz_inflate_stream (gzip as from a pipe; every other input also read ahead whole, so that a
+ * trailing index member is looked for and used, gpz_inflate_stream_ahead), each fed in small
+ * random steps. */
 #define GPZ_ADVANCED
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,7 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (size >= 4 && memcmp(data, "\x89GPZ", 4) == 0)
 		gpz_decompress_stream(ctx, feed_read, feed_write, &f, NULL, NULL);
-	else
+	else if (size % 2)
 		gpz_inflate_stream(ctx, GPZ_FORMAT_GZIP, feed_read, feed_write, &f, NULL, NULL);
+	else
+		gpz_inflate_stream_ahead(ctx, GPZ_FORMAT_GZIP, feed_read, feed_write, &f, size, NULL,
+		                         NULL);
 	return 0;
 }
