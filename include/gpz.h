@@ -466,11 +466,12 @@ GPZ_API gpz_result gpz_inflate_stream(gpz_ctx *ctx, gpz_format format, gpz_read_
                                       gpz_write_fn write, void *user, uint64_t *in_bytes,
                                       uint64_t *out_bytes);
 /* The same, also finding the index that a pipe's writer puts after the stream (a trailing index
- * member): for a gzip member without an index in its header, up to `ahead` bytes of input are
- * read ahead; when the input ends within them with a trailing index that names the member, the
- * member is inflated in batches on the threads as if its header held the index. Output then
- * starts only once the input has ended; memory: up to `ahead` bytes more. Larger input, and
- * input without such an index, goes through zlib as in gpz_inflate_stream (ahead 0). */
+ * member): for a gzip member whose header says its index trails (gpz writes that note where the
+ * header cannot take the index), up to `ahead` bytes of input are read ahead; when the input
+ * ends within them with a trailing index that names the member, the member is inflated in
+ * batches on the threads as if its header held the index. Its output then starts only once the
+ * input has ended; memory: up to `ahead` bytes more. Larger input, and every other stream, goes
+ * through zlib as in gpz_inflate_stream (ahead 0), as it arrives. */
 GPZ_API gpz_result gpz_inflate_stream_ahead(gpz_ctx *ctx, gpz_format format, gpz_read_fn read,
                                             gpz_write_fn write, void *user, size_t ahead,
                                             uint64_t *in_bytes, uint64_t *out_bytes);

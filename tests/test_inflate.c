@@ -607,6 +607,15 @@ static void stream_trailing(const uint8_t *c, size_t len, const uint8_t *bad, co
 	CHECK(stream_ahead(ctx3, GPZ_FORMAT_GZIP, bad, len, 0, 0, d, n + 1, &got, &in) == GPZ_OK &&
 	              got == n,
 	      "without looking ahead the trailing index is not seen");
+	/* a header without the note (its version byte unknown: the subfield is skipped) is not
+	 * held: zlib reads it, and the lying index is never seen */
+	uint8_t *unnoted = malloc(len);
+	memcpy(unnoted, bad, len);
+	unnoted[16] = GPZ_GZIP_TRAILS + 1;
+	CHECK(stream_ahead(ctx3, GPZ_FORMAT_GZIP, unnoted, len, 0, len, d, n + 1, &got, &in) ==
+	              GPZ_OK && got == n && !memcmp(d, src, n),
+	      "a member without the note is not read ahead");
+	free(unnoted);
 	CHECK(stream_ahead(ctx3, GPZ_FORMAT_GZIP, c, len - 1, 0, len, d, n + 1, &got, &in) ==
 	              GPZ_ERR_TRUNCATED,
 	      "a stream cut in its index member, read ahead: truncated");
@@ -625,16 +634,26 @@ static void tail_index(void)
 	size_t np = (n - 1) / PIECE + 1;
 	struct gpz_gzip_tail t;
 
-	/* the stream is the same; the index member follows it; every reader gets the input */
-	CHECK(len == plain + 50 + 4 * np && !memcmp(c, p, plain), "the index member follows");
+	/* the stream is the same but for the header's note that its index trails (an extra
+	 * subfield before the name); the index member follows; every reader gets the input */
+	static const uint8_t note[10] = { 8, 0, 'G', 'P', 4, 0, GPZ_GZIP_TRAILS, 0, 0, 0 };
+	const size_t body = plain + sizeof(note); /* the indexed member */
+	struct gpz_gzip_member h;
+	CHECK(len == body + 50 + 4 * np && !memcmp(c, p, 3) && c[3] == (p[3] | 0x04) &&
+	              !memcmp(c + 4, p + 4, 6) && !memcmp(c + 10, note, sizeof(note)) &&
+	              !memcmp(c + 20, p + 10, plain - 10),
+	      "the header notes that the index trails; the index member follows");
+	CHECK(gpz_gzip_header(c, len, &h) == GPZ_OK && h.trails && !h.np && h.data == 20 + 6,
+	      "the note is read (trails %d, np %u, data at %zu)", h.trails, h.np, h.data);
+	CHECK(gpz_gzip_header(p, plain, &h) == GPZ_OK && !h.trails, "no note without the index");
 	CHECK(gpz_gzip_tail_index(c, len, len, &t) == 1 && t.member == 0 && t.np == np &&
-	      t.back == plain, "tail index found");
+	      t.back == body, "tail index found");
 	CHECK(!gpz_gzip_tail_index(p, plain, plain, &t), "no tail index in a plain stream");
 	CHECK(zlib_members(c, len, d, n + 1) == n && !memcmp(d, src, n), "zlib reads both members");
 	round_trip(c, len, src, n, GPZ_FORMAT_GZIP, "streamed gzip, trailing index");
 	struct test_mem m = { .dst = malloc(n + 1), .cap = n + 1 };
 	gpz_result r = member_at(ctx3, c, len, 0, &m, &used);
-	CHECK(r == GPZ_OK && used == plain && m.len == n && !memcmp(m.dst, src, n),
+	CHECK(r == GPZ_OK && used == body && m.len == n && !memcmp(m.dst, src, n),
 	      "member_at with the trailing index: %s", gpz_result_string(r));
 	/* after another member: found at its offset */
 	uint8_t *two = malloc(len + 4000);
@@ -660,19 +679,19 @@ static void tail_index(void)
 	      "a shifted piece boundary in the trailing index must fail the pieces");
 	stream_trailing(c, len, bad, two, a, src, n);
 	/* every byte of the index member changed: the right output or an error */
-	for (size_t i = plain; i < len; i++) {
+	for (size_t i = body; i < len; i++) {
 		memcpy(bad, c, len);
 		bad[i] ^= (uint8_t)(1 + test_rand(&st) % 255);
 		r = gpz_inflate(i % 2 ? ctx3 : ctx1, GPZ_FORMAT_GZIP, bad, len, d, n + 1, &got);
 		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
-		      "index member byte %zu changed: accepted with wrong output", i - plain);
+		      "index member byte %zu changed: accepted with wrong output", i - body);
 		uint64_t in = 0;
 		r = stream_ahead(ctx3, GPZ_FORMAT_GZIP, bad, len, 0, len, d, n + 1, &got, &in);
 		CHECK(r != GPZ_OK || (got == n && !memcmp(d, src, n)),
-		      "index member byte %zu changed, streamed: accepted with wrong output", i - plain);
+		      "index member byte %zu changed, streamed: accepted with wrong output", i - body);
 		r = member_at(ctx3, bad, len, 0, &m, &used);
 		CHECK(r != GPZ_OK || (m.len == n && !memcmp(m.dst, src, n)),
-		      "member_at, index byte %zu changed: wrong output", i - plain);
+		      "member_at, index byte %zu changed: wrong output", i - body);
 	}
 	free(bad);
 	free(two);

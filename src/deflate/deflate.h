@@ -176,8 +176,11 @@ gpz_result gpz_inflate_piece_strict(const uint8_t *in, size_t in_n, uint8_t *out
  * (np entries, their lengths as u32 LE at lens, each for 2^piece_log output bytes: one piece of
  * GPZ_DEFLATE_PIECE or a run of them; np 0 when there is none, or none this reader knows);
  * alone: the index (version 6) says no entry's matches reach before its first byte; cut: that
- * this holds for every entry whose number is a multiple of cut (0: none said). */
+ * this holds for every entry whose number is a multiple of cut (0: none said); trails: the
+ * header says the member's index follows the stream (subfield version GPZ_GZIP_TRAILS, written
+ * where the header cannot take the index: a reader of a pipe may read ahead for it). */
 #define GPZ_GZIP_MAX_PIECE_LOG (GPZ_DEFLATE_PIECE_LOG + 12)
+#define GPZ_GZIP_TRAILS 8 /* the 'G','P' subfield's version that says "the index trails" */
 #define GPZ_GZIP_INDEX_ALONE 1 /* flag bits of index versions 6 and 7 */
 #define GPZ_GZIP_INDEX_CUT 2   /* entries alone at a period, its log2 in the fourth byte */
 #define GPZ_GZIP_INDEX_FLAGS (GPZ_GZIP_INDEX_ALONE | GPZ_GZIP_INDEX_CUT)
@@ -188,6 +191,7 @@ struct gpz_gzip_member {
 	int alone;
 	uint32_t cut;
 	const uint8_t *lens;
+	int trails;
 };
 gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m);
 /* The piece index's CRC-32 (zlib's) over its log2 and count fields (the subfield's data from

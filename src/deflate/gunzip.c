@@ -96,6 +96,9 @@ gpz_result gpz_gzip_header(const uint8_t *s, size_t n, struct gpz_gzip_member *m
 				m->cut = d[0] == 6 ? index_cut(d[2], d[3]) : 0;
 				m->lens = d + 12;
 			}
+			if (s[o] == 'G' && s[o + 1] == 'P' && len == 4 && d[0] == GPZ_GZIP_TRAILS &&
+			    !d[1] && !d[2] && !d[3])
+				m->trails = 1;
 			o += 4 + len;
 		}
 		if (o != end)

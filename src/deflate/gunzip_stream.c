@@ -11,11 +11,11 @@
  * pieces, as the index gives their lengths) and output (4 pieces a thread, up to 64).
  *
  * gpz_inflate_stream_ahead also looks for the index a pipe's writer puts after the stream (a
- * trailing index member, docs/FORMAT.md): a member without an index of its own has up to `ahead`
- * bytes of input read ahead; if the input ends within them with a trailing index naming the
- * member, the member goes in batches as if its header held it. Otherwise, and for larger input,
- * zlib takes it from the bytes read. So a pipe's output starts only once its input has ended,
- * where a trailing index may be found; that is the price of the threads. */
+ * trailing index member, docs/FORMAT.md): a member whose header says its index trails has up to
+ * `ahead` bytes of input read ahead; if the input ends within them with a trailing index naming
+ * the member, the member goes in batches as if its header held it. Otherwise, and for larger
+ * input, zlib takes it from the bytes read. So such a member's output starts only once the
+ * input has ended; that is the price of the threads. Other gzip streams are not held. */
 #include "deflate/deflate.h"
 #include "common/bits.h"
 #include "common/context.h"
@@ -229,7 +229,7 @@ static gpz_result member(gpz_ctx *ctx, struct rd *r, struct wr *w)
 		m.np = 0; /* a header longer than we look at (a long name): zlib reads it */
 	else if (e != GPZ_OK)
 		return e;
-	else if (m.np == 0 && r->ahead) {
+	else if (m.np == 0 && m.trails && r->ahead) {
 		if ((e = read_ahead(r)) != GPZ_OK)
 			return e;
 		trailing_index(r, &m);

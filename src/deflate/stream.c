@@ -123,8 +123,8 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 }
 
 /*
- * The stream's header: gzip (RFC 1952: FEXTRA with the piece index when np > 0, FNAME when there
- * is a name), zlib (RFC 1950) or nothing. The index (docs/FORMAT.md) is subfield 'G','P':
+ * The stream's header: gzip (RFC 1952: FEXTRA with the piece index when np > 0, or with the
+ * note that it trails the stream, FNAME when there is a name), zlib (RFC 1950) or nothing. The index (docs/FORMAT.md) is subfield 'G','P':
  * version (4; 6 when pieces are alone or cut; 0 while len is NULL: reserved, not filled), log2
  * of the bytes an entry stands for, flags (version 6: bit 0, the pieces alone; bit 1, entries
  * alone at a period), the period's log2 in entries (0 without bit 1), the entry count, the
@@ -147,16 +147,17 @@ static unsigned index_flags(int group, unsigned log, uint8_t *period_log)
 
 static size_t write_header(gpz_format format, int level, int group, const char *gz_name,
                            uint32_t mtime, uint32_t np, unsigned log, const uint32_t *len,
-                           uint8_t *d)
+                           int trails, uint8_t *d)
 {
 	if (format == GPZ_FORMAT_GZIP) {
 		size_t o = 10, name = gz_name ? strlen(gz_name) : 0;
 		if (name > 4095)
 			name = 4095;
+		trails = trails && !np;
 		d[0] = 0x1f;
 		d[1] = 0x8b;
-		d[2] = 8;                                              /* CM: deflate */
-		d[3] = (uint8_t)((name ? 0x08 : 0) | (np ? 0x04 : 0)); /* FLG: FNAME, FEXTRA */
+		d[2] = 8; /* CM: deflate */
+		d[3] = (uint8_t)((name ? 0x08 : 0) | (np || trails ? 0x04 : 0)); /* FNAME, FEXTRA */
 		gpz_store_le32(d + 4, mtime);
 		d[8] = level >= 9 ? 2 : level == 1 ? 4 : 0; /* XFL */
 		d[9] = 3;                                    /* OS: Unix */
@@ -178,6 +179,11 @@ static size_t write_header(gpz_format format, int level, int group, const char *
 				gpz_store_le32(d + o + INDEX_SUB + 4 * i, len ? len[i] : 0);
 			gpz_store_le32(d + o + 8, gpz_gzip_index_crc(d + o, d + o + INDEX_SUB, np));
 			o += INDEX_SUB + 4 * (size_t)np;
+		}
+		if (trails) { /* the index will follow the stream: a reader of a pipe may look ahead */
+			static const uint8_t sub[10] = { 8, 0, 'G', 'P', 4, 0, GPZ_GZIP_TRAILS, 0, 0, 0 };
+			memcpy(d + o, sub, sizeof(sub)); /* XLEN 8, then the subfield */
+			o += sizeof(sub);
 		}
 		if (name) {
 			memcpy(d + o, gz_name, name);
@@ -209,7 +215,7 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 	if (dst_cap < st->hl)
 		return GPZ_ERR_DST_TOO_SMALL;
 	*len = write_header(st->format, st->level, st->group, st->name, st->mtime,
-	                    st->index_np, st->index_log, st->piece_bytes, dst);
+	                    st->index_np, st->index_log, st->piece_bytes, 0, dst);
 	return GPZ_OK;
 }
 
@@ -218,8 +224,8 @@ gpz_result gpz_deflate_stream_header(const gpz_deflate_stream *st, void *dst, si
 const uint8_t *gpz_dfl_stream_head(gpz_deflate_stream *st, size_t *len)
 {
 	if (!st->started) {
-		st->hl = write_header(st->format, st->level, st->group, st->name,
-		                      st->mtime, st->index_np, st->index_log, NULL, st->hdr);
+		st->hl = write_header(st->format, st->level, st->group, st->name, st->mtime,
+		                      st->index_np, st->index_log, NULL, st->tail_index, st->hdr);
 		st->started = 1;
 	}
 	*len = st->hl;
