@@ -1438,13 +1438,33 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 	return rc;
 }
 
+/* The memory the kernel says can be had without swapping (MemAvailable), or 0 where it does not
+ * say. */
+static uint64_t mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long long kib = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (uint64_t)kib << 10;
+}
+
 /* How much of a pipe's input may be held looking for a trailing piece index: an eighth of the
- * machine's memory (at least 256 MiB). */
+ * machine's memory, and no more than a quarter of what is available now (a busy machine's
+ * pages are not taken from under it), but at least 256 MiB. */
 static size_t pipe_ahead(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	uint64_t mem = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
-	uint64_t a = mem / 8 > ((uint64_t)256 << 20) ? mem / 8 : (uint64_t)256 << 20;
+	uint64_t a = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 8 : 0;
+	uint64_t avail = mem_available();
+	if (avail && avail / 4 < a)
+		a = avail / 4;
+	if (a < ((uint64_t)256 << 20))
+		a = (uint64_t)256 << 20;
 	return a < (uint64_t)SIZE_MAX / 2 ? (size_t)a : SIZE_MAX / 2;
 }
 
