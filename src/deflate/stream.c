@@ -124,8 +124,9 @@ gpz_result gpz_deflate_stream_create(gpz_ctx *ctx, int level, gpz_format format,
 
 /*
  * The stream's header: gzip (RFC 1952: FEXTRA with the piece index when np > 0, or with the
- * note that it trails the stream, FNAME when there is a name), zlib (RFC 1950) or nothing. The index (docs/FORMAT.md) is subfield 'G','P':
- * version (4; 6 when pieces are alone or cut; 0 while len is NULL: reserved, not filled), log2
+ * note that it trails the stream, FNAME when there is a name), zlib (RFC 1950) or nothing. The
+ * index (docs/FORMAT.md) is subfield 'G','P': version (4; 6 when pieces are alone or cut; 0
+ * while len is NULL: reserved, not filled; 8, four bytes, the note that it trails), log2
  * of the bytes an entry stands for, flags (version 6: bit 0, the pieces alone; bit 1, entries
  * alone at a period), the period's log2 in entries (0 without bit 1), the entry count, the
  * index's CRC-32, then each entry's length in bytes in the deflate stream (u32 LE each).

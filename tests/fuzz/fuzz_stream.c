@@ -1,8 +1,8 @@
 /* fuzz_stream.c - libFuzzer target: the streaming readers, which take untrusted sizes from
  * headers as they read: gpz_decompress_stream (.gpz, through the frame engine) and
- * gpz_inflate_stream (gzip as from a pipe; every other input also read ahead whole, so that a
- * trailing index member is looked for and used, gpz_inflate_stream_ahead), each fed in small
- * random steps. */
+ * gpz_inflate_stream (gzip as from a pipe; inputs of even size through gpz_inflate_stream_ahead
+ * with the whole input allowed ahead, so that a trailing index is looked for and used), each fed
+ * in small random steps. */
 #define GPZ_ADVANCED
 #include <stdint.h>
 #include <stdlib.h>
