@@ -1469,9 +1469,9 @@ static size_t pipe_ahead(void)
 }
 
 /* gzip from a pipe: members gpz wrote with the piece index in their header are inflated in
- * batches of pieces on the CPU threads as they arrive, and so is a member whose index trails
- * the stream (gpz wrote it to a pipe) when the input ends within pipe_ahead() bytes
- * (gpz_inflate_stream_ahead); others by zlib. */
+ * batches of pieces on the CPU threads as they arrive, and so is a member whose header notes
+ * that its index trails the stream (gpz wrote it to a pipe) when the input ends within
+ * pipe_ahead() bytes (gpz_inflate_stream_ahead); others by zlib. */
 static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *in, fio_out *out,
                             struct counts *c)
 {
