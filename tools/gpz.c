@@ -1381,13 +1381,13 @@ static int decode_gzip_file(const struct opts *o, const struct job *j, fio_in *i
 
 	/* the output's size (at least the file's, should ISIZE have wrapped) chooses the backend */
 	uint64_t made_size = gzip_output_size(j);
-	gpz_ctx *ctx = job_ctx(o, j, gpu_worth(o, made_size > size ? made_size : size,
-	                                       AT16_INFLATE));
+	gpz_ctx *ctx;
 
+	if (out && out->positional && made_size) /* its space reserved while the GPU starts */
+		fio_out_expect(out, c->out + made_size);
+	ctx = job_ctx(o, j, gpu_worth(o, made_size > size ? made_size : size, AT16_INFLATE));
 	if (ctx == NULL)
 		return -1;
-	if (out && out->positional && made_size)
-		fio_out_expect(out, c->out + made_size);
 	while (r == GPZ_OK && at < size) {
 		uint64_t used = 0, made = 0;
 		io.base = c->out;
@@ -1574,6 +1574,8 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 			return decode_deflate(j, &in, wbits, out, c);
 	}
 	made_size = gpz_output_size(j);
+	if (out && out->positional && made_size) /* its space reserved while the GPU starts */
+		fio_out_expect(out, c->out + made_size);
 	/* the GPU where both what is decoded and what it decodes to are large, and the frames are
 	 * LZ ones */
 	ctx = job_ctx(o, j, gpu_worth(o, (uint64_t)j->st.st_size, AT16_DECODE_IN) &&
@@ -1584,8 +1586,6 @@ static int decode_stream(const struct opts *o, const struct job *j, fio_out *out
 		return -1;
 	io.in = &in;
 	io.out = out;
-	if (out && out->positional && made_size)
-		fio_out_expect(out, c->out + made_size);
 	more = read_stream_header(j, &in, 1, 1);
 	while (more > 0) { /* each stream (concatenated ones too) through the frame engine */
 		uint64_t used = 0, made = 0, before = gpz_ctx_gpu_fallbacks(ctx);
