@@ -158,9 +158,11 @@ extern "C" gpz_result gpz_gpu_to_host(struct gpz_gpu *g, void *dst, const void *
 
 /* Page-locked memory in 2 MiB huge pages where the kernel gives them: registering them with
  * CUDA pins 512 times fewer pages, which on an H200 host takes 0.044 s for a lane's 132 MiB
- * against 0.088 s for cudaHostAlloc (bench/probe/alloc_probe.cu), and the faults that bring
- * the pages in run in the allocating lane's thread, beside the other lanes'. cudaHostAlloc stands
- * in when registration fails. */
+ * against 0.088 s for cudaHostAlloc (bench/probe/alloc_probe.cu). The pages are faulted in
+ * first, in the allocating lane's thread: left to cudaHostRegister, the faults ran inside the
+ * driver, one lane's registration after another (~45 ms each for 136 MiB; GPU gzip -d of 4 GB
+ * on an H200 host reached its first batch 0.1-0.15 s later, bench/results/
+ * 2026-11-28-h200-tool-output-start.md). cudaHostAlloc stands in when registration fails. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
 extern "C" gpz_result gpz_gpu_host_alloc(void **p, size_t n)
@@ -171,6 +173,8 @@ extern "C" gpz_result gpz_gpu_host_alloc(void **p, size_t n)
 	*p = NULL;
 	if (q) {
 		madvise(q, len, MADV_HUGEPAGE); /* a hint: without it, ordinary pages */
+		for (size_t at = 0; at < len; at += 4096)
+			((volatile char *)q)[at] = 0;
 		if (cudaHostRegister(q, len, cudaHostRegisterPortable) == cudaSuccess) {
 			*p = q;
 			return GPZ_OK;
