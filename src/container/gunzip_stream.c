@@ -13,9 +13,12 @@
  * gpz_inflate_stream_ahead also looks for the index a pipe's writer puts after the stream (a
  * trailing index member, docs/FORMAT.md): a member whose header says its index trails has up to
  * `ahead` bytes of input read ahead; if the input ends within them with a trailing index naming
- * the member, the member goes in batches as if its header held it. Otherwise, and for larger
- * input, zlib takes it from the bytes read. So such a member's output starts only once the
- * input has ended; that is the price of the threads. Other gzip streams are not held. */
+ * the member, the member, now all in memory, goes through gpz_inflate_member_at (inflate_io.c:
+ * the file path's lanes, whose batches overlap, where this file's batches each end with every
+ * thread waiting and then the write). Otherwise, and for larger input, zlib takes it from the
+ * bytes read. So such a member's output starts only once the input has ended; that is the
+ * price of the threads. Other gzip streams are not held. This reader sits in container/ for
+ * that hand-over; its batches are deflate/'s. */
 #include "deflate/deflate.h"
 #include "common/bits.h"
 #include "common/context.h"
@@ -214,6 +217,45 @@ static gpz_result pieces(gpz_ctx *ctx, struct rd *r, struct wr *w, uint32_t np, 
 	return e;
 }
 
+/* The reader's buffered bytes and the writer, for gpz_inflate_member_at (one user for both). */
+struct held {
+	const uint8_t *p;
+	size_t n;
+	struct wr *w;
+};
+
+static gpz_result held_read_at(void *user, void *buf, size_t n, uint64_t off)
+{
+	const struct held *h = user;
+
+	if (off > h->n || n > h->n - off)
+		return GPZ_ERR_TRUNCATED;
+	memcpy(buf, h->p + off, n);
+	return GPZ_OK;
+}
+
+static gpz_result held_write(void *user, const void *buf, size_t n)
+{
+	const struct held *h = user;
+
+	return h->w->write(h->w->user, buf, n);
+}
+
+/* A member read ahead to the end of the input, whose index trails there: decoded from memory
+ * by the file path's lanes. GPZ_ERR_FORMAT: they did not take it (the caller decodes it). */
+static gpz_result held_member(gpz_ctx *ctx, struct rd *r, struct wr *w)
+{
+	struct held h = { r->buf + r->pos, r->len - r->pos, w };
+	uint64_t used = 0, made = 0;
+	gpz_result e = gpz_inflate_member_at(ctx, held_read_at, h.n, 0, held_write, &h, &used,
+	                                     &made);
+
+	w->out += made; /* written, whatever came after */
+	if (e == GPZ_OK)
+		use(r, (size_t)used);
+	return e;
+}
+
 /* One gzip member at the reader's position. */
 static gpz_result member(gpz_ctx *ctx, struct rd *r, struct wr *w)
 {
@@ -233,6 +275,8 @@ static gpz_result member(gpz_ctx *ctx, struct rd *r, struct wr *w)
 		if ((e = read_ahead(r)) != GPZ_OK)
 			return e;
 		trailing_index(r, &m);
+		if (m.np && (e = held_member(ctx, r, w)) != GPZ_ERR_FORMAT)
+			return e;
 	}
 	if (m.np == 0)
 		return zlib_stream(r, w, 31);
