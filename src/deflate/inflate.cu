@@ -1262,14 +1262,25 @@ bytes_kernel(const uint16_t *sym, size_t n, const uint64_t *d_n, size_t piece, s
 				v[j] = i0 + j < e ? sym[i0 + j] : 0;
 		}
 		uint8_t o[16];
+		if (BYTE_TAIL && hop && i0 + 16 <= ts) {
+			/* all 16 before the piece's own tail, the window staged as bytes: a window
+			 * symbol is one shared load, nothing else to decide (the general loop below
+			 * spent ~15 instructions a symbol on its cases, and text's pieces decoded
+			 * without their window are half window symbols) */
 #pragma unroll
-		for (unsigned j = 0; j < 16; j++) {
-			unsigned c = v[j];
-			if (c >= 256 && i0 + j < ts && hop)
-				c = BYTE_TAIL ? smem[c - 256] : reinterpret_cast<const uint16_t *>(smem)[c - 256];
-			else if (c >= 256 && i0 + j >= ts && own)
-				c = own[c - 256];
-			o[j] = batch_byte(c, i0 + j, win, list, list_cap, count);
+			for (unsigned j = 0; j < 16; j++)
+				o[j] = v[j] < 256 ? (uint8_t)v[j] : smem[v[j] - 256];
+		} else {
+#pragma unroll
+			for (unsigned j = 0; j < 16; j++) {
+				unsigned c = v[j];
+				if (c >= 256 && i0 + j < ts && hop)
+					c = BYTE_TAIL ? smem[c - 256]
+					              : reinterpret_cast<const uint16_t *>(smem)[c - 256];
+				else if (c >= 256 && i0 + j >= ts && own)
+					c = own[c - 256];
+				o[j] = batch_byte(c, i0 + j, win, list, list_cap, count);
+			}
 		}
 		if (i0 + 16 <= e && ((uintptr_t)(out + i0) & 15) == 0) {
 			uint4 q;
