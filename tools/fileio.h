@@ -55,6 +55,7 @@ typedef struct fio_out {
 	struct out_map *map; /* positional output's one mapping (fio_out_expect), or NULL */
 	uint64_t end;        /* the furthest end written, as an offset in the file (atomic) */
 	int rewritable;      /* bytes written can be written again (fio_out_rewrite) */
+	int durable;         /* synced before it takes its name (fio_out_commit says when else) */
 } fio_out;
 
 /* Use standard output. Commit and abort leave it open and what was written in place; when it is
@@ -101,10 +102,13 @@ void fio_out_expect(fio_out *o, uint64_t size);
 void fio_out_expect_at_most(fio_out *o, uint64_t bound);
 /*
  * Give the file the permission bits, owner (where allowed) and access/modification times of
- * *meta (or mode 0666 less the umask when meta is NULL), fsync and close it, and move it to its
- * final name (never replacing an existing file unless force). On failure the temporary file is
- * removed. *meta_failed is set (with meta_errno) when the metadata could not all be copied;
- * that alone does not fail the commit.
+ * *meta (or mode 0666 less the umask when meta is NULL), close it, and move it to its final
+ * name (never replacing an existing file unless force). It is synced (with its directory) first
+ * where a crash could otherwise lose data: when the caller set `durable` (the input is removed
+ * after the commit) or when it replaces an existing file. A new file beside a kept input is not
+ * (as gzip -k and zstd do): after a crash the input is still there. On failure the temporary
+ * file is removed. *meta_failed is set (with meta_errno) when the metadata could not all be
+ * copied; that alone does not fail the commit.
  */
 int fio_out_commit(fio_out *o, const struct stat *meta, int *meta_failed, int *meta_errno);
 /* Discard the output: close and remove the temporary file. Keeps errno. */

@@ -2074,8 +2074,10 @@ static int open_output(const struct opts *o, struct job *j, fio_out *out)
 		return -1;
 	}
 	fio_clean_stale(j->oname);
-	if (fio_out_open(out, j->oname, o->force) == 0)
+	if (fio_out_open(out, j->oname, o->force) == 0) {
+		out->durable = j->remove_input;
 		return 0;
+	}
 	if (errno == EEXIST)
 		report_error(j->oname, "already exists; not overwritten (use -f to overwrite)");
 	else
