@@ -77,11 +77,14 @@ int fio_out_write(fio_out *o, const void *buf, size_t n);
  * Positional output at offset off of this output (off + base in the file), callable from
  * several threads at once for disjoint ranges: the range's space is reserved first (fallocate;
  * so a full disk is an error, ENOSPC, and never a SIGBUS), then the bytes are copied through a
- * shared mapping of it, on a few threads. o->positional says whether that beats fio_out_write
- * from one thread on this file system: on tmpfs one write() thread copies about 3 GB/s and
- * writes to one file serialise, while threads copying into the mapping reach 6.4 GB/s; on ext4
- * one write() thread is faster (4.5 GB/s against 3.9; bench/probe/write_probe.c, H200 host).
- * GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.
+ * shared mapping of it, on a few threads. o->positional says whether that is the way on this
+ * file system: on tmpfs one write() thread copies about 3 GB/s and writes to one file
+ * serialise, while threads copying into the mapping reach 6.4 GB/s. On ext4 the probes differ
+ * (bench/probe/write_probe.c, open to close with the unmapping: one write() thread 4.5 GB/s,
+ * 8 threads into a mapping 3.9; outwrite_probe.c, the copy alone: 3.2 against 15.9 on 16
+ * threads); the tool itself, mapped and without the sync it dropped at the same time, wrote 4 GB
+ * of gzip -6 onto an H200 host's ext4 root in 1.04-1.17 s where cat took 1.30-1.47 (the two
+ * changes were not timed apart). GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.
  */
 int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off);
 /* Write n bytes again at offset off of this output (a header filled in once what follows it is
