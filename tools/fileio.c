@@ -224,11 +224,10 @@ int fio_in_skip(fio_in *in, uint64_t n, uint64_t *skipped)
 
 /* ---- Safe output ---- */
 
-/* File systems where a mapping of fallocate'd space fills faster than one writer: tmpfs (one
- * writer 2-3 GB/s on the GPU hosts) and the local disk ones, whose fallocate is free and whose
- * pages 16 threads fill in 0.27 s for 4 GiB against 1.34 s for one write()ing thread (ext4 root
- * of an H200 host, bench/probe/outwrite_probe.c). Network and FUSE file systems, and any other,
- * are written in order. */
+/* File systems whose output goes through one mapping of fallocate'd space, filled by the lanes
+ * in parallel (fileio.h, fio_out_write_at, says what was measured): tmpfs (one writer 2-3 GB/s
+ * on the GPU hosts) and the local disk ones, whose fallocate is free. Network and FUSE file
+ * systems, and any other, are written in order. */
 static int mapped_fs(int fd)
 {
 	struct statfs sf;

@@ -47,7 +47,7 @@ static void copy_range(size_t lo, size_t hi)
 	}
 }
 
-static int g_mode; /* 0 copy, 1 populate, 2 pwrite, 3 fallocate, 4 populate then copy */
+static int g_mode; /* 0 copy, 1 populate, 2 pwrite, 3 fallocate, 4 populate then copy; step() adds 5-7 */
 static void *worker(void *v)
 {
 	int i = (int)(long)v;
@@ -112,11 +112,54 @@ static void close_file(const char *path)
 	g_map = NULL;
 }
 
+/* One step of a way on T threads (0: the command line's), or on this thread for the modes
+ * that are one call. */
+static void step(int mode, int threads)
+{
+	if (mode == 5 && fallocate(g_fd, 0, 0, (off_t)g_n) != 0)
+		perror("fallocate");
+	if (mode == 6)
+		for (size_t at = 0; at < g_n;) {
+			size_t k = g_n - at < (8u << 20) ? g_n - at : (8u << 20);
+			if (write(g_fd, g_src + at % SRC, k) != (ssize_t)k)
+				perror("write");
+			at += k;
+		}
+	if (mode == 7 && fsync(g_fd) != 0)
+		perror("fsync");
+	if (mode <= 4)
+		run(mode, threads);
+}
+
+static void row(const char *name, double a, double b)
+{
+	printf("  %-34s %6.3f s  %5.2f GB/s\n", name, b - a, (double)g_n / 1e9 / (b - a));
+}
+
+/* The ways timed, each on a fresh file: mapped or not, one or two steps (modes of worker()
+ * and step()), and whether the two are summed. */
+static const struct way {
+	int map;
+	struct {
+		int mode, threads;
+		const char *label;
+	} step[2];
+	int both;
+} ways[] = {
+	{ 0, { { 6, 1, "write() 8 MiB, 1 thread" } }, 0 },
+	{ 0, { { 2, 0, "pwrite() 8 MiB, T threads" } }, 0 },
+	{ 1, { { 5, 1, "fallocate whole, 1 thread" }, { 0, 4, "  then mmap copy, 4 threads" } }, 1 },
+	{ 1, { { 3, 0, "fallocate, T threads" }, { 0, 0, "  then mmap copy, T threads" } }, 0 },
+	{ 1, { { 0, 4, "mmap copy (faults), 4 threads" } }, 0 },
+	{ 1, { { 0, 0, "mmap copy (faults), T threads" } }, 0 },
+	{ 1, { { 1, 0, "MADV_POPULATE_WRITE, T threads" }, { 0, 0, "  then mmap copy, T threads" } }, 1 },
+	{ 1, { { 4, 0, "populate+copy per share, T threads" }, { 7, 1, "  fsync after it" } }, 0 },
+};
+
 int main(int argc, char **argv)
 {
 	char path[4096];
 	int T = argc > 3 ? atoi(argv[3]) : 16;
-	double t0, t1, t2;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: outwrite_probe DIR GIB [THREADS]\n");
@@ -129,84 +172,19 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < SRC; i++)
 		g_src[i] = (char)(i * 2654435761u >> 13);
 	printf("%s %.2f GiB, %d threads (GB/s = 1e9 bytes/s)\n", argv[1], (double)g_n / (1u << 30), T);
-#define ROW(name, a, b) printf("  %-34s %6.3f s  %5.2f GB/s%s\n", name, (b) - (a), g_n / 1e9 / ((b) - (a)), "")
-
-	open_file(path, 0);
-	t0 = now();
-	for (size_t at = 0; at < g_n;) {
-		size_t k = g_n - at < (8u << 20) ? g_n - at : (8u << 20);
-		if (write(g_fd, g_src + at % SRC, k) != (ssize_t)k)
-			perror("write");
-		at += k;
+	for (size_t w = 0; w < sizeof(ways) / sizeof(ways[0]); w++) {
+		const struct way *y = &ways[w];
+		double t[3];
+		open_file(path, y->map);
+		t[0] = now();
+		for (int k = 0; k < 2 && y->step[k].label; k++) {
+			step(y->step[k].mode, y->step[k].threads ? y->step[k].threads : T);
+			t[k + 1] = now();
+			row(y->step[k].label, t[k], t[k + 1]);
+		}
+		if (y->both)
+			row("  both", t[0], t[2]);
+		close_file(path);
 	}
-	t1 = now();
-	ROW("write() 8 MiB, 1 thread", t0, t1);
-	close_file(path);
-
-	open_file(path, 0);
-	t0 = now();
-	run(2, T);
-	t1 = now();
-	ROW("pwrite() 8 MiB, T threads", t0, t1);
-	close_file(path);
-
-	open_file(path, 1);
-	t0 = now();
-	if (fallocate(g_fd, 0, 0, (off_t)g_n) != 0)
-		perror("fallocate");
-	t1 = now();
-	run(0, 4);
-	t2 = now();
-	ROW("fallocate whole, 1 thread", t0, t1);
-	ROW("  then mmap copy, 4 threads", t1, t2);
-	ROW("  both", t0, t2);
-	close_file(path);
-
-	open_file(path, 1);
-	t0 = now();
-	run(3, T);
-	t1 = now();
-	run(0, T);
-	t2 = now();
-	ROW("fallocate, T threads", t0, t1);
-	ROW("  then mmap copy, T threads", t1, t2);
-	close_file(path);
-
-	open_file(path, 1);
-	t0 = now();
-	run(0, 4);
-	t1 = now();
-	ROW("mmap copy (faults), 4 threads", t0, t1);
-	close_file(path);
-
-	open_file(path, 1);
-	t0 = now();
-	run(0, T);
-	t1 = now();
-	ROW("mmap copy (faults), T threads", t0, t1);
-	close_file(path);
-
-	open_file(path, 1);
-	t0 = now();
-	run(1, T);
-	t1 = now();
-	run(0, T);
-	t2 = now();
-	ROW("MADV_POPULATE_WRITE, T threads", t0, t1);
-	ROW("  then mmap copy, T threads", t1, t2);
-	ROW("  both", t0, t2);
-	close_file(path);
-
-	open_file(path, 1);
-	t0 = now();
-	run(4, T);
-	t1 = now();
-	ROW("populate+copy per share, T threads", t0, t1);
-	t0 = now();
-	if (fsync(g_fd) != 0)
-		perror("fsync");
-	t1 = now();
-	ROW("  fsync after it", t0, t1);
-	close_file(path);
 	return 0;
 }
