@@ -14,6 +14,22 @@
 
 /* Space reserved in one fallocate call. */
 #define OUT_MAP_STEP ((uint64_t)64 << 20)
+/* Space a filler faults in at one call: small enough that the CUDA driver, starting beside the
+ * fillers, does not wait long for the mapping lock that each call holds. */
+#define FILL_STEP ((uint64_t)8 << 20)
+#define FILL_MAX 8
+/* Writes from which the writer drops its range's page-table entries after the copy. */
+#define DROP_MIN ((size_t)4 << 20)
+
+#ifndef MADV_POPULATE_WRITE /* Linux 5.14; older kernels refuse it and the writers fault */
+#define MADV_POPULATE_WRITE 23
+#endif
+
+struct out_map;
+struct filler {
+	struct out_map *m;
+	int i;
+};
 
 struct out_map {
 	int fd;
@@ -29,6 +45,10 @@ struct out_map {
 	uint64_t want;     /* the furthest end a writer has asked for */
 	int err;           /* errno of a failed reservation; it stops there */
 	int quit;
+	int nfill;         /* threads asked to fault reserved space in ahead of the writers */
+	int nstarted;      /* those that started (a step of one that did not is the writers' to fault) */
+	pthread_t fill_tid[FILL_MAX];
+	struct filler fill[FILL_MAX];
 };
 
 static void *reserve_ahead(void *v)
@@ -60,7 +80,41 @@ static void *reserve_ahead(void *v)
 	return NULL;
 }
 
-struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahead)
+/* Filler i faults in steps i, i + nfill, ... of the mapping once their space is reserved, so
+ * that the front, which the writers reach first, is done first. It stops at the close, at a
+ * failed reservation, or when the kernel refuses (the writers then fault their own pages). */
+static void *fill_ahead(void *v)
+{
+	const struct filler *f = v;
+	struct out_map *m = f->m;
+	uint64_t stride = FILL_STEP * (uint64_t)m->nfill;
+
+	for (uint64_t at = m->start + FILL_STEP * (uint64_t)f->i; at < m->size; at += stride) {
+		uint64_t k = m->size - at < FILL_STEP ? m->size - at : FILL_STEP;
+		int stop;
+		pthread_mutex_lock(&m->mu);
+		while (!m->quit && !m->err && m->reserved < at + k)
+			pthread_cond_wait(&m->cv, &m->mu);
+		stop = m->quit || m->err;
+		pthread_mutex_unlock(&m->mu);
+		if (stop || madvise(m->map + (at - m->start), (size_t)k, MADV_POPULATE_WRITE) != 0)
+			break;
+	}
+	return NULL;
+}
+
+/* The threads started, as many as can be. */
+static void start_fillers(struct out_map *m, int n)
+{
+	m->nfill = n < FILL_MAX ? n : FILL_MAX;
+	for (int i = 0; i < m->nfill; i++) {
+		m->fill[i] = (struct filler){ m, i };
+		if (pthread_create(&m->fill_tid[m->nstarted], NULL, fill_ahead, &m->fill[i]) == 0)
+			m->nstarted++;
+	}
+}
+
+struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahead, int fillers)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = base - base % page;
 	struct out_map *m;
@@ -82,6 +136,10 @@ struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahea
 	              (off_t)start);
 	if (m->map == MAP_FAILED)
 		goto fail;
+	/* large folios where the file system has them (ext4 on Linux 6.18): 4 GB written onto an
+	 * H200 host's ext4 root in 0.86-0.91 s instead of 1.10-1.22, the kernel's time 6.5 -> 2.6 s,
+	 * for the writers fault once per 2 MiB, not per 4 KiB page; tmpfs keeps its mount's choice */
+	madvise(m->map, (size_t)(m->size - start), MADV_HUGEPAGE);
 	pthread_mutex_init(&m->mu, NULL);
 	pthread_cond_init(&m->cv, NULL);
 	if (pthread_create(&m->tid, NULL, reserve_ahead, m) != 0) {
@@ -90,6 +148,7 @@ struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahea
 		pthread_cond_destroy(&m->cv);
 		goto fail;
 	}
+	start_fillers(m, fillers);
 	return m;
 fail:
 	free(m);
@@ -121,6 +180,11 @@ int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off)
 	if (err)
 		return 1; /* a step of the reservation failed: the range on its own may still fit */
 	out_copy_parallel(m->map + (off - m->start), buf, n);
+	if (n >= DROP_MIN) { /* the pages stay in the page cache, written; only the mapping goes */
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t lo = (off + page - 1) / page * page, hi = end / page * page;
+		madvise(m->map + (lo - m->start), (size_t)(hi - lo), MADV_DONTNEED);
+	}
 	return 0;
 }
 
@@ -133,6 +197,8 @@ int out_map_close(struct out_map *m, uint64_t end)
 	pthread_cond_broadcast(&m->cv);
 	pthread_mutex_unlock(&m->mu);
 	pthread_join(m->tid, NULL);
+	for (int i = 0; i < m->nstarted; i++)
+		pthread_join(m->fill_tid[i], NULL);
 	munmap(m->map, (size_t)(m->size - m->start));
 	pthread_mutex_destroy(&m->mu);
 	pthread_cond_destroy(&m->cv);

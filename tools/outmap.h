@@ -19,17 +19,21 @@ struct out_map;
  * ends, and start reserving their space. NULL when it cannot (the file is left as it was; the
  * caller writes some other way). size is a hint read from the input, or a bound: the
  * reservation runs at most `ahead` bytes past the furthest write asked for, so a wrong hint or
- * a loose bound costs at most that much space until out_map_close. Offsets below are the
- * file's. */
-struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahead);
+ * a loose bound costs at most that much space until out_map_close. `fillers` threads (at most
+ * 8; 0 for none) fault the reserved space in ahead of the writers: worth it where fallocate
+ * reserves blocks but no pages (disk file systems) and the writers would otherwise clear each
+ * page at their first touch. Offsets below are the file's. */
+struct out_map *out_map_open(int fd, uint64_t base, uint64_t size, uint64_t ahead, int fillers);
 
 /* Does [off, off + n) lie in the mapping? */
 int out_map_covers(const struct out_map *m, uint64_t off, size_t n);
 
 /* Copy n bytes to offset off once their space is reserved (several threads at once, disjoint
- * ranges the mapping covers): 0. Returns 1, having written nothing, when the reservation
- * stopped before the range (a full file system, for a step of 64 MiB that the range alone may
- * not need): the caller then writes it its own way, which gives the final answer. */
+ * ranges the mapping covers): 0. A large range's pages are then unmapped (they stay in the
+ * page cache, written), so that the close does not unmap the whole file on one thread.
+ * Returns 1, having written nothing, when the reservation stopped before the range (a full
+ * file system, for a step of 64 MiB that the range alone may not need): the caller then writes
+ * it its own way, which gives the final answer. */
 int out_map_write(struct out_map *m, const void *buf, size_t n, uint64_t off);
 
 /* Stop the reservation, unmap, and cut the file to `end` bytes (the end of what was written,

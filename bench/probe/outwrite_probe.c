@@ -47,7 +47,8 @@ static void copy_range(size_t lo, size_t hi)
 	}
 }
 
-static int g_mode; /* 0 copy, 1 populate, 2 pwrite, 3 fallocate, 4 populate then copy; step() adds 5-7 */
+static int g_mode; /* 0 copy, 1 populate, 2 pwrite, 3 fallocate, 4 populate then copy; step() adds 5-8
+                   * (8: MADV_HUGEPAGE on the mapping, then 0) */
 static void *worker(void *v)
 {
 	int i = (int)(long)v;
@@ -127,6 +128,10 @@ static void step(int mode, int threads)
 		}
 	if (mode == 7 && fsync(g_fd) != 0)
 		perror("fsync");
+	if (mode == 8 && madvise(g_map, g_n, MADV_HUGEPAGE) != 0)
+		perror("madvise(MADV_HUGEPAGE)");
+	if (mode == 8) /* the copy after the advice */
+		run(0, threads);
 	if (mode <= 4)
 		run(mode, threads);
 }
@@ -152,6 +157,8 @@ static const struct way {
 	{ 1, { { 3, 0, "fallocate, T threads" }, { 0, 0, "  then mmap copy, T threads" } }, 0 },
 	{ 1, { { 0, 4, "mmap copy (faults), 4 threads" } }, 0 },
 	{ 1, { { 0, 0, "mmap copy (faults), T threads" } }, 0 },
+	{ 1, { { 8, 0, "MADV_HUGEPAGE, mmap copy, T threads" } }, 0 },
+	{ 1, { { 5, 1, "fallocate whole, 1 thread" }, { 8, 0, "  then MADV_HUGEPAGE, copy, T" } }, 1 },
 	{ 1, { { 1, 0, "MADV_POPULATE_WRITE, T threads" }, { 0, 0, "  then mmap copy, T threads" } }, 1 },
 	{ 1, { { 4, 0, "populate+copy per share, T threads" }, { 7, 1, "  fsync after it" } }, 0 },
 };
