@@ -79,12 +79,12 @@ int fio_out_write(fio_out *o, const void *buf, size_t n);
  * so a full disk is an error, ENOSPC, and never a SIGBUS), then the bytes are copied through a
  * shared mapping of it, on a few threads. o->positional says whether that is the way on this
  * file system: on tmpfs one write() thread copies about 3 GB/s and writes to one file
- * serialise, while threads copying into the mapping reach 6.4 GB/s. On ext4 the probes differ
- * (bench/probe/write_probe.c, open to close with the unmapping: one write() thread 4.5 GB/s,
- * 8 threads into a mapping 3.9; outwrite_probe.c, the copy alone: 3.2 against 15.9 on 16
- * threads); the tool itself, mapped and without the sync it dropped at the same time, wrote 4 GB
- * of gzip -6 onto an H200 host's ext4 root in 1.04-1.17 s where cat took 1.30-1.47 (the two
- * changes were not timed apart). GPZ_TEST_POSITIONAL_OUT=1 sets it on any file system.
+ * serialise, while threads copying into the mapping reach 6.4 GB/s. On an H200 host's ext4
+ * root the tool decoded 4 GB of gzip -6 on the GPU in 1.22-1.25 s through the mapping against
+ * 1.68-1.78 written in order (one build, an environment switch); with the mapping's large
+ * folios and its fillers (outmap.h) 0.71-0.76 s, where cat took 1.36-1.54
+ * (bench/results/2026-11-28-h200-tool-ext4-folios.md). GPZ_TEST_POSITIONAL_OUT=1 sets it on
+ * any file system.
  */
 int fio_out_write_at(fio_out *o, const void *buf, size_t n, uint64_t off);
 /* Write n bytes again at offset off of this output (a header filled in once what follows it is
