@@ -3,7 +3,7 @@
  * LZ-symbol frames too; each GPU stream is then decoded on both backends, and corrupt streams
  * must be rejected by the GPU decoder as by the CPU one. `exit-start`: processes that exit while
  * an AUTO context's GPU is still starting end cleanly. Exit 77 (skipped) without a usable GPU.
- * Usage: test_gpu [edge|corpora|hostile|all|exit-start] */
+ * Usage: test_gpu [edge|corpora|hostile|all|exit-start|huff-hostile] */
 #include "testutil.h"
 #include "common/bits.h"
 #include "container/frame.h"
@@ -578,6 +578,66 @@ static void index_rewritten(void)
 	free(back);
 }
 
+/* Huffman frames on the device path, whose header check, index total and padding are judged
+ * after the decoder has run (the decoder stays inside the payload whatever they say): every
+ * bit of everything before the payload, of the payload's last byte (its padding) and of the
+ * content checksum flipped, 300 of the payload's, and truncations, each judged as the CPU
+ * judges it. Two frames: 2-byte codes with a 1-bit code (runs) and 1-byte text. Alone as
+ * `test_gpu huff-hostile`, for compute-sanitizer's memcheck. */
+static void huff_device_hostile(void)
+{
+	const size_t n = 12000;
+	uint8_t *src = malloc(n), *back = malloc(n + 64);
+	uint64_t rng = 11;
+	int differ = 0, rejected = 0, tried = 0;
+
+	for (int kind = 0; kind < 2; kind++) {
+		gpz_params p = params(kind == 0 ? 2 : 1, 8);
+		gpz_block_info in;
+		gpz_result r;
+		size_t got, cn;
+		uint8_t *c;
+		for (size_t i = 0; i < n; i++) {
+			uint32_t x = (uint32_t)(test_rand(&rng) % 100);
+			src[i] = kind == 0 ? (uint8_t)(i % 2 ? 1 : x < 80 ? 44 : 44 + x % 13)
+			                   : (uint8_t)("etaoin shrdlu cmfwyp"[x % 20]);
+		}
+		cn = compress(cpu, &p, src, n, &c, &r);
+		CHECK(r == GPZ_OK && gpz_parse_block(c + GPZ_HEADER_SIZE, cn - GPZ_HEADER_SIZE, &in) ==
+		                         GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN &&
+		                         device_decompress(c, cn, n) == GPZ_OK,
+		      "huff hostile: the frame itself");
+		const uint8_t *f = c + GPZ_HEADER_SIZE;
+		const size_t payload = (size_t)gpz_load_le64(f + 24);
+		const size_t payload_at = GPZ_HEADER_SIZE + (size_t)in.block_bytes - 8 - payload;
+		for (size_t k = 0; k < 8 * cn; k++) {
+			size_t byte = k / 8;
+			int all = byte < payload_at || byte >= payload_at + payload - 1;
+			if (!all && test_rand(&rng) % (8 * payload / 300 + 1) != 0)
+				continue;
+			c[byte] ^= (uint8_t)(1u << (k % 8));
+			gpz_result rc = gpz_decompress(cpu, c, cn, back, n + 64, &got);
+			gpz_result rg = device_decompress(c, cn, n);
+			c[byte] ^= (uint8_t)(1u << (k % 8));
+			tried++;
+			differ += rc != rg;
+			rejected += rg != GPZ_OK;
+			if (rc != rg && differ <= 3)
+				fprintf(stderr, "huff hostile %d: bit %zu: cpu %s, gpu %s\n", kind, k,
+				        gpz_result_string(rc), gpz_result_string(rg));
+		}
+		for (size_t len = 0; len < cn; len += cn / 40 + 1)
+			differ += device_decompress(c, len, n) == GPZ_OK;
+		free(c);
+	}
+	CHECK(differ == 0, "huff hostile: %d verdicts differ from the CPU's", differ);
+	printf("huff hostile: %d bit flips (%d rejected) and truncations judged on the device path "
+	       "as on the CPU\n", tried, rejected);
+	cases++;
+	free(src);
+	free(back);
+}
+
 /* LZ-mode frames on the device path, whose window pass runs before the pieces' results are
  * checked: bit flips and truncations of a frame of chained pieces (level 6, five pieces) get
  * the CPU's verdict, and a corrupt piece's leftover symbols never take the pass outside its
@@ -689,8 +749,11 @@ int main(int argc, char **argv)
 	if (!strcmp(which, "hostile") || !strcmp(which, "all")) {
 		hostile();
 		index_rewritten();
+		huff_device_hostile();
 		lz_device_hostile();
 	}
+	if (!strcmp(which, "huff-hostile"))
+		huff_device_hostile();
 	if (!strcmp(which, "corpora") || !strcmp(which, "all"))
 		corpora();
 	gpz_ctx_free(cpu);

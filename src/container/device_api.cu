@@ -90,8 +90,11 @@ struct lanes_job {
 	size_t src_size;
 	uint8_t *dst;
 	size_t cap, pos; /* pos: where the next frame in order goes */
-	/* decompress: frame k at src + at[k], its content at dst + out[k] */
+	/* decompress: frame k at src + at[k], its content at dst + out[k]; the stream's first
+	 * head_n bytes, as the host read them */
 	const size_t *at, *out, *avail;
+	const uint8_t *head;
+	size_t head_n;
 };
 
 struct lane_arg {
@@ -293,9 +296,12 @@ extern "C" gpz_result gpz_compress_device(gpz_ctx *ctx, const gpz_params *p, con
 
 static void decompress_lane_frame(struct lanes_job *j, struct gpz_gpu *g, size_t k)
 {
-	size_t got = 0, off = j->out[k];
+	size_t got = 0, off = j->out[k], at = j->at[k];
 	uint64_t sum;
-	gpz_result r = gpz_gpu_frame_decompress_dev(g, j->src + j->at[k], j->avail[k], j->dst + off,
+	/* the frame's header, where the host has it already */
+	const uint8_t *peek = at <= j->head_n && j->head_n - at >= GPZ_BLOCK_PEEK_SIZE ? j->head + at
+	                                                                             : NULL;
+	gpz_result r = gpz_gpu_frame_decompress_dev(g, j->src + at, j->avail[k], peek, j->dst + off,
 	                                            off < j->cap ? j->cap - off : 0, &got, &sum,
 	                                            g->stream);
 	pthread_mutex_lock(&j->mu);
@@ -335,20 +341,51 @@ static gpz_result list_add(struct frame_list *fl, size_t at, size_t avail, uint6
 	return GPZ_OK;
 }
 
-/* n bytes of the device stream s from pos into buf: from head (the stream's first head_n bytes,
- * already on the host) where it holds them, else copied back. */
-static gpz_result peek(uint8_t *buf, const uint8_t *s, size_t pos, size_t n, const uint8_t *head,
-                       size_t head_n, cudaStream_t st)
+/* The stream's bytes the host reads first: its first head_n and its last tail_n (where a
+ * one-frame stream's trailer is), copied back together. */
+struct ends {
+	uint8_t head[GPZ_HEADER_SIZE + GPZ_BLOCK_PEEK_SIZE];
+	uint8_t tail[GPZ_TRAILER_SIZE];
+	size_t head_n, tail_n, tail_at;
+};
+
+/* Through the context's 64 pinned bytes, so that both copies take one wait (from pageable
+ * memory each would wait on its own). */
+static gpz_result read_ends(struct gpz_gpu *g, const uint8_t *s, size_t src_size,
+                            struct ends *e, cudaStream_t st)
 {
-	if (pos <= head_n && n <= head_n - pos) {
-		memcpy(buf, head + pos, n);
+	uint8_t *p = (uint8_t *)g->pinned;
+	static_assert(sizeof(e->head) + sizeof(e->tail) <= 64, "the pinned bytes hold both ends");
+	e->head_n = src_size < sizeof(e->head) ? src_size : sizeof(e->head);
+	e->tail_n = src_size < sizeof(e->tail) ? src_size : sizeof(e->tail);
+	e->tail_at = src_size - e->tail_n;
+	GPZ_CUDA_TRY(cudaMemcpyAsync(p, s, e->head_n, cudaMemcpyDeviceToHost, st));
+	GPZ_CUDA_TRY(cudaMemcpyAsync(p + sizeof(e->head), s + e->tail_at, e->tail_n,
+	                             cudaMemcpyDeviceToHost, st));
+	GPZ_CUDA_TRY(cudaStreamSynchronize(st));
+	memcpy(e->head, p, e->head_n);
+	memcpy(e->tail, p + sizeof(e->head), e->tail_n);
+	return GPZ_OK;
+}
+
+/* n bytes of the device stream s from pos into buf: from the ends the host has where they hold
+ * them, else copied back. */
+static gpz_result peek(uint8_t *buf, const uint8_t *s, size_t pos, size_t n, const struct ends *e,
+                       cudaStream_t st)
+{
+	if (pos <= e->head_n && n <= e->head_n - pos) {
+		memcpy(buf, e->head + pos, n);
+		return GPZ_OK;
+	}
+	if (pos >= e->tail_at && n <= e->tail_n - (pos - e->tail_at)) {
+		memcpy(buf, e->tail + (pos - e->tail_at), n);
 		return GPZ_OK;
 	}
 	return gpz_cuda_d2h(buf, s + pos, n, st);
 }
 
-static gpz_result list_frames(const uint8_t *s, size_t src_size, const uint8_t *head,
-                              size_t head_n, cudaStream_t st, struct frame_list *fl)
+static gpz_result list_frames(const uint8_t *s, size_t src_size, const struct ends *e,
+                              cudaStream_t st, struct frame_list *fl)
 {
 	uint8_t buf[GPZ_BLOCK_PEEK_SIZE];
 	size_t pos = 0;
@@ -358,14 +395,14 @@ static gpz_result list_frames(const uint8_t *s, size_t src_size, const uint8_t *
 		uint32_t frames = 0;
 		uint64_t stream_total = 0;
 		size_t np = src_size - pos < GPZ_HEADER_SIZE ? src_size - pos : GPZ_HEADER_SIZE;
-		r = peek(buf, s, pos, np, head, head_n, st);
+		r = peek(buf, s, pos, np, e, st);
 		if (r == GPZ_OK)
 			r = gpz_read_header(buf, np);
 		pos += GPZ_HEADER_SIZE;
 		while (r == GPZ_OK) {
 			gpz_block_info in;
 			np = src_size - pos < sizeof(buf) ? src_size - pos : sizeof(buf);
-			r = np ? peek(buf, s, pos, np, head, head_n, st) : GPZ_ERR_TRUNCATED;
+			r = np ? peek(buf, s, pos, np, e, st) : GPZ_ERR_TRUNCATED;
 			if (r == GPZ_OK)
 				r = gpz_parse_block(buf, np, &in);
 			if (r == GPZ_OK && in.kind == GPZ_BLOCK_TRAILER) {
@@ -420,13 +457,12 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 	*dst_size = 0;
 	if (src_size == 0) /* as the host call: a stream has a header at least */
 		return GPZ_ERR_TRUNCATED;
-	/* the stream's first bytes, read once for the choice below and the list of frames */
-	uint8_t head[GPZ_HEADER_SIZE + GPZ_BLOCK_PEEK_SIZE];
-	const size_t head_n = src_size < sizeof(head) ? src_size : sizeof(head);
-	gpz_result hr = gpz_cuda_d2h(head, (const uint8_t *)d_src, head_n, st);
+	/* the stream's ends, read once for the choice below and the list of frames */
+	struct ends e;
+	gpz_result hr = read_ends(ctx->gpu, (const uint8_t *)d_src, src_size, &e, st);
 	if (hr != GPZ_OK)
 		return hr;
-	if (small_frames(head, head_n, src_size)) {
+	if (small_frames(e.head, e.head_n, src_size)) {
 		gpz_result rb = gpz_gpu_frames_decompress_dev(ctx->gpu, ctx->nthreads,
 		                                              (const uint8_t *)d_src, src_size, 0,
 		                                              (uint8_t *)d_dst, dst_cap, dst_size,
@@ -437,7 +473,7 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 	}
 	memset(&fl, 0, sizeof(fl));
 	/* a failure in the list comes after every frame listed: theirs are reported first */
-	gpz_result lr = list_frames((const uint8_t *)d_src, src_size, head, head_n, st, &fl),
+	gpz_result lr = list_frames((const uint8_t *)d_src, src_size, &e, st, &fl),
 		   r = GPZ_OK;
 	if (fl.n) {
 		struct lanes_job j;
@@ -449,6 +485,8 @@ extern "C" gpz_result gpz_decompress_device(gpz_ctx *ctx, const void *d_src, siz
 		j.at = fl.at;
 		j.avail = fl.avail;
 		j.out = fl.out;
+		j.head = e.head;
+		j.head_n = e.head_n;
 		r = run_lanes(&j, g, lanes_for(ctx, fl.n, GPZ_DEV_LANES, g), st, decompress_lane_frame);
 	}
 	if (r == GPZ_OK)

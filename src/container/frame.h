@@ -177,16 +177,16 @@ gpz_result gpz_frame_prepare_decode(const uint8_t *frame, const gpz_block_info *
                                     gpz_decoder *dec, uint64_t *starts);
 /* Its first part alone: the decoder from the code lengths. */
 gpz_result gpz_frame_decoder(const uint8_t *frame, const gpz_block_info *in, gpz_decoder *dec);
-/* The one-bitstream layout's chunk index summed (*bits), checked against the payload's size
- * only: a decoder that checks each chunk's length itself (the GPU's, decode.cu) needs no more
- * from the host. */
-gpz_result gpz_frame_index_bits(const uint8_t *frame, const gpz_block_info *in, uint64_t *bits);
 /* A parsed block that a caller wants decoded as a frame: GPZ_ERR_PARAM when it is not one,
  * GPZ_ERR_TRUNCATED when it passes src_size, GPZ_ERR_DST_TOO_SMALL when its content passes
  * dst_cap. */
 gpz_result gpz_frame_fits(const gpz_block_info *in, size_t src_size, size_t dst_cap);
 /* The payload's padding bits (after `bits`) in its last byte must be zero. */
-int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits);
+GPZ_HD_INLINE int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits)
+{
+	unsigned pad = (unsigned)(8 * payload - bits);
+	return pad == 0 || (last_byte & ((1u << pad) - 1)) == 0;
+}
 
 /* LZ-symbol frames (frame_lzsym.c): n symbols of src with their histogram hist[0 .. alphabet)
  * and content checksum `sum`, written only when smaller than `beat` bytes (*written 0 and GPZ_OK

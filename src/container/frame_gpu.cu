@@ -47,11 +47,14 @@ __global__ void store_le64_kernel(uint8_t *dst, const uint64_t *v)
 
 /* starts[0] = 0 and starts[c + 1] = starts[c] + index[c], from a frame's chunk index on the
  * device (4-byte little-endian lengths at any alignment): one block, STARTS_ITEMS entries a
- * thread a tile, the sum carried from tile to tile. */
+ * thread a tile, the sum carried from tile to tile. Then *bad = 1 unless the total fills the
+ * payload's bytes with zero padding after it (`last`: its last byte); the decoder's reads stay
+ * inside the payload whatever the starts, so the verdict may wait for the frame's end. */
 #define STARTS_THREADS 1024
 #define STARTS_ITEMS 8
 __global__ void __launch_bounds__(STARTS_THREADS)
-index_starts_kernel(const uint8_t *index, uint64_t nchunks, uint64_t *starts)
+index_starts_kernel(const uint8_t *index, uint64_t nchunks, uint64_t *starts, uint64_t payload,
+                    const uint8_t *last, uint32_t *bad)
 {
 	typedef cub::BlockScan<uint64_t, STARTS_THREADS> scan_t;
 	__shared__ typename scan_t::TempStorage tmp;
@@ -77,6 +80,13 @@ index_starts_kernel(const uint8_t *index, uint64_t nchunks, uint64_t *starts)
 		if (threadIdx.x == STARTS_THREADS - 1)
 			carry = c0 + v[STARTS_ITEMS - 1];
 		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		const uint64_t total = carry;
+		bool ok = (total + 7) / 8 == payload;
+		if (ok && payload) /* the padding bits below the last byte's used ones */
+			ok = gpz_frame_padding_ok(*last, payload, total);
+		*bad = !ok;
 	}
 }
 
@@ -407,13 +417,16 @@ static gpz_result lz_results_ok(const gpz_gpu_infl_res *res, const gpz_block_inf
 	return GPZ_OK;
 }
 
+/* The frame at d_src; h_src: the same bytes on the host, or NULL; h_peek: its first
+ * GPZ_BLOCK_PEEK_SIZE bytes on the host, or NULL (then they are copied back). */
 static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, size_t src_size,
-                                       const uint8_t *h_src, uint8_t *d_dst, size_t cap,
-                                       size_t *written, uint64_t *stored_sum, cudaStream_t s)
+                                       const uint8_t *h_src, const uint8_t *h_peek, uint8_t *d_dst,
+                                       size_t cap, size_t *written, uint64_t *stored_sum,
+                                       cudaStream_t s)
 {
-	uint8_t peek[GPZ_FRAME_HEADER_SIZE], last = 0;
+	uint8_t peek[GPZ_FRAME_HEADER_SIZE];
 	const uint8_t *head = NULL, *tail = NULL;
-	uint32_t *dec_flag = (uint32_t *)&g->pinned[1];
+	uint32_t *dec_flag = (uint32_t *)&g->pinned[1], *index_flag = (uint32_t *)&g->pinned[2];
 	struct gpz_gpu_decode_call call;
 	bool queued = false; /* a one-bitstream decode to end after the checksum */
 	size_t np = src_size < sizeof(peek) ? src_size : sizeof(peek);
@@ -424,8 +437,9 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	gpz_result r = GPZ_OK;
 
 	memset(&dec, 0, sizeof(dec));
-	if (h_src)
-		memcpy(peek, h_src, np);
+	static_assert(GPZ_FRAME_HEADER_SIZE == GPZ_BLOCK_PEEK_SIZE, "a peek is a frame header");
+	if (h_src || h_peek)
+		memcpy(peek, h_src ? h_src : h_peek, np);
 	else
 		r = gpz_cuda_d2h(peek, d_src, np, s);
 	if (r == GPZ_OK)
@@ -438,8 +452,8 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	n = in.content_bytes / (uint64_t)in.symbol_bytes;
 	check_at = (size_t)(in.block_bytes - GPZ_CONTENT_SIZE - payload - GPZ_CHECK_SIZE);
 	payload_at = check_at + GPZ_CHECK_SIZE;
-	/* pinned staging: the frame's bytes before the payload (from the device), its last payload
-	 * byte and checksum, then the chunk starts, copied in one go and sent back asynchronously */
+	/* pinned staging: the frame's bytes before the payload (from the device) and its checksum,
+	 * then the chunk starts, copied in one go and sent back asynchronously */
 	const size_t tail_at = gpz_align256(h_src ? 0 : payload_at), starts_at = tail_at + 256;
 	nchunks = in.frame_type == GPZ_FRAME_HUFFMAN ? gpz_frame_chunks(n, in.chunk_log) : 0;
 	/* or, for a deflate frame, its pieces' results and starts */
@@ -453,24 +467,26 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	if (h_src) {
 		head = h_src;
 		tail = h_src + in.block_bytes - 8;
-		last = payload ? h_src[payload_at + payload - 1] : 0;
 	} else {
 		uint8_t *h = g->host;
 		r = gpz_cuda_result(cudaMemcpyAsync(h, d_src, payload_at, cudaMemcpyDeviceToHost, s));
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaMemcpyAsync(h + tail_at, d_src + in.block_bytes - 8, 8,
 			                                    cudaMemcpyDeviceToHost, s));
-		if (r == GPZ_OK && payload)
-			r = gpz_cuda_result(cudaMemcpyAsync(h + tail_at + 8, d_src + payload_at + payload - 1,
-			                                    1, cudaMemcpyDeviceToHost, s));
 		if (r == GPZ_OK)
 			r = gpz_cuda_result(cudaStreamSynchronize(s));
 		head = h;
 		tail = h + tail_at;
-		last = payload ? h[tail_at + 8] : 0;
 	}
-	if (r == GPZ_OK && gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
+	/* A Huffman frame's header check (codebook and index: 256 KiB of index for a 1 GiB frame
+	 * of text, 15-50 us of the H200 hosts' time) is taken while the GPU decodes: the decoder
+	 * stays inside the payload and the output whatever codebook it accepted and index it got,
+	 * and the verdict waits for the end. */
+	const bool defer_check = in.frame_type == GPZ_FRAME_HUFFMAN;
+	if (r == GPZ_OK && !defer_check &&
+	    gpz_load_le32(head + check_at) != gpz_header_check(head, check_at))
 		r = GPZ_ERR_CORRUPT;
+	*index_flag = 0;
 	if (in.frame_type == GPZ_FRAME_LZSYM) { /* checks, decodes and checksums on its own */
 		if (r == GPZ_OK)
 			r = gpz_lzs_frame_decode_gpu(g, d_src, head, &in, d_dst, stored_sum,
@@ -481,20 +497,16 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	}
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_HUFFMAN) {
 		int lanes = gpz_frame_lanes(head);
-		uint64_t bits = 0;
-		/* The one-bitstream layout's chunk starts are summed on the device from the index
-		 * (the decoder checks every chunk's length; the host checks the total): building
-		 * them here took the H100 hosts ~100 us with the GPU idle, for a 1 GiB frame of
-		 * 2-byte symbols (bench/probe/prepare_probe.c). */
+		/* The one-bitstream layout's chunk starts are summed on the device from the index,
+		 * which also checks their total and the padding (the decoder checks every chunk's
+		 * length): building them here took the H100 hosts ~100 us with the GPU idle, for a
+		 * 1 GiB frame of 2-byte symbols (bench/probe/prepare_probe.c), and their total alone
+		 * 30-80 us of the H200 hosts'. */
 		if (lanes) {
 			starts = (uint64_t *)(g->host + starts_at);
 			r = gpz_frame_prepare_decode(head, &in, &dec, starts);
 		} else {
 			r = gpz_frame_decoder(head, &in, &dec);
-			if (r == GPZ_OK)
-				r = gpz_frame_index_bits(head, &in, &bits);
-			if (r == GPZ_OK && !gpz_frame_padding_ok(last, payload, bits))
-				r = GPZ_ERR_CORRUPT;
 		}
 		/* the starts, the checksum's slot, then the lanes decoder's tables */
 		size_t tables_at = gpz_align256((nchunks + 1) * 8) + 256;
@@ -507,7 +519,8 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 		} else if (r == GPZ_OK) {
 			index_starts_kernel<<<1, STARTS_THREADS, 0, s>>>(
 				d_src + GPZ_FRAME_HEADER_SIZE + gpz_load_le32(head + 16), nchunks,
-				(uint64_t *)g->work);
+				(uint64_t *)g->work, payload, payload ? d_src + payload_at + payload - 1 : NULL,
+				(uint32_t *)(g->work + gpz_align256((nchunks + 1) * 8) + 8));
 			r = gpz_cuda_result(cudaGetLastError());
 		}
 		/* the decoder's verdict waits in pinned memory for the checksum's synchronisation */
@@ -548,10 +561,17 @@ static gpz_result decompress_frame_dev(struct gpz_gpu *g, const uint8_t *d_src, 
 	if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaMemcpyAsync(g->pinned, g->work + sum_at, 8,
 		                                    cudaMemcpyDeviceToHost, s));
+	if (r == GPZ_OK && queued) /* the index's verdict, beside the checksum's slot */
+		r = gpz_cuda_result(cudaMemcpyAsync(index_flag, g->work + sum_at + 8, 4,
+		                                    cudaMemcpyDeviceToHost, s));
+	const bool head_bad = r == GPZ_OK && defer_check &&
+	                      gpz_load_le32(head + check_at) != gpz_header_check(head, check_at);
 	if (queued) /* the flag's copy, then the one wait */
 		r = gpz_gpu_decode_end(&call, r, dec_flag, (gpz_stream_t)s);
 	else if (r == GPZ_OK)
 		r = gpz_cuda_result(cudaStreamSynchronize(s));
+	if (r == GPZ_OK && (head_bad || *index_flag))
+		r = GPZ_ERR_CORRUPT;
 	*stored_sum = gpz_load_le64(tail);
 	if (r == GPZ_OK && in.frame_type == GPZ_FRAME_DEFLATE)
 		r = lz_results_ok((const gpz_gpu_infl_res *)(g->host + starts_at), &in);
@@ -620,8 +640,8 @@ extern "C" gpz_result gpz_gpu_frame_decompress(struct gpz_gpu *g, const void *sr
 	if (r == GPZ_OK)
 		r = gpz_gpu_to_device(g, g->in, src, (size_t)in.block_bytes);
 	if (r == GPZ_OK)
-		r = decompress_frame_dev(g, g->in, (size_t)in.block_bytes, (const uint8_t *)src, g->out,
-		                         dst_cap, &got, &sum, g->stream);
+		r = decompress_frame_dev(g, g->in, (size_t)in.block_bytes, (const uint8_t *)src, NULL,
+		                         g->out, dst_cap, &got, &sum, g->stream);
 	if (checksum)
 		*checksum = sum;
 	if (r == GPZ_OK)
@@ -657,11 +677,11 @@ extern "C" gpz_result gpz_gpu_frames_decompress(struct gpz_gpu *g, int nthreads,
 /* ---- what the device-buffer API (device_api.cu) takes from here ---- */
 
 extern "C" gpz_result gpz_gpu_frame_decompress_dev(struct gpz_gpu *g, const uint8_t *d_src,
-                                                   size_t src_size, uint8_t *d_dst, size_t cap,
-                                                   size_t *written, uint64_t *stored_sum,
-                                                   gpz_stream_t stream)
+                                                   size_t src_size, const uint8_t *h_peek,
+                                                   uint8_t *d_dst, size_t cap, size_t *written,
+                                                   uint64_t *stored_sum, gpz_stream_t stream)
 {
-	return decompress_frame_dev(g, d_src, src_size, NULL, d_dst, cap, written, stored_sum,
+	return decompress_frame_dev(g, d_src, src_size, NULL, h_peek, d_dst, cap, written, stored_sum,
 	                            (cudaStream_t)stream);
 }
 

@@ -45,10 +45,11 @@ gpz_result gpz_gpu_frame_compress_dev(struct gpz_gpu *g, const gpz_params *p,
                                       const uint8_t *d_src, size_t size, uint8_t *d_dst,
                                       size_t cap, size_t *written, gpz_stream_t stream);
 /* Validate and decode the frame at d_src (src_size bytes available) into d_dst; the stored
- * checksum comes back in *stored_sum. Synchronises before returning. */
+ * checksum comes back in *stored_sum. h_peek: the frame's first GPZ_BLOCK_PEEK_SIZE bytes where
+ * the caller has them on the host (else NULL). Synchronises before returning. */
 gpz_result gpz_gpu_frame_decompress_dev(struct gpz_gpu *g, const uint8_t *d_src,
-                                        size_t src_size, uint8_t *d_dst, size_t cap,
-                                        size_t *written, uint64_t *stored_sum,
+                                        size_t src_size, const uint8_t *h_peek, uint8_t *d_dst,
+                                        size_t cap, size_t *written, uint64_t *stored_sum,
                                         gpz_stream_t stream);
 /* Many frames of 1-byte symbols at once (frames_gpu.cu): every frame of the `size` bytes at
  * d_src (frames of p->frame_bytes) into d_dst, the bytes gpz_gpu_frame_compress_dev writes frame

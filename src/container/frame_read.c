@@ -178,12 +178,6 @@ static gpz_result chunk_starts(const uint8_t *index, const gpz_block_info *in, i
 	return (starts[nchunks] + 7) / 8 == payload ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
-int gpz_frame_padding_ok(uint8_t last_byte, uint64_t payload, uint64_t bits)
-{
-	unsigned pad = (unsigned)(8 * payload - bits);
-	return pad == 0 || (last_byte & ((1u << pad) - 1)) == 0;
-}
-
 gpz_result gpz_frame_decoder(const uint8_t *s, const gpz_block_info *in, gpz_decoder *dec)
 {
 	uint32_t cb_bytes = gpz_load_le32(s + 16);
@@ -204,18 +198,6 @@ gpz_result gpz_frame_decoder(const uint8_t *s, const gpz_block_info *in, gpz_dec
 	if (r != GPZ_OK)
 		gpz_decoder_free(dec);
 	return r;
-}
-
-gpz_result gpz_frame_index_bits(const uint8_t *s, const gpz_block_info *in, uint64_t *bits)
-{
-	const uint8_t *index = s + GPZ_FRAME_HEADER_SIZE + gpz_load_le32(s + 16);
-	uint64_t nchunks = gpz_frame_chunks(in->content_bytes / (uint64_t)in->symbol_bytes,
-	                                    in->chunk_log);
-	uint64_t total = 0;
-	for (uint64_t c = 0; c < nchunks; c++)
-		total += gpz_load_le32(index + 4 * c);
-	*bits = total;
-	return (total + 7) / 8 == gpz_load_le64(s + 24) ? GPZ_OK : GPZ_ERR_CORRUPT;
 }
 
 gpz_result gpz_frame_prepare_decode(const uint8_t *s, const gpz_block_info *in, gpz_decoder *dec,

@@ -87,8 +87,6 @@ gpz_result gpz_decoder_init(gpz_decoder *d, const uint8_t *len, uint32_t alphabe
 				d->table[lo + e] = (sym << 5) | (uint32_t)l;
 		}
 	}
-	if (w <= 2)
-		gpz_multi_table(d, UINT32_MAX, w, NULL, d->multi);
 	d->zero_run = count[1] > 0;
 	d->zero_sym = d->zero_run ? d->sorted[0] : 0;
 	return GPZ_OK;
@@ -460,10 +458,14 @@ static void dec_task(void *ctx, size_t t)
 	}
 }
 
-static gpz_result decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
+static gpz_result decode(gpz_decoder *d, const uint8_t *payload, size_t payload_size,
                          const uint64_t *chunk_start, size_t n, int w, int chunk_log,
                          int nthreads, uint8_t *dst, uint64_t *sum)
 {
+	if (d->w <= 2 && !d->multi_built) { /* before the tasks, which read it */
+		gpz_multi_table(d, UINT32_MAX, d->w, NULL, d->multi);
+		d->multi_built = 1;
+	}
 	size_t cs = (size_t)1 << chunk_log;
 	struct dec_job j = { d, payload, payload_size, chunk_start, n, (n + cs - 1) / cs, 0,
 	                     w, chunk_log, dst, NULL, NULL };
@@ -491,14 +493,14 @@ static gpz_result decode(const gpz_decoder *d, const uint8_t *payload, size_t pa
 	return r;
 }
 
-gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
+gpz_result gpz_huff_decode(gpz_decoder *d, const uint8_t *payload, size_t payload_size,
                            const uint64_t *chunk_start, size_t n, int w, int chunk_log,
                            int nthreads, uint8_t *dst)
 {
 	return decode(d, payload, payload_size, chunk_start, n, w, chunk_log, nthreads, dst, NULL);
 }
 
-gpz_result gpz_huff_decode_sum(const gpz_decoder *d, const uint8_t *payload,
+gpz_result gpz_huff_decode_sum(gpz_decoder *d, const uint8_t *payload,
                                size_t payload_size, const uint64_t *chunk_start, size_t n, int w,
                                int chunk_log, int nthreads, uint8_t *dst, uint64_t *sum)
 {

@@ -124,8 +124,11 @@ typedef struct gpz_decoder {
 	int w; /* symbol width the multi-symbol table is laid out for */
 	/* Multi-symbol table for 1- and 2-byte symbols: up to 3 whole codes within the next
 	 * GPZ_DECODE_TABLE_BITS bits: the symbols packed at w * 8-bit spacing from bit 0, the count
-	 * at bit 48, the bits they take at bit 52. Count 0: the first code is longer than the table. */
+	 * at bit 48, the bits they take at bit 52. Count 0: the first code is longer than the table.
+	 * Built by the CPU decoder at its first call (multi_built): the GPU builds its own table,
+	 * and this one took the H200 hosts ~50 us a frame before the GPU's decode could start. */
 	uint64_t multi[1u << GPZ_DECODE_TABLE_BITS];
+	int multi_built;
 	/* first level: (symbol << 5) | length, or 0 when the code is longer than the table */
 	uint32_t table[1u << GPZ_DECODE_TABLE_BITS];
 	/* canonical search for long codes over the top 24 bits of the stream */
@@ -169,12 +172,12 @@ void gpz_decoder_free(gpz_decoder *d);
  * chunk_start[c] and must end exactly at chunk_start[c + 1] (nchunks + 1 entries; the last is the
  * total, <= 8 * payload_size). GPZ_ERR_CORRUPT when a chunk does not. Writes n * w bytes at dst.
  */
-gpz_result gpz_huff_decode(const gpz_decoder *d, const uint8_t *payload, size_t payload_size,
+gpz_result gpz_huff_decode(gpz_decoder *d, const uint8_t *payload, size_t payload_size,
                            const uint64_t *chunk_start, size_t n, int w, int chunk_log,
                            int nthreads, uint8_t *dst);
 /* The same, and *sum = the content checksum of the n * w bytes written (common/checksum.h),
  * each 64 KiB block hashed by the task that decoded it while it is in cache. n > 0. */
-gpz_result gpz_huff_decode_sum(const gpz_decoder *d, const uint8_t *payload,
+gpz_result gpz_huff_decode_sum(gpz_decoder *d, const uint8_t *payload,
                                size_t payload_size, const uint64_t *chunk_start, size_t n, int w,
                                int chunk_log, int nthreads, uint8_t *dst, uint64_t *sum);
 

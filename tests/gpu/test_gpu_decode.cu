@@ -405,7 +405,7 @@ void test_roundtrips(void)
 }
 
 /* Decode corrupted variants on the CPU and the GPU: same result, same output where accepted. */
-void compare_corrupt(const Coded &c, const std::vector<uint8_t> &payload,
+void compare_corrupt(Coded &c, const std::vector<uint8_t> &payload,
                      const std::vector<uint64_t> &start, size_t n, int w, int cl,
                      const char *what, bool must_fail)
 {
