@@ -661,7 +661,7 @@ if "$GPZ" --gpu -c t.orig >gpu.gpz 2>err; then
 	same out gpu.gpz "--gpu and --cpu give identical output"
 	run 0 "decompress with --gpu" "$GPZ" --gpu -dc c.gpz
 	same out t.orig "--gpu round trip"
-	# a gzip stream from a pipe, its index after it: the member held whole goes to the GPU
+	# a gzip stream from a pipe, its index after it, with --gpu (the CPU's threads decode it)
 	"$GPZ" -q --format=gzip -c t.orig | cat >gpu-pipe.gz
 	cat gpu-pipe.gz | "$GPZ" --gpu -dc >out || fail "--gpu -d from a pipe"
 	same out t.orig "--gpu -d from a pipe"

@@ -1476,15 +1476,15 @@ static int decode_gzip_pipe(const struct opts *o, const struct job *j, fio_in *i
                             struct counts *c)
 {
 	struct engine_io io = { j, in, out, 0, 0, 0, 0 };
-	/* a member held whole (read ahead to its trailing index) takes the GPU when asked for; the
-	 * automatic backend stays on the CPU, as the input's size is not known before the GPU would
-	 * have to start */
-	gpz_ctx *ctx = o->backend == GPZ_BACKEND_GPU ? get_ctx(o) : cpu_ctx(o);
+	/* the CPU's threads even with --gpu: a member held whole (read ahead to its trailing index)
+	 * took longer on the GPU context (1 GB of gzip -6 on a 16-core H200 host: 0.78-0.83 s to
+	 * /dev/null against 0.54-0.58; bench/results/2026-11-28-h200-tool-ext4-folios.md), probably
+	 * as the GPU's start (0.2 s) comes before the pipe is read, not beside it */
 	gpz_result r;
 
-	if (ctx == NULL)
+	if (cpu_ctx(o) == NULL)
 		return -1;
-	r = gpz_inflate_stream_ahead(ctx, GPZ_FORMAT_GZIP, engine_read, engine_write, &io,
+	r = gpz_inflate_stream_ahead(g_cpu_ctx, GPZ_FORMAT_GZIP, engine_read, engine_write, &io,
 	                             pipe_ahead(), &c->in, &c->out);
 	if (r == GPZ_OK)
 		return 0;
