@@ -106,7 +106,7 @@ static void *fill_ahead(void *v)
 /* The threads started, as many as can be. */
 static void start_fillers(struct out_map *m, int n)
 {
-	m->nfill = n < FILL_MAX ? n : FILL_MAX;
+	m->nfill = n < 0 ? 0 : n < FILL_MAX ? n : FILL_MAX;
 	for (int i = 0; i < m->nfill; i++) {
 		m->fill[i] = (struct filler){ m, i };
 		if (pthread_create(&m->fill_tid[m->nstarted], NULL, fill_ahead, &m->fill[i]) == 0)
