@@ -929,7 +929,13 @@ PY
 		>pstd.out || fail "positional standard output with fillers"
 	{ printf head; cat big2.want; } >pstd.want
 	same pstd.out pstd.want "positional standard output with fillers, after other bytes"
-	rm -f pstd.out pstd.want
+	# one member of 39 MB: five of the fillers' 8 MiB steps, shared out among three of them
+	for i in 1 2 3 4 5 6 7 8; do cat big.keep; done >big8.want
+	"$GPZ" -q -1 --format=gzip -c big8.want >big8.gz
+	run 0 "positional output with fillers: a member of several of their steps" \
+		env GPZ_TEST_POSITIONAL_OUT=1 GPZ_TEST_FILLERS=3 "$GPZ" -d -k -f -o big8.out big8.gz
+	same big8.out big8.want "positional output with fillers, several steps"
+	rm -f pstd.out pstd.want big8.want big8.gz big8.out
 	cp big.gz bigbad.gz
 	flip_byte bigbad.gz $(($(size_of big.gz) * 2 / 3))
 	rm -f bigbad
