@@ -235,16 +235,16 @@ static unsigned long fs_type(int fd)
 	return fstatfs(fd, &sf) == 0 ? (unsigned long)sf.f_type : 0;
 }
 
-static int disk_fs(int fd)
+static int disk_type(unsigned long t)
 {
-	unsigned long t = fs_type(fd);
-
 	return t == EXT4_MAGIC_NUMBER || t == XFS_MAGIC_NUMBER;
 }
 
 static int mapped_fs(int fd)
 {
-	return fs_type(fd) == TMPFS_MAGIC_NUMBER || disk_fs(fd);
+	unsigned long t = fs_type(fd);
+
+	return t == TMPFS_MAGIC_NUMBER || disk_type(t);
 }
 
 static mode_t current_umask(void)
@@ -552,7 +552,7 @@ static int fill_threads(int fd)
 
 	if (test != NULL)
 		return atoi(test);
-	if (!disk_fs(fd) || cpus < 4)
+	if (!disk_type(fs_type(fd)) || cpus < 4)
 		return 0;
 	return cpus / 2 < 8 ? (int)(cpus / 2) : 8;
 }

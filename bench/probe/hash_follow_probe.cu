@@ -8,20 +8,20 @@
  *   fused          each block's extra warp hashes the block's chunks once written, BATCH at a
  *                  time (a lane a chunk, loading its own, as the checksum kernel's
  *                  thread-per-block path);
- *   fused, coop    the same, 32 at a time, the loads staged coalesced through shared memory
- *                  (the checksum kernel's way for whole warps of blocks).
+ *   fused, coop    the same, 32 at a time, through the checksum kernel's own coalesced hash
+ *                  (xxh64_coop, common/checksum.cu: the loads staged through shared memory).
  * Every way's sum is checked against the library's.
  * Build (repository root, after a build in build-gpu):
  *   nvcc -O3 -arch=sm_90 -std=c++17 -I include -I src bench/probe/hash_follow_probe.cu \
  *        build-gpu/libgpz.a -o hash_follow_probe
  * Usage: hash_follow_probe [WRITER_WARPS] [BLOCKS_PER_SM] [BATCH (<= 32)] */
 #include "gpz.h"
-#include "common/xxh64.h"
-#include "common/checksum_gpu.h"
+/* the library's checksum kernels, compiled in here: its coalesced hash (xxh64_coop) is what the
+ * fused way calls, and gpz_gpu_checksum the baseline */
+#include "common/checksum.cu"
 
 #include <cstdio>
 #include <cstdlib>
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #define CHUNK 65536u
@@ -42,7 +42,8 @@ __device__ __forceinline__ void write_chunk(uint4 *out, uint32_t c, unsigned war
 		dst[w] = pattern(c, w);
 }
 
-/* XXH64 of one 64 KiB chunk (16-byte aligned), loads through L2 (written by other warps). */
+/* XXH64 of one 64 KiB chunk (16-byte aligned), loads through L2: the library's xxh64_vec loads
+ * through the read-only path, which must not serve bytes this kernel's other warps write. */
 __device__ uint64_t hash_chunk(const uint4 *v, uint64_t seed)
 {
 	gpz_xxh_lanes l;
@@ -62,57 +63,12 @@ __device__ uint64_t hash_chunk(const uint4 *v, uint64_t seed)
 	return gpz_xxh_finish(gpz_xxh_converge(&l), CHUNK, reinterpret_cast<const uint8_t *>(v), 0);
 }
 
-/* 32 consecutive chunks from `blocks`, lane l hashing chunk l with seed seed0 + l, their loads
- * coalesced: the warp copies each chunk's next 256 bytes into a row of shared memory
- * (asynchronously, STAGES steps ahead), every lane hashing its own row (the checksum kernel's
- * way, common/checksum.cu). */
-constexpr unsigned STEP = 256, ROW = STEP / 16 + 1, STAGES = 4, STEPS = CHUNK / STEP;
-
-__device__ __forceinline__ void stage_issue(uint4 (*stage)[ROW], const uint4 *blocks,
-                                            unsigned step, unsigned lane)
-{
-	const unsigned q = lane & 15, words = CHUNK / 16;
-#pragma unroll
-	for (unsigned i = 0; i < 16; i++) {
-		const unsigned j = 2 * i + (lane >> 4);
-		__pipeline_memcpy_async(&stage[j][q], blocks + (size_t)j * words + step * 16 + q, 16);
-	}
-	__pipeline_commit();
-}
-
-__device__ uint64_t hash32_coop(uint4 (*buf)[32][ROW], const uint4 *g, uint64_t seed0)
-{
-	const unsigned lane = threadIdx.x & 31;
-	gpz_xxh_lanes l;
-	gpz_xxh_lanes_init(&l, seed0 + lane);
-	for (unsigned s = 0; s + 1 < STAGES; s++)
-		stage_issue(buf[s], g, s, lane);
-	for (unsigned s = 0; s < STEPS; s++) {
-		if (s + STAGES - 1 < STEPS)
-			stage_issue(buf[(s + STAGES - 1) % STAGES], g, s + STAGES - 1, lane);
-		else
-			__pipeline_commit();
-		__pipeline_wait_prior(STAGES - 1);
-		__syncwarp();
-		const uint4 *row = buf[s % STAGES][lane];
-#pragma unroll
-		for (unsigned k = 0; k < STEP / 32; k++) {
-			const uint4 a = row[2 * k], b = row[2 * k + 1];
-			gpz_xxh_stripe(&l, a.x | (uint64_t)a.y << 32, a.z | (uint64_t)a.w << 32,
-			               b.x | (uint64_t)b.y << 32, b.z | (uint64_t)b.w << 32);
-		}
-		__syncwarp();
-	}
-	return gpz_xxh_finish(gpz_xxh_converge(&l), CHUNK, reinterpret_cast<const uint8_t *>(g), 0);
-}
-
 /* Block b owns chunks [b * per, min((b + 1) * per, nchunks)). HASH: warp `warps` hashes them. */
 template <bool HASH, bool COOP>
 __global__ void writer_kernel(uint4 *out, uint32_t nchunks, uint32_t per, unsigned warps,
                               uint32_t batch, unsigned long long *sum)
 {
 	__shared__ volatile uint32_t done; /* chunks of the block's range written so far */
-	__shared__ uint4 stage[COOP ? STAGES : 1][32][ROW];
 	const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 	const uint32_t c0 = blockIdx.x * per;
 	const uint32_t c1 = c0 + per < nchunks ? c0 + per : nchunks;
@@ -145,7 +101,7 @@ __global__ void writer_kernel(uint4 *out, uint32_t nchunks, uint32_t per, unsign
 			uint64_t h = 0;
 			const uint4 *first = out + (size_t)(c0 + next) * (CHUNK / 16);
 			if (COOP && want == 32)
-				h = hash32_coop(stage, first, c0 + next);
+				h = xxh64_coop(reinterpret_cast<const uint8_t *>(first), c0 + next + lane);
 			else if (lane < want)
 				h = hash_chunk(first + (size_t)lane * (CHUNK / 16), c0 + next + lane);
 			for (int o = 16; o > 0; o >>= 1)
